@@ -1,0 +1,58 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Ubiquity",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "Ubiquity", targets: ["Ubiquity"]),
+        .executable(name: "ubiq", targets: ["ubiq"]),
+        .executable(name: "ubiq-bench", targets: ["ubiq-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        .target(
+            name: "UbiquityPlist",
+            dependencies: ["CLibXML2"]
+        ),
+        .target(
+            name: "Ubiquity",
+            dependencies: [
+                "CSQLite",
+                "UbiquityPlist",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "ubiq",
+            dependencies: [
+                "Ubiquity",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "ubiq-bench",
+            dependencies: ["Ubiquity", "UbiquityPlist", "CSQLite"]
+        ),
+        .testTarget(
+            name: "UbiquityPlistTests",
+            dependencies: ["UbiquityPlist"]
+        ),
+        .testTarget(
+            name: "UbiquityTests",
+            dependencies: ["Ubiquity", "ubiq"]
+        ),
+    ]
+)

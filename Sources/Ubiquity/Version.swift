@@ -1,0 +1,1 @@
+public enum UbiquityVersion { public static let string = "0.1.0" }

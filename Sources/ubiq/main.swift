@@ -1,0 +1,2 @@
+import Ubiquity
+print(UbiquityVersion.string)
