@@ -1,0 +1,37 @@
+/// Validation of every name that comes from the cloud or the command line and becomes part of
+/// a path (DESIGN §9): no separators, no `..`, bounded length, a known alphabet.
+public enum CloudNames {
+    /// Peer IDs: `<user>~<device UUID>[~<peer token>]`, lower-case letters, digits, `.`, `_`, `-`,
+    /// `@`, `+`, `~`; at most 200 bytes; never `.` or `..` or starting with `.`.
+    public static func isValidPeerID(_ name: String) -> Bool {
+        guard !name.isEmpty, name.utf8.count <= 200, !name.hasPrefix("."), name.contains("~") else { return false }
+        return name.utf8.allSatisfy { byte in
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                || "._-@+~".utf8.contains(byte)
+        }
+    }
+
+    /// Content names: letters, digits, `_`, `-`; no periods (Apple's rule); at most 100 bytes.
+    public static func isValidContentName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 100 && name.utf8.allSatisfy(isWordByte)
+    }
+
+    /// Identity tokens, container identifiers and store names: letters, digits, `.`, `_`, `-`,
+    /// `@`, `+`; at most 200 bytes; not starting with `.`.
+    public static func isValidPathComponent(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 200 && !name.hasPrefix(".")
+            && name.utf8.allSatisfy { isWordByte($0) || ".@+".utf8.contains($0) }
+    }
+
+    /// A relative content URL such as `CoreData` or `Data/Sync`: components that are valid path
+    /// components, none `.nosync`.
+    public static func isValidContentURL(_ path: String) -> Bool {
+        !path.hasPrefix("/") && !path.contains(".nosync")
+            && path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { isValidPathComponent(String($0)) }
+    }
+
+    private static func isWordByte(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+    }
+}

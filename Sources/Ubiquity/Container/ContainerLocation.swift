@@ -1,0 +1,22 @@
+/// Where one peer's store lives in the cloud (DESIGN §2):
+/// `<cloud>/<token>/<container id>/<content URL>/` is the ubiquity root; under it each peer
+/// writes only `<peerID>/<ContentName>/<modelHash>/`.
+public struct ContainerLocation: Sendable, Equatable {
+    public let cloud: String
+    public let identityToken: String
+    public let containerIdentifier: String
+    public let contentURL: String
+    public let contentName: String
+    public let modelHash: String
+
+    public var ubiquityRoot: String { "\(cloud)/\(identityToken)/\(containerIdentifier)/\(contentURL)" }
+
+    /// The folder of `peerID`'s logs and receipt.
+    public func logDirectory(of peerID: String) -> String { "\(ubiquityRoot)/\(peerID)/\(contentName)/\(modelHash)" }
+
+    public func receiptPath(of peerID: String) -> String { logDirectory(of: peerID) + "/receipt.0.cdt" }
+
+    public var baselinePath: String { "\(ubiquityRoot)/.baseline/\(contentName)/\(modelHash)/baseline.zip" }
+
+    public var contentEpochPath: String { "\(ubiquityRoot)/.content/\(contentName).plist" }
+}

@@ -1,0 +1,37 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An exclusive `flock` on a device directory: one process owns a device at a time. The lock
+/// is released when the owner closes it or dies, so a crashed process never leaves it stuck.
+public final class DeviceLock: @unchecked Sendable {
+    private var descriptor: Int32
+
+    /// Takes the lock on `<device>/.lock`, or throws `DeviceError.inUse` naming the owner's pid.
+    public init(device: String) throws(DeviceError) {
+        let path = device + "/.lock"
+        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .unusable(device, String(cString: strerror(errno))) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            var buffer = [UInt8](repeating: 0, count: 32)
+            let count = pread(descriptor, &buffer, buffer.count, 0)
+            let owner = count > 0 ? String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : "?"
+            close(descriptor)
+            throw .inUse(device, pid: owner)
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        ftruncate(descriptor, 0)
+        _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    }
+
+    /// Releases the lock (also done when the object goes away).
+    public func release() {
+        guard descriptor >= 0 else { return }
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+        descriptor = -1
+    }
+
+    deinit { release() }
+}

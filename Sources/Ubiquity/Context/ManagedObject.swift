@@ -1,0 +1,105 @@
+/// An object as one context sees it: its saved state plus the context's unsaved changes.
+///
+/// Owned by its `ObjectContext` and used on that context's thread only. Reading an unknown
+/// property gives `nil`; setting one is recorded and makes the next `save()` throw.
+public final class ManagedObject {
+    public let id: GlobalID
+    public let entity: EntityDescription
+    unowned let context: ObjectContext
+    /// The state last read from the store; `nil` for an object inserted in this context.
+    var saved: ObjectSnapshot?
+    var changedValues: [String: AttributeValue?] = [:]
+    var changedToOne: [String: GlobalID?] = [:]
+
+    init(id: GlobalID, entity: EntityDescription, context: ObjectContext, saved: ObjectSnapshot?) {
+        self.id = id
+        self.entity = entity
+        self.context = context
+        self.saved = saved
+    }
+
+    /// Inserted in this context and not saved yet.
+    public var isInserted: Bool { context.insertedIDs.contains(id) }
+    /// Marked for deletion in this context.
+    public var isDeleted: Bool { context.deletedIDs.contains(id) }
+    /// Holds unsaved attribute or to-one changes.
+    public var hasChanges: Bool { !changedValues.isEmpty || !changedToOne.isEmpty }
+
+    /// An attribute's current value in this context.
+    public subscript(_ attribute: String) -> AttributeValue? {
+        get { (try? value(for: attribute)) ?? nil }
+        set {
+            do { try setValue(newValue, for: attribute) } catch { context.deferredErrors.append(error) }
+        }
+    }
+
+    public func value(for attribute: String) throws -> AttributeValue? {
+        guard let description = entity.attribute(attribute) else {
+            throw ModelError.unknownProperty(entity: entity.name, property: attribute)
+        }
+        if let changed = changedValues[attribute] { return changed }
+        if let saved { return saved.values[attribute] ?? nil }
+        return description.defaultValue
+    }
+
+    /// Sets an attribute; the value must be of the attribute's type.
+    public func setValue(_ value: AttributeValue?, for attribute: String) throws {
+        guard let description = entity.attribute(attribute) else {
+            throw ModelError.unknownProperty(entity: entity.name, property: attribute)
+        }
+        if let value, value.type != description.type {
+            throw StoreError.validation("\(entity.name).\(attribute) takes \(description.type.rawValue), not \(value.type.rawValue)")
+        }
+        changedValues[attribute] = .some(value)
+    }
+
+    /// The target of a to-one relationship (`nil` if empty or its target is deleted).
+    public func target(of relationship: String) throws -> GlobalID? {
+        let description = try self.relationship(relationship, toMany: false)
+        let target: GlobalID? = changedToOne[description.name] ?? saved?.toOne[description.name] ?? nil
+        guard let target, !context.deletedIDs.contains(target) else { return nil }
+        return target
+    }
+
+    /// Sets a to-one relationship. With a to-one inverse (one-to-one) both sides are kept in step.
+    public func setTarget(_ target: GlobalID?, of relationship: String) throws {
+        let description = try self.relationship(relationship, toMany: false)
+        if let target, target.entity != description.destination {
+            throw StoreError.validation("\(entity.name).\(relationship) points to \(description.destination), not \(target.entity)")
+        }
+        let previous = try self.target(of: relationship)
+        changedToOne[description.name] = .some(target)
+        if let inverseName = description.inverse, let inverse = context.store.model.entity(description.destination)?.relationship(inverseName), !inverse.isToMany {
+            if let previous, previous != target, let old = try context.object(previous), try old.target(of: inverseName) == id {
+                old.changedToOne[inverseName] = .some(nil)
+            }
+            if let target, let new = try context.object(target) { new.changedToOne[inverseName] = .some(id) }
+        }
+    }
+
+    /// The live targets of a to-many relationship, with this context's unsaved changes.
+    public func targets(of relationship: String) throws -> [GlobalID] {
+        let description = try self.relationship(relationship, toMany: true)
+        return try context.targets(of: description, of: self)
+    }
+
+    /// Adds `target` to a to-many relationship.
+    public func add(_ target: GlobalID, to relationship: String) throws {
+        try context.changeToMany(relationship, of: self, target: target, present: true)
+    }
+
+    /// Removes `target` from a to-many relationship.
+    public func remove(_ target: GlobalID, from relationship: String) throws {
+        try context.changeToMany(relationship, of: self, target: target, present: false)
+    }
+
+    func relationship(_ name: String, toMany: Bool) throws -> RelationshipDescription {
+        guard let description = entity.relationship(name) else {
+            throw ModelError.unknownProperty(entity: entity.name, property: name)
+        }
+        guard description.isToMany == toMany else {
+            throw StoreError.validation("\(entity.name).\(name) is a \(description.isToMany ? "to-many" : "to-one") relationship")
+        }
+        return description
+    }
+}

@@ -1,0 +1,146 @@
+import UbiquityPlist
+
+/// A scratch pad of changes over a store, saved as one local transaction (Core Data's
+/// managed object context). Not thread-safe: use each context on one thread or task.
+///
+/// Reads see the saved state plus this context's unsaved changes; `fetch` selects by saved
+/// values. `save()` applies the delete rules, validates, and commits data and outbox entry
+/// together; the log is then exported by the peer.
+public final class ObjectContext {
+    public let store: PersistentStore
+    /// The format of logs written for this context's saves.
+    public var logFormat: PlistFormat = .binary
+    /// Called after each successful save with the committed log (the peer exports from here).
+    public var didSave: ((TransactionLog, ObjectChanges) -> Void)?
+
+    var registered: [GlobalID: ManagedObject] = [:]
+    var insertedIDs: Set<GlobalID> = []
+    var insertionOrder: [GlobalID] = []
+    var deletedIDs: Set<GlobalID> = []
+    var deletionOrder: [GlobalID] = []
+    /// Unsaved pair changes of pair-stored relationships, keyed by the owning side.
+    var pendingPairs: [PairChange: Bool] = [:]
+    var pairOrder: [PairChange] = []
+    var deferredErrors: [any Error] = []
+
+    struct PairChange: Hashable {
+        let owner: String
+        let relationship: String
+        let source: GlobalID
+        let target: GlobalID
+    }
+
+    public init(store: PersistentStore) {
+        self.store = store
+    }
+
+    /// Whether anything is waiting to be saved.
+    public var hasChanges: Bool {
+        !insertedIDs.isEmpty || !deletedIDs.isEmpty || !pendingPairs.isEmpty || registered.values.contains { $0.hasChanges }
+    }
+
+    /// Inserts a new object. With `key`, its global ID is `<entity>/<key>` (a natural key);
+    /// inserting a key that is alive already throws `StoreError.objectExists`.
+    @discardableResult
+    public func insert(_ entityName: String, key: String? = nil) throws -> ManagedObject {
+        let entity = try store.model.entity(named: entityName)
+        let id = try key.map { try GlobalID(entity: entityName, key: $0) } ?? GlobalID(entity: entityName)
+        if let existing = registered[id], !existing.isDeleted { throw StoreError.objectExists(id) }
+        if registered[id] == nil, try store.isAlive(id) { throw StoreError.objectExists(id) }
+        if deletedIDs.remove(id) != nil { deletionOrder.removeAll { $0 == id } }
+        let object = ManagedObject(id: id, entity: entity, context: self, saved: nil)
+        registered[id] = object
+        insertedIDs.insert(id)
+        insertionOrder.append(id)
+        return object
+    }
+
+    /// The object with `id` as this context sees it, or `nil` if it is not alive.
+    public func object(_ id: GlobalID) throws -> ManagedObject? {
+        if let object = registered[id] { return object.isDeleted ? nil : object }
+        guard let snapshot = try store.snapshot(of: id) else { return nil }
+        let object = ManagedObject(id: id, entity: try store.model.entity(named: id.entity), context: self, saved: snapshot)
+        registered[id] = object
+        return object
+    }
+
+    /// The saved objects matching `request`, as this context sees them.
+    public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+        try store.fetch(request).compactMap { snapshot in
+            if let object = registered[snapshot.id] { return object.isDeleted ? nil : object }
+            let object = ManagedObject(id: snapshot.id, entity: try store.model.entity(named: snapshot.id.entity), context: self, saved: snapshot)
+            registered[snapshot.id] = object
+            return object
+        }
+    }
+
+    /// Marks an object for deletion; the delete rules run at save.
+    public func delete(_ object: ManagedObject) {
+        guard !deletedIDs.contains(object.id) else { return }
+        deletedIDs.insert(object.id)
+        deletionOrder.append(object.id)
+    }
+
+    /// Forgets every unsaved change.
+    public func rollback() {
+        registered.removeAll()
+        insertedIDs.removeAll()
+        insertionOrder.removeAll()
+        deletedIDs.removeAll()
+        deletionOrder.removeAll()
+        pendingPairs.removeAll()
+        pairOrder.removeAll()
+        deferredErrors.removeAll()
+    }
+
+    /// Drops cached state so the next reads see the store (e.g. after an import).
+    public func refreshAll() {
+        for (id, object) in registered where !object.hasChanges && !insertedIDs.contains(id) && !deletedIDs.contains(id) {
+            registered[id] = nil
+        }
+    }
+
+    // MARK: To-many relationships
+
+    func targets(of relationship: RelationshipDescription, of object: ManagedObject) throws -> [GlobalID] {
+        var result = Set(object.saved == nil ? [] : try store.targets(of: relationship.name, of: object.id))
+        switch store.model.storage(of: relationship, in: object.entity) {
+        case let .derivedFromInverse(inverse):
+            for candidate in registered.values where candidate.entity.name == relationship.destination {
+                guard let change = candidate.changedToOne[inverse] else { continue }
+                if change == object.id { result.insert(candidate.id) } else { result.remove(candidate.id) }
+            }
+        case let .pairTable(owner, name, selfIsSource):
+            for (change, present) in pendingPairs where change.owner == owner && change.relationship == name {
+                let (mine, theirs) = selfIsSource ? (change.source, change.target) : (change.target, change.source)
+                guard mine == object.id else { continue }
+                if present { result.insert(theirs) } else { result.remove(theirs) }
+            }
+        case .toOneColumn:
+            break
+        }
+        return result.subtracting(deletedIDs).sorted()
+    }
+
+    func changeToMany(_ relationshipName: String, of object: ManagedObject, target: GlobalID, present: Bool) throws {
+        let relationship = try object.relationship(relationshipName, toMany: true)
+        guard target.entity == relationship.destination else {
+            throw StoreError.validation("\(object.entity.name).\(relationshipName) holds \(relationship.destination), not \(target.entity)")
+        }
+        switch store.model.storage(of: relationship, in: object.entity) {
+        case let .derivedFromInverse(inverse):
+            guard let other = try self.object(target) else { throw StoreError.objectNotFound(target) }
+            if present {
+                try other.setTarget(object.id, of: inverse)
+            } else if try other.target(of: inverse) == object.id {
+                try other.setTarget(nil, of: inverse)
+            }
+        case let .pairTable(owner, name, selfIsSource):
+            if present, registered[target] == nil, try !store.isAlive(target) { throw StoreError.objectNotFound(target) }
+            let change = PairChange(owner: owner, relationship: name, source: selfIsSource ? object.id : target, target: selfIsSource ? target : object.id)
+            if pendingPairs.updateValue(present, forKey: change) == nil { pairOrder.append(change) }
+        case .toOneColumn:
+            break
+        }
+    }
+}

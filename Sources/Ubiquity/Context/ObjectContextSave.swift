@@ -1,0 +1,130 @@
+// Turning a context's changes into one local transaction: delete rules, validation, whole
+// merge groups, pair changes attached to their owning side.
+extension ObjectContext {
+    /// Saves every change as one local transaction and returns its log, or `nil` when there
+    /// was nothing to save. On error nothing is saved and the changes stay in the context.
+    @discardableResult
+    public func save() throws -> TransactionLog? {
+        if let error = deferredErrors.first { throw error }
+        guard hasChanges else { return nil }
+        let doomed = try deletionClosure()
+
+        var inserted: [ChangeRecord] = []
+        var updates: [GlobalID: ChangeRecord] = [:]
+        var updateOrder: [GlobalID] = []
+        for id in insertionOrder where !doomed.contains(id) {
+            guard let object = registered[id] else { continue }
+            inserted.append(try insertRecord(for: object))
+        }
+        for object in registered.values.sorted(by: { $0.id < $1.id })
+        where object.saved != nil && object.hasChanges && !doomed.contains(object.id) {
+            updates[object.id] = try updateRecord(for: object)
+            updateOrder.append(object.id)
+        }
+        for change in pairOrder {
+            guard let present = pendingPairs[change], !doomed.contains(change.source), !doomed.contains(change.target) else { continue }
+            let added = present ? [change.target] : [], removed = present ? [] : [change.target]
+            if let index = inserted.firstIndex(where: { $0.id == change.source }) {
+                inserted[index].relationships[change.relationship] = merged(inserted[index].relationships[change.relationship], added, removed)
+            } else {
+                if updates[change.source] == nil {
+                    updates[change.source] = ChangeRecord(id: change.source)
+                    updateOrder.append(change.source)
+                }
+                updates[change.source]!.relationships[change.relationship] = merged(updates[change.source]!.relationships[change.relationship], added, removed)
+            }
+        }
+        let deleted = deletionOrderClosure(doomed).filter { !insertedIDs.contains($0) }
+
+        guard let (log, changes) = try store.commitLocal(inserted: inserted, updated: updateOrder.compactMap { updates[$0] },
+                                                          deleted: deleted, format: logFormat) else {
+            rollback()
+            return nil
+        }
+        // The context now mirrors the store: forget pending state and re-read saved objects lazily.
+        rollback()
+        didSave?(log, changes)
+        return log
+    }
+
+    private func merged(_ existing: RelationshipChange?, _ added: [GlobalID], _ removed: [GlobalID]) -> RelationshipChange {
+        guard case let .toMany(oldAdded, oldRemoved)? = existing else { return .toMany(added: added, removed: removed) }
+        return .toMany(added: oldAdded + added, removed: oldRemoved + removed)
+    }
+
+    /// Every object deleted by this save: the ones marked, plus cascades. Throws for deny.
+    private func deletionClosure() throws -> Set<GlobalID> {
+        var doomed = deletedIDs
+        var work = deletionOrder
+        var denials: [(GlobalID, String, [GlobalID])] = []
+        while let id = work.popLast() {
+            guard let object = try registered[id] ?? objectIgnoringDeletion(id) else { continue }
+            for relationship in object.entity.relationships where relationship.deleteRule != .nullify {
+                let related = relationship.isToMany
+                    ? try targets(of: relationship, of: object)
+                    : (changedOrSavedTarget(object, relationship.name)).map { [$0] } ?? []
+                switch relationship.deleteRule {
+                case .cascade:
+                    for target in related where doomed.insert(target).inserted { work.append(target) }
+                case .deny:
+                    if !related.isEmpty { denials.append((id, relationship.name, related)) }
+                case .nullify:
+                    break
+                }
+            }
+        }
+        for (id, relationship, related) in denials {
+            let remaining = related.filter { !doomed.contains($0) }
+            if !remaining.isEmpty { throw StoreError.deleteDenied(object: id, relationship: relationship, count: remaining.count) }
+        }
+        return doomed
+    }
+
+    /// Deleted objects in a stable order: the marked ones first, then cascades sorted.
+    private func deletionOrderClosure(_ doomed: Set<GlobalID>) -> [GlobalID] {
+        let marked = deletionOrder.filter { doomed.contains($0) }
+        return marked + doomed.subtracting(marked).sorted()
+    }
+
+    private func objectIgnoringDeletion(_ id: GlobalID) throws -> ManagedObject? {
+        guard let snapshot = try store.snapshot(of: id) else { return nil }
+        let object = ManagedObject(id: id, entity: try store.model.entity(named: id.entity), context: self, saved: snapshot)
+        registered[id] = object
+        return object
+    }
+
+    private func changedOrSavedTarget(_ object: ManagedObject, _ relationship: String) -> GlobalID? {
+        object.changedToOne[relationship] ?? object.saved?.toOne[relationship] ?? nil
+    }
+
+    private func insertRecord(for object: ManagedObject) throws -> ChangeRecord {
+        var record = ChangeRecord(id: object.id)
+        for attribute in object.entity.attributes {
+            let value = try object.value(for: attribute.name)
+            if value == nil && !attribute.isOptional {
+                throw StoreError.validation("\(object.id): required attribute '\(attribute.name)' has no value")
+            }
+            record.values[attribute.name] = .some(value)
+        }
+        for relationship in object.entity.relationships where !relationship.isToMany {
+            record.relationships[relationship.name] = .toOne(object.changedToOne[relationship.name] ?? nil)
+        }
+        return record
+    }
+
+    private func updateRecord(for object: ManagedObject) throws -> ChangeRecord {
+        var record = ChangeRecord(id: object.id)
+        var names = Set(object.changedValues.keys)
+        // A change to one member of a merge group logs the whole group.
+        for group in object.entity.mergeGroups where !names.isDisjoint(with: group) { names.formUnion(group) }
+        for name in names.sorted() {
+            let value = try object.value(for: name)
+            if value == nil, object.entity.attribute(name)?.isOptional == false {
+                throw StoreError.validation("\(object.id): required attribute '\(name)' has no value")
+            }
+            record.values[name] = .some(value)
+        }
+        for (name, target) in object.changedToOne { record.relationships[name] = .toOne(target) }
+        return record
+    }
+}

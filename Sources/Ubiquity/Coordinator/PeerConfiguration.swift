@@ -1,0 +1,70 @@
+import UbiquityPlist
+
+/// Everything a peer needs to open its store and find its container.
+public struct PeerConfiguration: Sendable {
+    /// The directory that plays iCloud.
+    public var cloud: String
+    /// The device directory (created with `Device.create`).
+    public var device: String
+    public var model: ObjectModel
+    /// The store's name in the cloud (Apple's `NSPersistentStoreUbiquitousContentNameKey`).
+    public var contentName: String
+    public var containerIdentifier: String
+    /// Relative path of the ubiquity root inside the container.
+    public var contentURL: String
+    /// The local store file's name, without extension.
+    public var storeName: String
+    /// Distinguishes several stores of one app on one device (Apple's peer-token option).
+    public var peerToken: String?
+    public var logFormat: PlistFormat
+    public var logger: UbiquityLogger
+
+    public init(cloud: String, device: String, model: ObjectModel, contentName: String,
+                containerIdentifier: String = "iCloud.ubiquity.default", contentURL: String = "CoreData",
+                storeName: String = "Store", peerToken: String? = nil, logFormat: PlistFormat = .binary,
+                logger: UbiquityLogger = UbiquityLogger()) {
+        self.cloud = cloud
+        self.device = device
+        self.model = model
+        self.contentName = contentName
+        self.containerIdentifier = containerIdentifier
+        self.contentURL = contentURL
+        self.storeName = storeName
+        self.peerToken = peerToken
+        self.logFormat = logFormat
+        self.logger = logger
+    }
+
+    /// Checks the options as Apple did: a content name without periods, a relative content URL
+    /// without `.nosync`, names that are safe path components.
+    public func validate() throws(PeerError) {
+        guard CloudNames.isValidContentName(contentName) else {
+            throw .invalidOption("content name '\(contentName)' must hold only letters, digits, '_' and '-' (no periods)")
+        }
+        guard CloudNames.isValidContentURL(contentURL) else {
+            throw .invalidOption("content URL '\(contentURL)' must be a relative path without '.nosync'")
+        }
+        guard CloudNames.isValidPathComponent(containerIdentifier) else {
+            throw .invalidOption("container identifier '\(containerIdentifier)' is not a valid folder name")
+        }
+        guard CloudNames.isValidPathComponent(storeName) else { throw .invalidOption("store name '\(storeName)' is not a valid file name") }
+        if let peerToken, !CloudNames.isValidPathComponent(peerToken.lowercased()) || peerToken.contains("~") {
+            throw .invalidOption("peer token '\(peerToken)' must hold only letters, digits, '.', '_', '-'")
+        }
+    }
+}
+
+/// A peer that cannot be opened or used.
+public enum PeerError: Error, CustomStringConvertible, Sendable {
+    case invalidOption(String)
+    case device(DeviceError)
+    case unusableCloud(String)
+
+    public var description: String {
+        switch self {
+        case let .invalidOption(message): return message
+        case let .device(error): return error.description
+        case let .unusableCloud(message): return message
+        }
+    }
+}

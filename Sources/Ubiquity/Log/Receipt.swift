@@ -1,0 +1,41 @@
+import Foundation
+import UbiquityPlist
+
+/// A peer's receipt (`receipt.0.cdt`): the knowledge it has imported, and when. Other peers
+/// read receipts to know how far behind each peer is, and garbage collection to know what all
+/// peers have passed.
+public struct Receipt: Sendable, Equatable {
+    public var peerID: String
+    public var knowledge: KnowledgeVector
+    /// Seconds since 1970.
+    public var date: Double
+    public var modelVersionHash: String
+
+    public var plistValue: PlistValue {
+        .dictionary([
+            "format": .integer(1),
+            "peerID": .string(peerID),
+            "kvStr": .string(knowledge.description),
+            "date": .real(date),
+            "modelVersionHash": .string(modelVersionHash),
+        ])
+    }
+
+    public init(peerID: String, knowledge: KnowledgeVector, date: Double, modelVersionHash: String) {
+        self.peerID = peerID
+        self.knowledge = knowledge
+        self.date = date
+        self.modelVersionHash = modelVersionHash
+    }
+
+    public init(decoding bytes: [UInt8]) throws(LogError) {
+        let plist: PlistValue
+        do { plist = try PlistSeam.decode(bytes) } catch { throw .unparseable("\(error)") }
+        guard plist["format"]?.int64Value == 1 else { throw .malformed("receipt: missing or unknown format") }
+        guard let peer = plist["peerID"]?.stringValue, let kv = plist["kvStr"]?.stringValue.flatMap(KnowledgeVector.init(string:)),
+              let hash = plist["modelVersionHash"]?.stringValue else {
+            throw .malformed("receipt: missing peerID, kvStr or modelVersionHash")
+        }
+        self.init(peerID: peer, knowledge: kv, date: plist["date"]?.doubleValue ?? 0, modelVersionHash: hash)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// A hybrid logical clock value `(wall ms, counter, peer ID)`: totally ordered, and causally
+/// later implies larger. Its text form sorts like the value (fixed-width numbers first).
+public struct Stamp: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let wallMilliseconds: Int64
+    public let counter: Int64
+    public let peerID: String
+
+    public init(wallMilliseconds: Int64, counter: Int64, peerID: String) {
+        self.wallMilliseconds = wallMilliseconds
+        self.counter = counter
+        self.peerID = peerID
+    }
+
+    /// `0001732312345678.00000000.<peerID>`
+    public var description: String {
+        let wall = String(wallMilliseconds)
+        let count = String(counter)
+        return String(repeating: "0", count: max(0, 16 - wall.count)) + wall + "."
+            + String(repeating: "0", count: max(0, 8 - count.count)) + count + "." + peerID
+    }
+
+    public init?(_ text: String) {
+        let parts = text.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 16, parts[1].count == 8,
+              let wall = Int64(parts[0]), let count = Int64(parts[1]), wall >= 0, count >= 0, !parts[2].isEmpty else { return nil }
+        self.init(wallMilliseconds: wall, counter: count, peerID: String(parts[2]))
+    }
+
+    public static func < (lhs: Stamp, rhs: Stamp) -> Bool {
+        (lhs.wallMilliseconds, lhs.counter, lhs.peerID) < (rhs.wallMilliseconds, rhs.counter, rhs.peerID)
+    }
+
+    public var date: Date { Date(timeIntervalSince1970: Double(wallMilliseconds) / 1000) }
+}
+
+/// The hybrid logical clock of one peer: `tick` for a local transaction, `observe` for a
+/// received one, so every local stamp is larger than anything already seen.
+struct HybridLogicalClock {
+    let peerID: String
+    private(set) var last: Stamp?
+    /// Milliseconds to add to the wall clock (clock skew is injected here by scenarios).
+    var skewMilliseconds: Int64 = 0
+
+    init(peerID: String, last: Stamp?) {
+        self.peerID = peerID
+        self.last = last
+    }
+
+    mutating func tick(now: Date = Date()) -> Stamp {
+        let physical = Int64((now.timeIntervalSince1970 * 1000).rounded(.down)) + skewMilliseconds
+        let stamp: Stamp
+        if let last, last.wallMilliseconds >= physical {
+            stamp = Stamp(wallMilliseconds: last.wallMilliseconds, counter: last.counter + 1, peerID: peerID)
+        } else {
+            stamp = Stamp(wallMilliseconds: physical, counter: 0, peerID: peerID)
+        }
+        last = stamp
+        return stamp
+    }
+
+    mutating func observe(_ stamp: Stamp) {
+        if let current = last, (current.wallMilliseconds, current.counter) >= (stamp.wallMilliseconds, stamp.counter) { return }
+        last = Stamp(wallMilliseconds: stamp.wallMilliseconds, counter: stamp.counter, peerID: peerID)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// The type of an attribute, as declared in the model.
+public enum AttributeType: String, Sendable, CaseIterable, Codable {
+    case string, integer, double, boolean, date, binary, uuid
+}
+
+/// A non-nil attribute value. `nil` (an absent optional value) is `AttributeValue?.none`.
+///
+/// Dates are kept as seconds since 1970 so that every peer stores and logs the identical
+/// `Double`, whatever `Date` arithmetic would round to.
+public enum AttributeValue: Hashable, Sendable {
+    case string(String)
+    case integer(Int64)
+    case double(Double)
+    case boolean(Bool)
+    case date(secondsSince1970: Double)
+    case binary([UInt8])
+    case uuid(UUID)
+
+    public static func date(_ date: Date) -> AttributeValue { .date(secondsSince1970: date.timeIntervalSince1970) }
+
+    public var type: AttributeType {
+        switch self {
+        case .string: return .string
+        case .integer: return .integer
+        case .double: return .double
+        case .boolean: return .boolean
+        case .date: return .date
+        case .binary: return .binary
+        case .uuid: return .uuid
+        }
+    }
+
+    public var stringValue: String? { if case let .string(v) = self { return v } else { return nil } }
+    public var integerValue: Int64? { if case let .integer(v) = self { return v } else { return nil } }
+    public var doubleValue: Double? { if case let .double(v) = self { return v } else { return nil } }
+    public var boolValue: Bool? { if case let .boolean(v) = self { return v } else { return nil } }
+    public var dateValue: Date? {
+        if case let .date(v) = self { return Date(timeIntervalSince1970: v) } else { return nil }
+    }
+}
+
+extension AttributeValue: CustomStringConvertible {
+    /// A short human-readable form, as the CLI prints it.
+    public var description: String {
+        switch self {
+        case let .string(v): return v
+        case let .integer(v): return String(v)
+        case let .double(v): return String(v)
+        case let .boolean(v): return v ? "true" : "false"
+        case let .date(v):
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            return formatter.string(from: Date(timeIntervalSince1970: v))
+        case let .binary(v): return "<\(v.count) bytes>"
+        case let .uuid(v): return v.uuidString
+        }
+    }
+}
+
+extension AttributeType {
+    /// Parses the textual form used by the CLI and model files (`title=Hello`, `pinned=true`,
+    /// `created=2024-05-01T10:00:00Z`, `data=base64:AAEC`).
+    public func parse(_ text: String) -> AttributeValue? {
+        switch self {
+        case .string: return .string(text)
+        case .integer: return Int64(text).map(AttributeValue.integer)
+        case .double: return Double(text).map(AttributeValue.double)
+        case .boolean:
+            switch text.lowercased() {
+            case "true", "yes", "1": return .boolean(true)
+            case "false", "no", "0": return .boolean(false)
+            default: return nil
+            }
+        case .date:
+            if let seconds = Double(text) { return .date(secondsSince1970: seconds) }
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            if let date = formatter.date(from: text) { return .date(date) }
+            formatter.formatOptions = [.withInternetDateTime]
+            return formatter.date(from: text).map(AttributeValue.date)
+        case .binary:
+            let payload = text.hasPrefix("base64:") ? String(text.dropFirst(7)) : text
+            return Data(base64Encoded: payload).map { .binary([UInt8]($0)) }
+        case .uuid: return UUID(uuidString: text).map(AttributeValue.uuid)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+/// How one entity maps onto its SQLite table, with the statements the merge code reuses.
+///
+/// Row layout: `gid, alive, version`, one column per attribute (`a_<name>`), one per to-one
+/// (`r_<name>`), then per merge slot its stamp (`s_<slot>`) and writer's transaction number
+/// (`n_<slot>`; the writer's peer is the stamp's).
+struct EntityTable {
+    let entity: EntityDescription
+    let tableName: String
+    let columns: [String]
+    let attributeColumn: [String: Int]
+    let toOneColumn: [String: Int]
+    let slots: [MergeSlot]
+    let slotStampColumn: [String: Int]
+    let slotNumberColumn: [String: Int]
+    /// The slot that carries each attribute or to-one relationship.
+    let slotOfProperty: [String: MergeSlot]
+
+    static let gidColumn = 0, aliveColumn = 1, versionColumn = 2
+
+    init(entity: EntityDescription, model: ObjectModel) {
+        self.entity = entity
+        tableName = "E_" + entity.name
+        var columns = ["gid", "alive", "version"]
+        var attributeColumn: [String: Int] = [:]
+        for attribute in entity.attributes {
+            attributeColumn[attribute.name] = columns.count
+            columns.append("a_" + attribute.name)
+        }
+        var toOneColumn: [String: Int] = [:]
+        for relationship in entity.relationships where !relationship.isToMany {
+            toOneColumn[relationship.name] = columns.count
+            columns.append("r_" + relationship.name)
+        }
+        slots = model.slots(of: entity)
+        var stampColumn: [String: Int] = [:], numberColumn: [String: Int] = [:], slotOfProperty: [String: MergeSlot] = [:]
+        for slot in slots {
+            stampColumn[slot.name] = columns.count
+            columns.append("s_" + slot.name)
+            numberColumn[slot.name] = columns.count
+            columns.append("n_" + slot.name)
+            for attribute in slot.attributes { slotOfProperty[attribute] = slot }
+            if let relationship = slot.relationship { slotOfProperty[relationship] = slot }
+        }
+        self.columns = columns
+        self.attributeColumn = attributeColumn
+        self.toOneColumn = toOneColumn
+        self.slotStampColumn = stampColumn
+        self.slotNumberColumn = numberColumn
+        self.slotOfProperty = slotOfProperty
+    }
+
+    var quotedName: String { SQLiteDatabase.quote(tableName) }
+
+    var createSQL: String {
+        var definitions = ["gid TEXT PRIMARY KEY NOT NULL", "alive INTEGER NOT NULL", "version INTEGER NOT NULL"]
+        definitions += columns.dropFirst(3).map { SQLiteDatabase.quote($0) }
+        var sql = "CREATE TABLE IF NOT EXISTS \(quotedName) (\(definitions.joined(separator: ", "))) WITHOUT ROWID;"
+        for name in toOneColumn.keys.sorted() {
+            let column = "r_" + name
+            sql += " CREATE INDEX IF NOT EXISTS \(SQLiteDatabase.quote("I_\(entity.name)_\(name)")) ON \(quotedName)(\(SQLiteDatabase.quote(column)));"
+        }
+        return sql
+    }
+
+    var selectRowSQL: String { "SELECT * FROM \(quotedName) WHERE gid = ?" }
+
+    var writeRowSQL: String {
+        "INSERT OR REPLACE INTO \(quotedName) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+    }
+
+    func emptyRow(id: GlobalID) -> [SQLiteValue] {
+        var row = Array(repeating: SQLiteValue.null, count: columns.count)
+        row[Self.gidColumn] = .text(id.description)
+        row[Self.aliveColumn] = .integer(0)
+        row[Self.versionColumn] = .integer(0)
+        return row
+    }
+}
+
+/// The table of one pair-stored relationship (many-to-many, or to-many without inverse):
+/// each (source, target) pair with whether it is present, and the stamp and writer of its last change.
+struct PairTable {
+    let owner: String
+    let relationship: String
+    let destination: String
+    var tableName: String { "P_\(owner)_\(relationship)" }
+    var quotedName: String { SQLiteDatabase.quote(tableName) }
+
+    var createSQL: String {
+        "CREATE TABLE IF NOT EXISTS \(quotedName) (source TEXT NOT NULL, target TEXT NOT NULL, present INTEGER NOT NULL, stamp TEXT NOT NULL, number INTEGER NOT NULL, PRIMARY KEY (source, target)) WITHOUT ROWID; CREATE INDEX IF NOT EXISTS \(SQLiteDatabase.quote("I_" + tableName)) ON \(quotedName)(target);"
+    }
+}

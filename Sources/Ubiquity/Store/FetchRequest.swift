@@ -1,0 +1,117 @@
+/// A comparison in a predicate.
+public enum ComparisonOperator: String, Sendable, CaseIterable {
+    case equal = "=="
+    case notEqual = "!="
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
+    /// Substring match on strings.
+    case contains = "CONTAINS"
+    /// Prefix match on strings.
+    case beginsWith = "BEGINSWITH"
+}
+
+/// A condition on an entity's attributes and to-one relationships, combined with and/or/not.
+public indirect enum Predicate: Sendable, Equatable {
+    /// `property op value`; a to-one relationship compares its target's global ID (`.string`);
+    /// `nil` matches absent values with `==` and present ones with `!=`.
+    case comparison(String, ComparisonOperator, AttributeValue?)
+    case and([Predicate])
+    case or([Predicate])
+    case not(Predicate)
+}
+
+/// An ordering of fetched objects by one attribute.
+public struct SortDescriptor: Sendable, Equatable {
+    public var key: String
+    public var ascending: Bool
+
+    public init(_ key: String, ascending: Bool = true) {
+        self.key = key
+        self.ascending = ascending
+    }
+}
+
+/// What to fetch: live objects of one entity, filtered, sorted and limited.
+public struct FetchRequest: Sendable, Equatable {
+    public var entity: String
+    public var predicate: Predicate?
+    public var sortDescriptors: [SortDescriptor]
+    public var limit: Int?
+
+    public init(entity: String, predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = [], limit: Int? = nil) {
+        self.entity = entity
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.limit = limit
+    }
+}
+
+extension FetchRequest {
+    /// The SQL and arguments selecting the matching rows' global IDs. Objects are ordered by
+    /// the sort descriptors, then by global ID so the order is always the same.
+    func sql(table: EntityTable) throws(ModelError) -> (String, [SQLiteValue]) {
+        var arguments: [SQLiteValue] = []
+        var sql = "SELECT gid FROM \(table.quotedName) WHERE alive = 1"
+        if let predicate {
+            sql += " AND " + (try Self.condition(predicate, table: table, arguments: &arguments))
+        }
+        var order: [String] = []
+        for descriptor in sortDescriptors {
+            order.append("\(try Self.column(descriptor.key, table: table)) \(descriptor.ascending ? "ASC" : "DESC")")
+        }
+        order.append("gid ASC")
+        sql += " ORDER BY " + order.joined(separator: ", ")
+        if let limit { sql += " LIMIT \(max(0, limit))" }
+        return (sql, arguments)
+    }
+
+    private static func column(_ key: String, table: EntityTable) throws(ModelError) -> String {
+        if let index = table.attributeColumn[key] ?? table.toOneColumn[key] { return SQLiteDatabase.quote(table.columns[index]) }
+        throw .unknownProperty(entity: table.entity.name, property: key)
+    }
+
+    private static func condition(_ predicate: Predicate, table: EntityTable, arguments: inout [SQLiteValue]) throws(ModelError) -> String {
+        switch predicate {
+        case let .and(parts):
+            guard !parts.isEmpty else { return "1" }
+            var clauses: [String] = []
+            for part in parts { clauses.append(try condition(part, table: table, arguments: &arguments)) }
+            return "(" + clauses.joined(separator: " AND ") + ")"
+        case let .or(parts):
+            guard !parts.isEmpty else { return "0" }
+            var clauses: [String] = []
+            for part in parts { clauses.append(try condition(part, table: table, arguments: &arguments)) }
+            return "(" + clauses.joined(separator: " OR ") + ")"
+        case let .not(part):
+            return "NOT " + (try condition(part, table: table, arguments: &arguments))
+        case let .comparison(key, op, value):
+            let column = try column(key, table: table)
+            guard let value else {
+                switch op {
+                case .equal: return "\(column) IS NULL"
+                case .notEqual: return "\(column) IS NOT NULL"
+                default: return "0"
+                }
+            }
+            if table.toOneColumn[key] != nil {
+                guard case let .string(target) = value else { throw .unknownProperty(entity: table.entity.name, property: key) }
+                arguments.append(.text(target))
+            } else {
+                arguments.append(value.sqliteValue)
+            }
+            switch op {
+            case .contains:
+                arguments[arguments.count - 1] = .text(value.description)
+                return "instr(\(column), ?) > 0"
+            case .beginsWith:
+                let prefix = value.description
+                arguments[arguments.count - 1] = .text(prefix)
+                return "substr(\(column), 1, \(prefix.unicodeScalars.count)) = ?"
+            case .notEqual: return "\(column) IS NOT ?"
+            default: return "\(column) \(op.rawValue) ?"
+            }
+        }
+    }
+}

@@ -1,0 +1,38 @@
+/// The objects a save or an import changed, as seen by this store: inserted objects became
+/// alive, deleted ones died, updated ones were alive before and after and changed.
+public struct ObjectChanges: Sendable, Equatable {
+    public var inserted: Set<GlobalID> = []
+    public var updated: Set<GlobalID> = []
+    public var deleted: Set<GlobalID> = []
+
+    public init(inserted: Set<GlobalID> = [], updated: Set<GlobalID> = [], deleted: Set<GlobalID> = []) {
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+    }
+
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+    mutating func merge(_ other: ObjectChanges) {
+        for id in other.inserted {
+            if deleted.remove(id) != nil { updated.insert(id) } else { inserted.insert(id) }
+        }
+        for id in other.updated where !inserted.contains(id) { updated.insert(id) }
+        for id in other.deleted {
+            updated.remove(id)
+            if inserted.remove(id) == nil { deleted.insert(id) }
+        }
+    }
+
+    /// Records one object's before/after liveness and whether it changed.
+    mutating func note(_ id: GlobalID, wasAlive: Bool, isAlive: Bool, changed: Bool) {
+        var single = ObjectChanges()
+        switch (wasAlive, isAlive) {
+        case (false, true): single.inserted.insert(id)
+        case (true, false): single.deleted.insert(id)
+        case (true, true) where changed: single.updated.insert(id)
+        default: return
+        }
+        merge(single)
+    }
+}

@@ -1,0 +1,99 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection with a cache of prepared statements.
+///
+/// Not thread-safe by itself: its owner (a `PersistentStore`) serializes access.
+public final class SQLiteDatabase {
+    let handle: OpaquePointer
+    public let path: String
+    private var statements: [String: SQLiteStatement] = [:]
+    private var transactionDepth = 0
+
+    /// Opens (creating if needed) the database at `path`, in WAL mode with a busy timeout.
+    public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let flags = readOnly
+            ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
+            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let error = SQLiteError(code: code, connection: handle, sql: nil)
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        self.handle = handle
+        self.path = path
+        sqlite3_busy_timeout(handle, 10_000)
+        sqlite3_extended_result_codes(handle, 1)
+        if !readOnly {
+            try execute("PRAGMA journal_mode=WAL")
+            try execute("PRAGMA synchronous=NORMAL")
+        }
+        try execute("PRAGMA foreign_keys=OFF")
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more SQL statements that take no parameters.
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var error: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &error)
+        if code != SQLITE_OK {
+            let message = error.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
+            sqlite3_free(error)
+            throw SQLiteError(code: code & 0xff, message: message, sql: sql)
+        }
+    }
+
+    /// A prepared statement for `sql`, reset and ready to bind; prepared once, then reused.
+    public func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let cached = statements[sql] { return cached.reset() }
+        let statement = try SQLiteStatement(database: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs `sql` with `arguments` and returns nothing.
+    public func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws(SQLiteError) {
+        try statement(sql).bind(arguments).run()
+    }
+
+    /// Runs `body` inside one transaction (nested calls join the outer one through savepoints).
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        let savepoint = "sp\(transactionDepth)"
+        if transactionDepth == 0 {
+            try execute("BEGIN IMMEDIATE")
+        } else {
+            try execute("SAVEPOINT \(savepoint)")
+        }
+        transactionDepth += 1
+        do {
+            let result = try body()
+            transactionDepth -= 1
+            try execute(transactionDepth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
+            return result
+        } catch {
+            transactionDepth -= 1
+            if transactionDepth == 0 {
+                try? execute("ROLLBACK")
+            } else {
+                try? execute("ROLLBACK TO \(savepoint); RELEASE \(savepoint)")
+            }
+            throw error
+        }
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Quotes an identifier for SQL (`"name"`, doubling inner quotes).
+    public static func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+// Reading objects back: by ID, by fetch request, relationship targets.
+extension PersistentStore {
+    /// The live object with `id`, or `nil` if there is none (never inserted, or deleted).
+    public func snapshot(of id: GlobalID) throws -> ObjectSnapshot? {
+        try locked {
+            let table = try table(id.entity)
+            guard let row = try loadRow(table, id), row[EntityTable.aliveColumn] == .integer(1) else { return nil }
+            return try snapshot(row: row, table: table, id: id)
+        }
+    }
+
+    /// Whether an object with `id` is alive in this store.
+    public func isAlive(_ id: GlobalID) throws -> Bool {
+        try locked { try liveness(of: id) == true }
+    }
+
+    /// Whether `id` was ever known here and is now deleted.
+    public func isDeleted(_ id: GlobalID) throws -> Bool {
+        try locked { try liveness(of: id) == false }
+    }
+
+    /// The live objects matching `request`.
+    public func fetch(_ request: FetchRequest) throws -> [ObjectSnapshot] {
+        try locked {
+            let table = try table(request.entity)
+            let (sql, arguments) = try request.sql(table: table)
+            let ids = try database.statement(sql).bind(arguments).rows { $0.string(0) ?? "" }
+            return try ids.compactMap { text in
+                let id = try GlobalID(text)
+                guard let row = try loadRow(table, id) else { return nil }
+                return try snapshot(row: row, table: table, id: id)
+            }
+        }
+    }
+
+    /// The number of live objects matching `request` (its limit ignored).
+    public func count(_ request: FetchRequest) throws -> Int {
+        try locked {
+            var unlimited = request
+            unlimited.limit = nil
+            let table = try table(request.entity)
+            let (sql, arguments) = try unlimited.sql(table: table)
+            let statement = try database.statement("SELECT count(*) FROM (\(sql))").bind(arguments)
+            return try statement.step() ? statement.int(0) : 0
+        }
+    }
+
+    /// The live targets of a to-many relationship of `id`, sorted by global ID.
+    public func targets(of relationshipName: String, of id: GlobalID) throws -> [GlobalID] {
+        try locked {
+            let table = try table(id.entity)
+            guard let relationship = table.entity.relationship(relationshipName) else {
+                throw ModelError.unknownProperty(entity: id.entity, property: relationshipName)
+            }
+            let destination = try self.table(relationship.destination)
+            let sql: String
+            switch model.storage(of: relationship, in: table.entity) {
+            case .toOneColumn:
+                guard let target = try snapshot(of: id)?.toOne[relationshipName] ?? nil else { return [] }
+                return [target]
+            case let .derivedFromInverse(inverse):
+                sql = "SELECT gid FROM \(destination.quotedName) WHERE alive = 1 AND \(SQLiteDatabase.quote("r_" + inverse)) = ? ORDER BY gid"
+            case let .pairTable(owner, name, selfIsSource):
+                let pairs = pairTables["\(owner).\(name)"]!
+                let (mine, theirs) = selfIsSource ? ("source", "target") : ("target", "source")
+                sql = "SELECT p.\(theirs) FROM \(pairs.quotedName) p JOIN \(destination.quotedName) e ON e.gid = p.\(theirs) WHERE p.\(mine) = ? AND p.present = 1 AND e.alive = 1 ORDER BY p.\(theirs)"
+            }
+            return try database.statement(sql).bind([.text(id.description)]).rows { try GlobalID($0.string(0) ?? "") }
+        }
+    }
+
+    func snapshot(row: [SQLiteValue], table: EntityTable, id: GlobalID) throws -> ObjectSnapshot {
+        var values: [String: AttributeValue?] = [:]
+        for attribute in table.entity.attributes {
+            values[attribute.name] = .some(AttributeValue(sqlite: row[table.attributeColumn[attribute.name]!], type: attribute.type))
+        }
+        var toOne: [String: GlobalID?] = [:]
+        for (name, column) in table.toOneColumn {
+            if case let .text(text) = row[column], let target = try? GlobalID(text), try liveness(of: target) == true {
+                toOne[name] = .some(target)
+            } else {
+                toOne[name] = .some(nil)
+            }
+        }
+        let version: Int64
+        if case let .integer(v) = row[EntityTable.versionColumn] { version = v } else { version = 0 }
+        return ObjectSnapshot(id: id, values: values, toOne: toOne, version: version)
+    }
+
+    /// `true` alive, `false` deleted, `nil` never known here. The caller holds the lock.
+    private func liveness(of id: GlobalID) throws -> Bool? {
+        guard let table = tables[id.entity] else { return nil }
+        let statement = try database.statement("SELECT alive FROM \(table.quotedName) WHERE gid = ?")
+        try statement.bind(id.description, at: 1)
+        return try statement.step() ? statement.int64(0) == 1 : nil
+    }
+}

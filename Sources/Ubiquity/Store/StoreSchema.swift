@@ -1,0 +1,21 @@
+/// The bookkeeping tables every store has besides its entity tables.
+enum StoreSchema {
+    static let version = 1
+
+    static let bookkeepingSQL = """
+    CREATE TABLE IF NOT EXISTS Z_META (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS Z_KNOWLEDGE (peer TEXT PRIMARY KEY NOT NULL, number INTEGER NOT NULL);
+    CREATE TABLE IF NOT EXISTS Z_OUTBOX (number INTEGER PRIMARY KEY NOT NULL, file TEXT NOT NULL, bytes BLOB NOT NULL);
+    CREATE TABLE IF NOT EXISTS Z_TRANSACTIONS (peer TEXT NOT NULL, number INTEGER NOT NULL, stamp TEXT NOT NULL,
+        kv TEXT NOT NULL, date REAL NOT NULL, source TEXT NOT NULL, inserted INTEGER NOT NULL,
+        updated INTEGER NOT NULL, deleted INTEGER NOT NULL, applied REAL NOT NULL, PRIMARY KEY (peer, number));
+    CREATE TABLE IF NOT EXISTS Z_TOMBSTONES (gid TEXT NOT NULL, peer TEXT NOT NULL, number INTEGER NOT NULL,
+        stamp TEXT NOT NULL, PRIMARY KEY (gid, peer, number)) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS Z_CONFLICTS (id INTEGER PRIMARY KEY AUTOINCREMENT, gid TEXT NOT NULL,
+        property TEXT NOT NULL, kind TEXT NOT NULL, winner_value, loser_value,
+        winner_stamp TEXT NOT NULL, loser_stamp TEXT NOT NULL, winner_number INTEGER NOT NULL,
+        loser_number INTEGER NOT NULL, recorded REAL NOT NULL);
+    CREATE TABLE IF NOT EXISTS Z_QUARANTINE (path TEXT PRIMARY KEY NOT NULL, size INTEGER NOT NULL,
+        mtime REAL NOT NULL, reason TEXT NOT NULL, recorded REAL NOT NULL);
+    """
+}
