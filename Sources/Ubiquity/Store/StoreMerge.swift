@@ -61,7 +61,8 @@ extension PersistentStore {
         var row = existing ?? table.emptyRow(id: record.id)
         let wasAlive = row[EntityTable.aliveColumn] == .integer(1)
         var isAlive = wasAlive
-        var changed = false
+        var changed = false      // a value changed: the object counts as updated
+        var dirty = false        // the row changed (values or stamps): it must be written
         var blockedByDelete = false
         if !wasAlive {
             // Observed-remove: an insert resurrects only when its author had seen every delete.
@@ -93,6 +94,7 @@ extension PersistentStore {
             }
             row[table.slotStampColumn[slot.name]!] = .text(writer.stamp.description)
             row[table.slotNumberColumn[slot.name]!] = .integer(writer.number)
+            dirty = true
         }
 
         // To-many changes.
@@ -127,9 +129,7 @@ extension PersistentStore {
             }
         }
 
-        guard changed || isAlive != wasAlive || existing == nil else {
-            return
-        }
+        guard dirty || changed || isAlive != wasAlive || existing == nil else { return }
         row[EntityTable.aliveColumn] = .integer(isAlive ? 1 : 0)
         if case let .integer(version) = row[EntityTable.versionColumn] { row[EntityTable.versionColumn] = .integer(version + 1) }
         try writeRow(table, row)
