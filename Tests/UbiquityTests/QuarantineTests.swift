@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+import UbiquityPlist
+@testable import Ubiquity
+
+@Suite("Bad files in the cloud are quarantined and never stop the import of the rest")
+struct QuarantineTests {
+    func logPaths(_ peer: UbiquityPeer) throws -> [String] {
+        let directory = try #require(peer.location).logDirectory(of: peer.peerID)
+        return DirectoryEntry.list(directory).filter { TransactionLog.transactionNumber(inFileName: $0.name) != nil }.map { directory + "/" + $0.name }
+    }
+
+    func saveNote(_ peer: UbiquityPeer, _ key: String) throws {
+        let context = peer.newContext()
+        try context.insert("Note", key: key)["title"] = .string(key)
+        try context.save()
+    }
+
+    @Test func corruptTruncatedForeignAndHostileFilesAreSetAside() throws {
+        let cloud = try TestCloud()
+        let writer = try cloud.peer("writer"), healthy = try cloud.peer("healthy"), reader = try cloud.peer("reader")
+        for index in 1...3 { try saveNote(writer, "w\(index)") }
+        try saveNote(healthy, "h1")
+        let location = try #require(writer.location)
+        let paths = try logPaths(writer)
+        #expect(paths.count == 3)
+
+        // Log 2 of the writer: its title altered in place (still a plist; the checksum no longer matches).
+        let original = try AtomicFile.read(paths[1], limit: 1 << 20)
+        let title = try #require(original.indices.first { original[$0] == UInt8(ascii: "w") && original[$0 + 1] == UInt8(ascii: "2") })
+        var bytes = original
+        bytes[title] = UInt8(ascii: "x")
+        try AtomicFile.write(bytes, to: paths[1])
+
+        // A forger's folder: a valid log of the writer copied under another peer's name.
+        let forger = "mallory~00000000-0000-0000-0000-000000000001"
+        try AtomicFile.makeDirectory(location.logDirectory(of: forger))
+        try AtomicFile.write(try AtomicFile.read(paths[0], limit: 1 << 20),
+                             to: location.logDirectory(of: forger) + "/" + TransactionLog.fileName(number: 1))
+        // A truncated log and pure garbage under a log's name, in a third peer's folder.
+        let broken = "broken~00000000-0000-0000-0000-000000000002"
+        try AtomicFile.makeDirectory(location.logDirectory(of: broken))
+        try AtomicFile.write(Array(try AtomicFile.read(paths[0], limit: 1 << 20).prefix(60)),
+                             to: location.logDirectory(of: broken) + "/" + TransactionLog.fileName(number: 1))
+        try AtomicFile.write(Array("garbage that is not a plist".utf8),
+                             to: location.logDirectory(of: broken) + "/" + TransactionLog.fileName(number: 2))
+        // A log of a format from the future, correctly checksummed.
+        let future = "future~00000000-0000-0000-0000-000000000003"
+        var log = try TransactionLog(decoding: try AtomicFile.read(paths[0], limit: 1 << 20), model: cloud.model)
+        log.peerID = future
+        log.stamp = Stamp(wallMilliseconds: log.stamp.wallMilliseconds, counter: 0, peerID: future)
+        log.knowledge = KnowledgeVector([future: 1])
+        var fields = log.payload()
+        fields["format"] = .integer(2)
+        fields["checksum"] = .string(CanonicalEncoding.sha256Hex(of: .dictionary(fields)))
+        try AtomicFile.makeDirectory(location.logDirectory(of: future))
+        try AtomicFile.write(PropertyListCodecSeamForTests.encode(.dictionary(fields)),
+                             to: location.logDirectory(of: future) + "/" + TransactionLog.fileName(number: 1))
+        // Hostile and foreign names: never imported, never a crash.
+        let root = location.ubiquityRoot
+        try AtomicFile.makeDirectory(root + "/..evil")
+        try AtomicFile.makeDirectory(root + "/Bad Name With Spaces")
+        try AtomicFile.makeDirectory(root + "/ünïcode~peer")
+        let writerDirectory = location.logDirectory(of: writer.peerID)
+        try AtomicFile.write([1, 2, 3], to: writerDirectory + "/" + (paths[2] as NSString).lastPathComponent + ".sync-conflict-20240101-000000-ABCDEFG")
+        try AtomicFile.write([1, 2, 3], to: writerDirectory + "/.syncthing.0000000004-x.1.cdt.tmp")
+        try AtomicFile.write([1, 2, 3], to: writerDirectory + "/line\nbreak.cdt")
+        symlink("/etc/passwd", writerDirectory + "/" + TransactionLog.fileName(number: 9))
+
+        let report = try reader.importAvailable()
+        let reasons = Dictionary(report.quarantined.map { (($0.path as NSString).lastPathComponent + "@" + $0.path.prefix(6), $0.reason) }, uniquingKeysWith: { a, _ in a })
+        #expect(report.quarantined.count == 5, "\(report.quarantined)")
+        #expect(reasons.values.contains { $0.contains("checksum does not match") })
+        #expect(reasons.values.contains { $0.contains("names author") && $0.contains("mallory") })
+        #expect(reasons.values.contains { $0.contains("unknown log format 2") })
+        #expect(reasons.values.filter { $0.contains("not a readable property list") }.count == 2)
+        // Everything healthy still came in: the writer's first log and the other peer's log.
+        #expect(report.applied.map(\.number).sorted() == [1, 1])
+        #expect(try reader.store.count(FetchRequest(entity: "Note")) == 2)
+        // The writer's third log waits for the quarantined second one, and the wait is reported.
+        #expect(report.missingPredecessors.map(\.peerID) == [writer.peerID])
+        #expect(report.missingPredecessors.first?.number == 2)
+        #expect(report.ignored.contains("..evil") == false, "dot folders are the container's own, skipped silently")
+        #expect(report.ignored.contains("Bad Name With Spaces"))
+        #expect(report.ignored.contains("ünïcode~peer"))
+        #expect(report.ignored.contains { $0.hasSuffix(".sync-conflict-20240101-000000-ABCDEFG") })
+        #expect(report.ignored.contains { $0.hasSuffix(TransactionLog.fileName(number: 9).prefix(10) + "") } == false)
+
+        // Quarantine is remembered: the next pass neither re-reports nor applies anything.
+        let again = try reader.importAvailable()
+        #expect(again.quarantined.isEmpty)
+        #expect(again.applied.isEmpty)
+        #expect(try reader.store.quarantined().count == 5)
+
+        // The writer rewrites its own log 2 intact (as a file-sync tool would deliver it again): it imports.
+        let committed = try writer.store.transactionHistory().first { $0.peerID == writer.peerID && $0.number == 2 }
+        #expect(committed != nil, "the writer committed transaction 2")
+        try AtomicFile.write(original + [], to: paths[1])
+        let healedReport = try reader.importAvailable()
+        #expect(healedReport.applied.map(\.number) == [2, 3])
+        #expect(try reader.store.count(FetchRequest(entity: "Note")) == 4)
+    }
+
+    @Test func anUnwritableContainerKeepsLogsInTheOutboxUntilItHeals() throws {
+        let cloud = try TestCloud()
+        let writer = try cloud.peer("writer"), reader = try cloud.peer("reader")
+        let location = try #require(writer.location)
+        // Make the ubiquity root a file: every write into it fails, as on a full or read-only disk.
+        try AtomicFile.makeDirectory((location.ubiquityRoot as NSString).deletingLastPathComponent)
+        try AtomicFile.write(Array("not a folder".utf8), to: location.ubiquityRoot)
+        try saveNote(writer, "offline1")
+        try saveNote(writer, "offline2")
+        let blocked = try writer.sync()
+        #expect(blocked.outboxPending == 2)
+        #expect(blocked.exportError?.contains("outbox keeps the logs") == true)
+        #expect(try writer.store.count(FetchRequest(entity: "Note")) == 2, "the saves themselves are kept")
+
+        try FileManager.default.removeItem(atPath: location.ubiquityRoot)
+        let healed = try writer.sync()
+        #expect(healed.exported == 2)
+        #expect(healed.outboxPending == 0)
+        _ = try reader.sync()
+        #expect(try reader.dumpText() == writer.dumpText())
+    }
+
+    @Test func aSecondOwnerOfADeviceIsRefused() throws {
+        let cloud = try TestCloud()
+        let first = try cloud.peer("solo")
+        #expect {
+            _ = try cloud.peer("solo")
+        } throws: { error in
+            "\(error)".contains("in use by another process")
+        }
+        first.close()
+        let second = try cloud.peer("solo")
+        #expect(second.peerID == first.peerID)
+    }
+}
+
+/// Encodes a plist the way peers do, for tests that forge files.
+enum PropertyListCodecSeamForTests {
+    static func encode(_ value: PlistValue) -> [UInt8] { PlistSeam.encode(value, format: .binary) }
+}
