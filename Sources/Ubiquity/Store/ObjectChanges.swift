@@ -26,13 +26,16 @@ public struct ObjectChanges: Sendable, Equatable {
 
     /// Records one object's before/after liveness and whether it changed.
     mutating func note(_ id: GlobalID, wasAlive: Bool, isAlive: Bool, changed: Bool) {
-        var single = ObjectChanges()
         switch (wasAlive, isAlive) {
-        case (false, true): single.inserted.insert(id)
-        case (true, false): single.deleted.insert(id)
-        case (true, true) where changed: single.updated.insert(id)
-        default: return
+        case (false, true):
+            if deleted.remove(id) != nil { updated.insert(id) } else { inserted.insert(id) }
+        case (true, false):
+            updated.remove(id)
+            if inserted.remove(id) == nil { deleted.insert(id) }
+        case (true, true) where changed:
+            if !inserted.contains(id) { updated.insert(id) }
+        default:
+            break
         }
-        merge(single)
     }
 }

@@ -64,10 +64,13 @@ extension PersistentStore {
         var changed = false      // a value changed: the object counts as updated
         var dirty = false        // the row changed (values or stamps): it must be written
         var blockedByDelete = false
-        if !wasAlive {
+        if existing == nil {
+            // A row is made by the first insert or delete seen, so a missing row has no tombstones.
+            isAlive = isInsert
+        } else if !wasAlive {
             // Observed-remove: an insert resurrects only when its author had seen every delete.
             let covered = try tombstonesCovered(record.id, by: writer.knowledge)
-            if isInsert && (existing == nil || covered) { isAlive = true } else if !covered { blockedByDelete = true }
+            if isInsert && covered { isAlive = true } else if !covered { blockedByDelete = true }
         }
 
         // Attributes and to-ones, slot by slot: the larger stamp wins the whole slot.
