@@ -1,0 +1,69 @@
+import ArgumentParser
+import Ubiquity
+
+struct RelateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "relate",
+        abstract: "Point a relationship at an object (to-one: set it; to-many: add to it).",
+        discussion: "Example: ubiq relate Note/groceries tags Tag/home")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var link: RelationshipLink
+
+    func run() throws {
+        try global.withPeer { peer in
+            try link.change(in: peer.newContext(), present: true)
+        }
+    }
+}
+
+struct UnrelateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unrelate",
+        abstract: "Remove an object from a relationship (to-one: clear it if it points there).",
+        discussion: "Example: ubiq unrelate Note/groceries tags Tag/home")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var link: RelationshipLink
+
+    func run() throws {
+        try global.withPeer { peer in
+            try link.change(in: peer.newContext(), present: false)
+        }
+    }
+}
+
+/// The `SOURCE RELATIONSHIP TARGET` arguments of `relate` and `unrelate`.
+struct RelationshipLink: ParsableArguments {
+    @Argument(help: "The global ID of the object that owns the relationship.")
+    var source: String
+
+    @Argument(help: "The relationship's name, e.g. tags or folder.")
+    var relationship: String
+
+    @Argument(help: "The global ID of the related object.")
+    var target: String
+
+    func change(in context: ObjectContext, present: Bool) throws {
+        let sourceID = try GlobalID(source), targetID = try GlobalID(target)
+        guard let object = try context.object(sourceID) else { throw StoreError.objectNotFound(sourceID) }
+        guard let description = object.entity.relationship(relationship) else {
+            throw ModelError.unknownProperty(entity: object.entity.name, property: relationship)
+        }
+        guard targetID.entity == description.destination else {
+            throw CLIError("\(object.entity.name).\(relationship) holds \(description.destination), not \(targetID)")
+        }
+        guard try context.object(targetID) != nil else { throw StoreError.objectNotFound(targetID) }
+        switch (description.isToMany, present) {
+        case (true, true): try object.add(targetID, to: relationship)
+        case (true, false): try object.remove(targetID, from: relationship)
+        case (false, true): try object.setTarget(targetID, of: relationship)
+        case (false, false):
+            guard try object.target(of: relationship) == targetID else {
+                throw CLIError("\(sourceID).\(relationship) does not point to \(targetID)")
+            }
+            try object.setTarget(nil, of: relationship)
+        }
+        try context.save()
+    }
+}

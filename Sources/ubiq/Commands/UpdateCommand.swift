@@ -1,0 +1,33 @@
+import ArgumentParser
+import Ubiquity
+
+struct UpdateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "update",
+        abstract: "Change values of an object.",
+        discussion: """
+            Same value rules as 'insert' ('attr=nil' clears a value).
+
+            Example: ubiq update Note/groceries title="Groceries for Sunday" pinned=false
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The object's global ID, e.g. Note/groceries.")
+    var id: String
+
+    @Argument(help: ArgumentHelp("Values to set.", valueName: "attr=value"))
+    var assignments: [String] = []
+
+    func run() throws {
+        let id = try GlobalID(id)
+        let assignments = try assignments.map(Assignment.init(parsing:))
+        guard !assignments.isEmpty else { throw CLIError("nothing to update: give one or more attr=value") }
+        try global.withPeer { peer in
+            let context = peer.newContext()
+            guard let object = try context.object(id) else { throw StoreError.objectNotFound(id) }
+            for assignment in assignments { try assignment.apply(to: object, in: context) }
+            try context.save()
+        }
+    }
+}

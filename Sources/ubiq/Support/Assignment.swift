@@ -1,0 +1,65 @@
+import Ubiquity
+
+/// One `name=value` argument of `insert` and `update`.
+///
+/// Values are read by the property's type (`AttributeType.parse`). The rules:
+/// - `name=nil` clears the value (absent), for every attribute type and for to-one relationships;
+/// - `name=` is the empty string (or empty data for binary); other types need a value;
+/// - a string value starting with a backslash loses it, so `'title=\nil'` stores the word "nil";
+/// - a to-one relationship takes the target's global ID (`folder=Folder/trip`).
+struct Assignment {
+    let name: String
+    let text: String
+
+    init(parsing argument: String) throws {
+        guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
+            throw CLIError("expected attribute=value, not '\(argument)'")
+        }
+        name = String(argument[..<equals])
+        text = String(argument[argument.index(after: equals)...])
+    }
+
+    func apply(to object: ManagedObject, in context: ObjectContext) throws {
+        if let attribute = object.entity.attribute(name) {
+            try object.setValue(try value(for: attribute, of: object.entity), for: name)
+        } else if let relationship = object.entity.relationship(name) {
+            guard !relationship.isToMany else {
+                throw CLIError("\(object.entity.name).\(name) is a to-many relationship: use 'ubiq relate \(object.id) \(name) <id>'")
+            }
+            guard text != "nil", !text.isEmpty else {
+                try object.setTarget(nil, of: name)
+                return
+            }
+            let target = try GlobalID(text)
+            guard target.entity == relationship.destination else {
+                throw CLIError("\(object.entity.name).\(name) points to \(relationship.destination), not to \(target)")
+            }
+            guard try context.object(target) != nil else { throw StoreError.objectNotFound(target) }
+            try object.setTarget(target, of: name)
+        } else {
+            throw ModelError.unknownProperty(entity: object.entity.name, property: name)
+        }
+    }
+
+    private func value(for attribute: AttributeDescription, of entity: EntityDescription) throws -> AttributeValue? {
+        if text == "nil" { return nil }
+        if attribute.type == .string { return .string(text.hasPrefix("\\") ? String(text.dropFirst()) : text) }
+        guard let value = attribute.type.parse(text) else {
+            throw CLIError("invalid value '\(text.prefix(80))' for \(entity.name).\(attribute.name): expected \(Self.expectation(attribute.type))")
+        }
+        return value
+    }
+
+    /// What a value of `type` looks like, for error messages.
+    static func expectation(_ type: AttributeType) -> String {
+        switch type {
+        case .string: return "text"
+        case .integer: return "an integer such as 42 (or nil)"
+        case .double: return "a number such as 3.5 (or nil)"
+        case .boolean: return "a boolean: true/false, yes/no, 1/0 (or nil)"
+        case .date: return "a date such as 2024-05-01T10:00:00Z or seconds since 1970 (or nil)"
+        case .binary: return "base64 data such as base64:AAEC (or nil)"
+        case .uuid: return "a UUID such as 6F9619FF-8B86-D011-B42D-00C04FC964FF (or nil)"
+        }
+    }
+}

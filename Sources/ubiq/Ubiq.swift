@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import Ubiquity
+
+@main
+struct Ubiq: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ubiq",
+        abstract: "Emulated iCloud Core Data sync: one SQLite store per device, transaction logs in a shared cloud folder.",
+        discussion: """
+            Start with a device, then save objects and sync:
+
+              ubiq device init --device ./phone
+              ubiq insert Note title=Hello --device ./phone
+              ubiq sync --device ./phone
+              ubiq dump --json --device ./phone
+
+            Every command takes --cloud DIR and --device DIR (defaults: $UBIQUITY_CLOUD and \
+            $UBIQUITY_DEVICE, else ./ubiquity-cloud and ./ubiquity-device). New here? Run 'ubiq demo'.
+            """,
+        version: UbiquityVersion.string,
+        subcommands: [
+            DeviceCommand.self, InsertCommand.self, UpdateCommand.self, DeleteCommand.self,
+            RelateCommand.self, UnrelateCommand.self, FetchCommand.self, SyncCommand.self,
+            DumpCommand.self, ModelCommand.self, SoakCommand.self, DemoCommand.self,
+        ])
+
+    /// Runs a command with one-line errors: ArgumentParser's multi-line usage errors and the
+    /// library's errors all become `ubiq: error: …` on stderr and a non-zero exit.
+    static func main() {
+        let arguments = LaunchArguments.extractingAppleLogLevel(from: Array(CommandLine.arguments.dropFirst()))
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            let code = exitCode(for: error)
+            // Help and --version are "errors" that exit cleanly; ArgumentParser prints them best.
+            if code == .success { exit(withError: error) }
+            Console.error(message(for: error) + " (see 'ubiq help')")
+            Foundation.exit(code.rawValue)
+        }
+        do {
+            try command.run()
+        } catch let code as ExitCode {
+            Foundation.exit(code.rawValue)
+        } catch {
+            Console.error(Console.describe(error))
+            Foundation.exit(1)
+        }
+    }
+}

@@ -1,2 +1,0 @@
-import Ubiquity
-print(UbiquityVersion.string)
