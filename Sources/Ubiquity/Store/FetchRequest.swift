@@ -13,17 +13,17 @@ public enum ComparisonOperator: String, Sendable, CaseIterable {
 }
 
 /// A condition on an entity's attributes and to-one relationships, combined with and/or/not.
-public indirect enum Predicate: Sendable, Equatable {
+public indirect enum FetchPredicate: Sendable, Equatable {
     /// `property op value`; a to-one relationship compares its target's global ID (`.string`);
     /// `nil` matches absent values with `==` and present ones with `!=`.
     case comparison(String, ComparisonOperator, AttributeValue?)
-    case and([Predicate])
-    case or([Predicate])
-    case not(Predicate)
+    case and([FetchPredicate])
+    case or([FetchPredicate])
+    case not(FetchPredicate)
 }
 
 /// An ordering of fetched objects by one attribute.
-public struct SortDescriptor: Sendable, Equatable {
+public struct FetchSortDescriptor: Sendable, Equatable {
     public var key: String
     public var ascending: Bool
 
@@ -36,11 +36,11 @@ public struct SortDescriptor: Sendable, Equatable {
 /// What to fetch: live objects of one entity, filtered, sorted and limited.
 public struct FetchRequest: Sendable, Equatable {
     public var entity: String
-    public var predicate: Predicate?
-    public var sortDescriptors: [SortDescriptor]
+    public var predicate: FetchPredicate?
+    public var sortDescriptors: [FetchSortDescriptor]
     public var limit: Int?
 
-    public init(entity: String, predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = [], limit: Int? = nil) {
+    public init(entity: String, predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = [], limit: Int? = nil) {
         self.entity = entity
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
@@ -72,7 +72,7 @@ extension FetchRequest {
         throw .unknownProperty(entity: table.entity.name, property: key)
     }
 
-    private static func condition(_ predicate: Predicate, table: EntityTable, arguments: inout [SQLiteValue]) throws(ModelError) -> String {
+    private static func condition(_ predicate: FetchPredicate, table: EntityTable, arguments: inout [SQLiteValue]) throws(ModelError) -> String {
         switch predicate {
         case let .and(parts):
             guard !parts.isEmpty else { return "1" }

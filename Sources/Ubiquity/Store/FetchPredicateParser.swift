@@ -5,8 +5,8 @@
 /// `==`); `AND`/`&&`, `OR`/`||`, `NOT`/`!` and parentheses combine them; `AND` binds tighter
 /// than `OR`. Values are quoted strings or bare words, read by the property's type; `nil`
 /// (or `null`) is the absent value. To-one relationships compare global IDs.
-extension Predicate {
-    public static func parse(_ text: String, entity: EntityDescription) throws(PredicateParseError) -> Predicate {
+extension FetchPredicate {
+    public static func parse(_ text: String, entity: EntityDescription) throws(PredicateParseError) -> FetchPredicate {
         var parser = PredicateParser(tokens: try PredicateParser.tokenize(text), entity: entity)
         let predicate = try parser.parseOr()
         if let extra = parser.peek { throw PredicateParseError(message: "unexpected '\(extra.text)' after the end of the predicate") }
@@ -48,7 +48,7 @@ private struct PredicateParser {
         return words.contains(token.text.uppercased())
     }
 
-    mutating func parseOr() throws(PredicateParseError) -> Predicate {
+    mutating func parseOr() throws(PredicateParseError) -> FetchPredicate {
         var parts = [try parseAnd()]
         while isKeyword(peek, "OR", "||") {
             position += 1
@@ -57,7 +57,7 @@ private struct PredicateParser {
         return parts.count == 1 ? parts[0] : .or(parts)
     }
 
-    mutating func parseAnd() throws(PredicateParseError) -> Predicate {
+    mutating func parseAnd() throws(PredicateParseError) -> FetchPredicate {
         var parts = [try parseUnary()]
         while isKeyword(peek, "AND", "&&") {
             position += 1
@@ -66,7 +66,7 @@ private struct PredicateParser {
         return parts.count == 1 ? parts[0] : .and(parts)
     }
 
-    mutating func parseUnary() throws(PredicateParseError) -> Predicate {
+    mutating func parseUnary() throws(PredicateParseError) -> FetchPredicate {
         if isKeyword(peek, "NOT", "!") {
             position += 1
             return .not(try parseUnary())
@@ -80,7 +80,7 @@ private struct PredicateParser {
         return try parseComparison()
     }
 
-    mutating func parseComparison() throws(PredicateParseError) -> Predicate {
+    mutating func parseComparison() throws(PredicateParseError) -> FetchPredicate {
         guard let name = next(), name.kind == .word else { throw PredicateParseError(message: "expected a property name") }
         guard let opToken = next() else { throw PredicateParseError(message: "expected an operator after '\(name.text)'") }
         let opText = opToken.text.uppercased() == "=" ? "==" : opToken.text.uppercased()
