@@ -14,6 +14,9 @@ struct EntityTable {
     let slotNumberColumn: [String: Int]
     /// The slot that carries each attribute or to-one relationship.
     let slotOfProperty: [String: MergeSlot]
+    let quotedName: String
+    let selectRowSQL: String
+    let writeRowSQL: String
 
     static let gidColumn = 0, aliveColumn = 1, versionColumn = 2
 
@@ -47,9 +50,11 @@ struct EntityTable {
         self.slotStampColumn = stampColumn
         self.slotNumberColumn = numberColumn
         self.slotOfProperty = slotOfProperty
+        // Built once: the merge code runs these for every record it applies.
+        quotedName = SQLiteDatabase.quote(tableName)
+        selectRowSQL = "SELECT * FROM \(quotedName) WHERE gid = ?"
+        writeRowSQL = "INSERT OR REPLACE INTO \(quotedName) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
     }
-
-    var quotedName: String { SQLiteDatabase.quote(tableName) }
 
     var createSQL: String {
         var definitions = ["gid TEXT PRIMARY KEY NOT NULL", "alive INTEGER NOT NULL", "version INTEGER NOT NULL"]
@@ -60,12 +65,6 @@ struct EntityTable {
             sql += " CREATE INDEX IF NOT EXISTS \(SQLiteDatabase.quote("I_\(entity.name)_\(name)")) ON \(quotedName)(\(SQLiteDatabase.quote(column)));"
         }
         return sql
-    }
-
-    var selectRowSQL: String { "SELECT * FROM \(quotedName) WHERE gid = ?" }
-
-    var writeRowSQL: String {
-        "INSERT OR REPLACE INTO \(quotedName) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
     }
 
     func emptyRow(id: GlobalID) -> [SQLiteValue] {
@@ -83,8 +82,20 @@ struct PairTable {
     let owner: String
     let relationship: String
     let destination: String
-    var tableName: String { "P_\(owner)_\(relationship)" }
-    var quotedName: String { SQLiteDatabase.quote(tableName) }
+    let tableName: String
+    let quotedName: String
+    let selectPairSQL: String
+    let writePairSQL: String
+
+    init(owner: String, relationship: String, destination: String) {
+        self.owner = owner
+        self.relationship = relationship
+        self.destination = destination
+        tableName = "P_\(owner)_\(relationship)"
+        quotedName = SQLiteDatabase.quote(tableName)
+        selectPairSQL = "SELECT present, stamp, number FROM \(quotedName) WHERE source = ? AND target = ?"
+        writePairSQL = "INSERT OR REPLACE INTO \(quotedName) (source, target, present, stamp, number) VALUES (?, ?, ?, ?, ?)"
+    }
 
     var createSQL: String {
         "CREATE TABLE IF NOT EXISTS \(quotedName) (source TEXT NOT NULL, target TEXT NOT NULL, present INTEGER NOT NULL, stamp TEXT NOT NULL, number INTEGER NOT NULL, PRIMARY KEY (source, target)) WITHOUT ROWID; CREATE INDEX IF NOT EXISTS \(SQLiteDatabase.quote("I_" + tableName)) ON \(quotedName)(target);"

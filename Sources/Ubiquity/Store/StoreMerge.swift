@@ -5,12 +5,15 @@ struct TransactionWriter {
     let peer: String
     let number: Int64
     let stamp: Stamp
+    /// The stamp's text, as stored in every slot it wins (formatted once per transaction).
+    let stampText: SQLiteValue
     let knowledge: KnowledgeVector
 
     init(_ log: TransactionLog) {
         peer = log.peerID
         number = log.transactionNumber
         stamp = log.stamp
+        stampText = .text(log.stamp.description)
         knowledge = log.knowledge
     }
 
@@ -95,7 +98,7 @@ extension PersistentStore {
                 row[column] = value
                 changed = true
             }
-            row[table.slotStampColumn[slot.name]!] = .text(writer.stamp.description)
+            row[table.slotStampColumn[slot.name]!] = writer.stampText
             row[table.slotNumberColumn[slot.name]!] = .integer(writer.number)
             dirty = true
         }
@@ -153,7 +156,7 @@ extension PersistentStore {
     }
 
     private func applyPair(_ pairs: PairTable, source: GlobalID, target: GlobalID, present: Bool, writer: TransactionWriter) throws -> Bool {
-        let select = try database.statement("SELECT present, stamp, number FROM \(pairs.quotedName) WHERE source = ? AND target = ?")
+        let select = try database.statement(pairs.selectPairSQL)
         try select.bind([.text(source.description), .text(target.description)])
         var currentPresent: Bool?
         if try select.step(), let stampText = select.string(1), let stamp = Stamp(stampText) {
@@ -168,8 +171,7 @@ extension PersistentStore {
             }
             guard incomingWins else { return false }
         }
-        try database.run("INSERT OR REPLACE INTO \(pairs.quotedName) (source, target, present, stamp, number) VALUES (?, ?, ?, ?, ?)",
-                         [.text(source.description), .text(target.description), .integer(present ? 1 : 0), .text(writer.stamp.description), .integer(writer.number)])
+        try database.run(pairs.writePairSQL, [.text(source.description), .text(target.description), .integer(present ? 1 : 0), writer.stampText, .integer(writer.number)])
         return currentPresent != present
     }
 
@@ -180,7 +182,7 @@ extension PersistentStore {
         var row = try loadRow(table, id) ?? table.emptyRow(id: id)
         let wasAlive = row[EntityTable.aliveColumn] == .integer(1)
         try database.run("INSERT OR IGNORE INTO Z_TOMBSTONES (gid, peer, number, stamp) VALUES (?, ?, ?, ?)",
-                         [.text(id.description), .text(writer.peer), .integer(writer.number), .text(writer.stamp.description)])
+                         [.text(id.description), .text(writer.peer), .integer(writer.number), writer.stampText])
         // Writes the deleter had not seen lose to the delete; each is recorded.
         for slot in table.slots {
             guard let current = slotWriter(row, table, slot),
