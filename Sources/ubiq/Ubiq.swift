@@ -44,6 +44,8 @@ struct Ubiq: ParsableCommand {
         } catch let code as ExitCode {
             Foundation.exit(code.rawValue)
         } catch {
+            // `ubiq help …` and `--help` reach here as errors that mean "print help and succeed".
+            if exitCode(for: error) == .success { exit(withError: error) }
             Console.error(Console.describe(error))
             Foundation.exit(1)
         }

@@ -32,7 +32,7 @@ struct DemoCommand: ParsableCommand {
                 try? FileManager.default.removeItem(atPath: root)
             }
         }
-        var scenario = try DemoScenario(root: root, template: configuration)
+        let scenario = try DemoScenario(root: root, template: configuration)
         defer { scenario.close() }
         converged = try scenario.run()
         if !converged { throw ExitCode.failure }

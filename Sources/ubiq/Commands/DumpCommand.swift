@@ -9,7 +9,7 @@ struct DumpCommand: ParsableCommand {
             With --json the output is canonical: two peers that converged print byte-identical text, \
             so 'cmp' or 'diff' of two dumps checks convergence.
 
-            Example: diff <(ubiq dump --json --device ./phone) <(ubiq dump --json --device ./laptop)
+            Example: ubiq dump --json --device ./phone > phone.json
             """)
 
     @OptionGroup var global: GlobalOptions

@@ -35,7 +35,7 @@ struct FetchCommand: ParsableCommand {
         let output = try global.withPeer { peer in
             let store = peer.store
             let description = try store.model.entity(named: entity)
-            let predicate = try condition.map { try Predicate.parse($0, entity: description) }
+            let predicate = try condition.map { try FetchPredicate.parse($0, entity: description) }
             let snapshots = try store.fetch(FetchRequest(entity: entity, predicate: predicate, sortDescriptors: sortDescriptors, limit: limit))
             if json { return JSONValue.array(try snapshots.map { try store.json(of: $0, entity: description) }).text() }
             return try snapshots.map { try ObjectText.line($0, entity: description, store: store) }.joined(separator: "\n")
@@ -43,12 +43,12 @@ struct FetchCommand: ParsableCommand {
         if !output.isEmpty { Console.out(output) }
     }
 
-    static func sortDescriptor(_ text: String) throws -> SortDescriptor {
+    static func sortDescriptor(_ text: String) throws -> FetchSortDescriptor {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count <= 2, let key = parts.first, !key.isEmpty else { throw CLIError("--sort takes key or key:asc or key:desc, not '\(text)'") }
         switch parts.count == 2 ? parts[1].lowercased() : "asc" {
-        case "asc": return SortDescriptor(String(key), ascending: true)
-        case "desc": return SortDescriptor(String(key), ascending: false)
+        case "asc": return FetchSortDescriptor(String(key), ascending: true)
+        case "desc": return FetchSortDescriptor(String(key), ascending: false)
         default: throw CLIError("--sort takes key or key:asc or key:desc, not '\(text)'")
         }
     }

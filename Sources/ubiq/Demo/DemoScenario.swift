@@ -44,7 +44,7 @@ struct DemoScenario {
         for peer in all { try peer.sync() }
         for peer in [b, c] { Console.out("  \(peer.letter) now holds \(try objectCount(peer)) objects") }
 
-        step(4, "Each device works on its own, without syncing:")
+        step(4, "Each device works on its own. Every save is in the cloud at once, but nobody imports yet:")
         try b.save { try b.object(packing, in: $0).setValue(.string(titleB), for: "title") }
         Console.out("  B renames \"Packing list\" to \"\(titleB)\"")
         try c.save { try c.object(packing, in: $0).setValue(.string(titleC), for: "title") }

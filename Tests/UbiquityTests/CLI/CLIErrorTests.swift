@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+/// Bad input of every kind ends in one `ubiq: error: …` line and a non-zero exit — never a
+/// trap, a stack trace or a usage screen (DESIGN §9).
+@Suite("CLI errors")
+struct CLIErrorTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        let name: String
+        let arguments: [String]
+        /// Part of the message the user must see.
+        let expected: String
+        var device: String? = "phone"
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(name: "unknown entity", arguments: ["insert", "Bogus", "title=x"], expected: "unknown entity 'Bogus'"),
+        Case(name: "bad attribute value", arguments: ["insert", "Note", "pinned=maybe"], expected: "Note.pinned"),
+        Case(name: "bad date value", arguments: ["insert", "Note", "created=yesterday"], expected: "Note.created"),
+        Case(name: "unknown attribute", arguments: ["insert", "Note", "color=red"], expected: "'color'"),
+        Case(name: "assignment without =", arguments: ["insert", "Note", "title"], expected: "attribute=value"),
+        Case(name: "to-many set by insert", arguments: ["insert", "Note", "tags=Tag/x"], expected: "to-many"),
+        Case(name: "malformed global ID", arguments: ["update", "garbage", "title=x"], expected: "invalid object ID"),
+        Case(name: "absent object", arguments: ["delete", "Note/nothing-here"], expected: "no object Note/nothing-here"),
+        Case(name: "relate to absent target", arguments: ["relate", "Note/first", "tags", "Tag/none"], expected: "no object Tag/none"),
+        Case(name: "unknown relationship", arguments: ["relate", "Note/first", "owner", "Tag/none"], expected: "'owner'"),
+        Case(name: "key too long", arguments: ["insert", "Note", "--id", String(repeating: "k", count: 300)], expected: "1 to 200 bytes"),
+        Case(name: "missing device", arguments: ["fetch", "Note"], expected: "no device", device: "nowhere"),
+        Case(name: "device created twice", arguments: ["device", "init"], expected: "already exists"),
+        Case(name: "unknown command", arguments: ["frobnicate"], expected: "frobnicate", device: nil),
+        Case(name: "missing argument", arguments: ["insert"], expected: "<entity>"),
+        Case(name: "bad option value", arguments: ["fetch", "Note", "--limit", "many"], expected: "--limit"),
+        Case(name: "bad predicate", arguments: ["fetch", "Note", "--where", "title =="], expected: "invalid predicate"),
+        Case(name: "bad sort", arguments: ["fetch", "Note", "--sort", "title:sideways"], expected: "--sort"),
+        Case(name: "unreadable model file", arguments: ["fetch", "Note", "--model", "missing-model.plist"], expected: "cannot read model file"),
+        Case(name: "garbage model file", arguments: ["fetch", "Note", "--model", "garbage.plist"], expected: "cannot read model file"),
+        Case(name: "log level out of range", arguments: ["sync", "--log-level", "7"], expected: "log level"),
+        Case(name: "bad content name", arguments: ["sync", "--content", "a.b"], expected: "content name"),
+    ]
+
+    @Test(arguments: cases)
+    func oneLineError(_ testCase: Case) throws {
+        let sandbox = try CLISandbox()
+        try sandbox.initDevice("phone")
+        try sandbox.succeed(["insert", "Note", "--id", "first", "title=First"], device: "phone")
+        try Data("this is not a property list".utf8).write(to: URL(fileURLWithPath: sandbox.root + "/garbage.plist"))
+
+        // Without a device the arguments go alone, so the parser meets the mistake first.
+        let result = testCase.device == nil
+            ? try UbiqProcess(binary: sandbox.binary, arguments: testCase.arguments, directory: sandbox.root).wait(timeout: 30)
+            : try sandbox.run(testCase.arguments, device: testCase.device, timeout: 30)
+        #expect(!result.signaled && !result.timedOut, "no trap, no hang: \(result)")
+        #expect(result.status != 0, "non-zero exit: \(result)")
+        #expect(result.stderrLines.count == 1, "exactly one stderr line: \(result)")
+        #expect(result.stderr.hasPrefix("ubiq: error: "), "\(result)")
+        #expect(result.stderr.contains(testCase.expected), "names the problem ('\(testCase.expected)'): \(result)")
+        #expect(result.stdout.isEmpty, "nothing on stdout: \(result)")
+        if testCase.device == "nowhere" {
+            #expect(!FileManager.default.fileExists(atPath: sandbox.device("nowhere")), "a mistyped --device leaves no folder behind")
+        }
+    }
+
+    @Test func helpHasAnExampleForEveryCommand() throws {
+        let sandbox = try CLISandbox()
+        for command in [["device", "init"], ["insert"], ["update"], ["delete"], ["relate"], ["unrelate"], ["fetch"],
+                        ["sync"], ["dump"], ["model"], ["soak"], ["demo"]] {
+            let result = try sandbox.run(command + ["--help"], device: nil, timeout: 30)
+            #expect(result.succeeded, "\(result)")
+            #expect(result.stdout.contains("Example: ubiq"), "help of \(command) shows an example")
+        }
+    }
+}

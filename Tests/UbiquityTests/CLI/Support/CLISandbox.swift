@@ -1,0 +1,82 @@
+import Foundation
+
+/// A fresh temporary cloud and device folders for one test, driven through the `ubiq` binary.
+final class CLISandbox {
+    let root: String
+    let binary: String
+    var cloud: String { root + "/cloud" }
+
+    init() throws {
+        binary = try UbiqBinary.path()
+        root = NSTemporaryDirectory() + "ubiq-cli-test-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: root + "/cloud", withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
+
+    func device(_ name: String) -> String { root + "/devices/" + name }
+
+    /// The arguments with this sandbox's cloud and, when given, a device appended.
+    func arguments(_ arguments: [String], device: String?) -> [String] {
+        arguments + ["--cloud", cloud] + (device.map { ["--device", self.device($0)] } ?? [])
+    }
+
+    func start(_ arguments: [String], device: String?) throws -> UbiqProcess {
+        try UbiqProcess(binary: binary, arguments: self.arguments(arguments, device: device), directory: root)
+    }
+
+    func run(_ arguments: [String], device: String?, timeout: Double = 60) throws -> UbiqResult {
+        try start(arguments, device: device).wait(timeout: timeout)
+    }
+
+    /// Runs a command that must succeed; a failure is thrown with everything the process said.
+    @discardableResult
+    func succeed(_ arguments: [String], device: String?, timeout: Double = 60) throws -> UbiqResult {
+        let result = try run(arguments, device: device, timeout: timeout)
+        guard result.succeeded else { throw CommandFailed(result: result) }
+        return result
+    }
+
+    /// Creates a device and returns its peer ID (from `device init`'s output).
+    @discardableResult
+    func initDevice(_ name: String, user: String? = nil) throws -> String {
+        let result = try succeed(["device", "init", "--user", user ?? name], device: name)
+        guard let line = result.stdoutLines.first(where: { $0.hasPrefix("peer ID: ") }) else { throw CommandFailed(result: result) }
+        return String(line.dropFirst("peer ID: ".count))
+    }
+
+    func dump(_ device: String) throws -> String {
+        try succeed(["dump", "--json"], device: device).stdout
+    }
+
+    struct CommandFailed: Error, CustomStringConvertible {
+        let result: UbiqResult
+        var description: String { "command failed: \(result)" }
+    }
+}
+
+/// The global IDs in a `dump --json` or `fetch --json` text.
+func objectIDs(inJSON text: String) throws -> [String] {
+    let objects = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]] ?? []
+    return objects.compactMap { $0["id"] as? String }
+}
+
+/// SplitMix64: a tiny seeded generator, so a failing random run can be replayed from its seed.
+struct CLISeededRandom: RandomNumberGenerator {
+    private var state: UInt64
+
+    /// `UBIQUITY_TEST_SEED` when set, else a fresh seed (printed in failure messages by callers).
+    static func seed() -> UInt64 {
+        ProcessInfo.processInfo.environment["UBIQUITY_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
+    }
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
