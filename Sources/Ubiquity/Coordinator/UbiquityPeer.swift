@@ -71,9 +71,23 @@ public final class UbiquityPeer: @unchecked Sendable {
         logger.peerID = peerID
         logger.storeName = configuration.storeName
         self.logger = logger
+        try catchUpWithOwnLogs()
     }
 
     let localDirectory: String
+
+    /// A store rebuilt (or lost and recreated) knows fewer of its own transactions than the
+    /// container holds. Import them before any save, so a transaction number is never reused.
+    private func catchUpWithOwnLogs() throws {
+        guard let location else { return }
+        let highest = DirectoryEntry.list(location.logDirectory(of: peerID)).compactMap { TransactionLog.transactionNumber(inFileName: $0.name) }.max() ?? 0
+        guard highest > store.knowledge[peerID] else { return }
+        logger.log(.warning, "PFUbiquitySetupAssistant", "catchUp", "the store knows transaction \(store.knowledge[peerID]) of this peer but the container holds \(highest): importing before any save")
+        _ = try importAvailable()
+        guard store.knowledge[peerID] >= highest else {
+            throw PeerError.unusableCloud("this peer's own logs up to \(highest) cannot all be imported (knowledge stops at \(store.knowledge[peerID])); saving now would reuse transaction numbers — run 'ubiq doctor' or repair the container")
+        }
+    }
     let logger: UbiquityLogger
 
     /// The container ID (a UUID) this device uses for `token`, from `tokens.plist`, made on first use.
