@@ -6,8 +6,8 @@ import Testing
 struct CLIConvergenceTests {
     static let soakers = ["s0", "s1", "s2"]
     static let updaters = ["u0", "u1"]
-    static let soakCount = 60
-    static let updatesEach = 6
+    static let soakCount = 150
+    static let updatesEach = 8
 
     @Test func concurrentProcessesConverge() throws {
         let sandbox = try CLISandbox()
@@ -27,6 +27,7 @@ struct CLIConvergenceTests {
         var pending = Dictionary(uniqueKeysWithValues: Self.updaters.map { ($0, 0) })
         var running: [String: UbiqProcess] = [:]
         var failures: [UbiqResult] = []
+        var overlapping = 0
         let deadline = Date().addingTimeInterval(90)
         while (!running.isEmpty || pending.values.contains { $0 < Self.updatesEach }) && Date() < deadline {
             for device in Self.updaters {
@@ -39,6 +40,7 @@ struct CLIConvergenceTests {
                 guard let done = pending[device], done < Self.updatesEach else { continue }
                 let title = "\(device) edit \(done)"
                 titles.insert(title)
+                if soaks.contains(where: { $0.1.isRunning }) { overlapping += 1 }
                 running[device] = try sandbox.start(["update", "Note/shared", "title=\(title)", "body=by \(device)"], device: device)
                 pending[device] = done + 1
             }
@@ -53,6 +55,7 @@ struct CLIConvergenceTests {
             printed.formUnion(result.stdoutLines)
         }
         #expect(failures.isEmpty, "every concurrent process succeeded: \(failures)")
+        #expect(overlapping > 0, "updates really ran while soaks were saving")
 
         // Two rounds: the first exports anything waiting and imports, the second takes in what
         // other devices exported during the first.
