@@ -7,6 +7,7 @@ struct DemoScenario {
     let a: DemoPeer, b: DemoPeer, c: DemoPeer
     var all: [DemoPeer] { [a, b, c] }
 
+    // Natural keys make the story's IDs readable; these constants are valid, so `try!` cannot fire.
     let trip = try! GlobalID(entity: "Folder", key: "trip")
     let packing = try! GlobalID(entity: "Note", key: "packing-list")
     let flights = try! GlobalID(entity: "Note", key: "flights")
