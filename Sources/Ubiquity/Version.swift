@@ -1,1 +1,4 @@
-public enum UbiquityVersion { public static let string = "0.1.0" }
+/// The library's version, as `ubiq --version` prints it.
+public enum UbiquityVersion {
+    public static let string = "0.1.0"
+}

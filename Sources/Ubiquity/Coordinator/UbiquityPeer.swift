@@ -46,10 +46,10 @@ public final class UbiquityPeer: @unchecked Sendable {
         try configuration.validate()
         self.configuration = configuration
         do {
-            try AtomicFile.makeDirectory(configuration.device)
-            deviceLock = try DeviceLock(device: configuration.device)
+            // Load first: a mistyped device path must not leave a folder behind.
             device = try Device.load(from: configuration.device)
-        } catch let error as DeviceError {
+            deviceLock = try DeviceLock(device: configuration.device)
+        } catch {
             throw PeerError.device(error)
         }
         peerID = device.peerID(peerToken: configuration.peerToken)

@@ -92,6 +92,11 @@ public final class SQLiteDatabase {
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// Quotes a string literal for SQL (`'text'`, doubling inner quotes).
+    public static func quoteLiteral(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
     /// Quotes an identifier for SQL (`"name"`, doubling inner quotes).
     public static func quote(_ identifier: String) -> String {
         "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""

@@ -1,0 +1,2 @@
+// Library users configure log formats and read plist values; they should not need a second import.
+@_exported import UbiquityPlist

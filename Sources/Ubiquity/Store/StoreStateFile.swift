@@ -1,0 +1,65 @@
+import Foundation
+
+// A store's merge state as a standalone SQLite file: what a baseline carries. It holds the
+// entity and pair tables and the tombstones — never the outbox, history, conflicts or
+// quarantine, which are one peer's own business.
+extension PersistentStore {
+    static let localTables = ["Z_OUTBOX", "Z_TRANSACTIONS", "Z_CONFLICTS", "Z_QUARANTINE", "Z_KNOWLEDGE"]
+
+    /// Writes the merge state into a new SQLite file at `path`; returns the knowledge it holds.
+    func writeStateFile(to path: String) throws -> KnowledgeVector {
+        try locked {
+            try? FileManager.default.removeItem(atPath: path)
+            try database.run("VACUUM INTO ?", [.text(path)])
+            let copy = try SQLiteDatabase(path: path)
+            try copy.transaction {
+                for table in Self.localTables { try copy.execute("DELETE FROM \(table)") }
+                try copy.execute("DELETE FROM Z_META WHERE key NOT IN ('modelHash', 'schemaVersion')")
+            }
+            try copy.execute("PRAGMA journal_mode=DELETE")
+            try copy.execute("VACUUM")
+            return knowledgeCache
+        }
+    }
+
+    /// Replaces this store's merge state by the state in `path` (a baseline's store file) at
+    /// `knowledge`, in one transaction. History, conflicts and quarantine are kept. The caller
+    /// makes sure the outbox is empty (its logs are in the container, to be imported again).
+    func adoptStateFile(at path: String, knowledge: KnowledgeVector) throws {
+        try locked {
+            let source = try SQLiteDatabase(path: path, readOnly: true)
+            let statement = try source.statement("SELECT value FROM Z_META WHERE key = 'modelHash'")
+            guard try statement.step(), statement.string(0) == model.hash else {
+                throw StoreError.validation("the baseline's store was made for another model")
+            }
+            try database.execute("ATTACH DATABASE \(SQLiteDatabase.quoteLiteral(path)) AS baseline")
+            defer { try? database.execute("DETACH DATABASE baseline") }
+            try database.transaction {
+                let tables = self.tables.values.map(\.quotedName) + pairTables.values.map(\.quotedName) + ["Z_TOMBSTONES"]
+                for table in tables {
+                    try database.execute("DELETE FROM main.\(table); INSERT INTO main.\(table) SELECT * FROM baseline.\(table)")
+                }
+                try database.execute("DELETE FROM Z_KNOWLEDGE")
+                knowledgeCache = KnowledgeVector()
+                for (peer, number) in knowledge.entries { try advanceKnowledge(peer: peer, to: number) }
+            }
+        }
+    }
+
+    /// Deletes every object, pair and tombstone and forgets all knowledge (content removed).
+    func resetToEmpty() throws {
+        try locked {
+            try database.transaction {
+                let tables = self.tables.values.map(\.quotedName) + pairTables.values.map(\.quotedName)
+                    + ["Z_TOMBSTONES", "Z_KNOWLEDGE", "Z_OUTBOX"]
+                for table in tables { try database.execute("DELETE FROM \(table)") }
+                knowledgeCache = KnowledgeVector()
+            }
+        }
+    }
+
+    /// The size of the store file in bytes (for the baseline heuristics).
+    public var fileSize: Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.int64Value ?? 0
+    }
+}
