@@ -17,12 +17,14 @@ public struct PeerConfiguration: Sendable {
     /// Distinguishes several stores of one app on one device (Apple's peer-token option).
     public var peerToken: String?
     public var logFormat: PlistFormat
+    /// When to roll baselines and collect garbage during `sync()`; `nil` = only on request.
+    public var baselinePolicy: BaselinePolicy?
     public var logger: UbiquityLogger
 
     public init(cloud: String, device: String, model: ObjectModel, contentName: String,
                 containerIdentifier: String = "iCloud.ubiquity.default", contentURL: String = "CoreData",
                 storeName: String = "Store", peerToken: String? = nil, logFormat: PlistFormat = .binary,
-                logger: UbiquityLogger = UbiquityLogger()) {
+                baselinePolicy: BaselinePolicy? = .apple, logger: UbiquityLogger = UbiquityLogger()) {
         self.cloud = cloud
         self.device = device
         self.model = model
@@ -32,6 +34,7 @@ public struct PeerConfiguration: Sendable {
         self.storeName = storeName
         self.peerToken = peerToken
         self.logFormat = logFormat
+        self.baselinePolicy = baselinePolicy
         self.logger = logger
     }
 

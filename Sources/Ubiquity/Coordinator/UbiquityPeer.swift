@@ -16,12 +16,22 @@ public struct SyncSummary: Sendable, Equatable {
     public var exportError: String?
     public var knowledge = KnowledgeVector()
     public var signedOut = false
+    /// Another peer removed the content; this store started over empty.
+    public var contentRemoved = false
+    /// The author of the baseline this store started from in this sync, if it did.
+    public var adoptedBaseline: String?
+    public var baseline: BaselineDecision?
+    public var garbage: GarbageReport?
 
     /// One line for people: `exported 2, imported 5 (3 inserted, 1 updated, 0 deleted), 0 waiting, 0 quarantined`.
     public var line: String {
         if signedOut { return "signed out: working on the local store, nothing to sync" }
-        var text = "exported \(exported), imported \(imported.applied.count) (\(imported.changes.inserted.count) inserted, \(imported.changes.updated.count) updated, \(imported.changes.deleted.count) deleted), \(imported.waiting) waiting, \(imported.quarantined.count) quarantined"
+        var text = contentRemoved ? "content removed by another peer: started over empty; " : ""
+        if let adoptedBaseline { text += "started from the baseline of \(adoptedBaseline); " }
+        text += "exported \(exported), imported \(imported.applied.count) (\(imported.changes.inserted.count) inserted, \(imported.changes.updated.count) updated, \(imported.changes.deleted.count) deleted), \(imported.waiting) waiting, \(imported.quarantined.count) quarantined"
         if outboxPending > 0 { text += ", \(outboxPending) in outbox" }
+        if case .rolled? = baseline { text += ", rolled a baseline" }
+        if let deleted = garbage?.deleted.count, deleted > 0 { text += ", deleted \(deleted) old log(s)" }
         if let exportError { text += " — \(exportError)" }
         return text
     }
@@ -39,7 +49,7 @@ public final class UbiquityPeer: @unchecked Sendable {
     public let location: ContainerLocation?
     private let deviceLock: DeviceLock
     private let subscribers = SubscriberList()
-    private let syncLock = NSLock()
+    let syncLock = NSLock()
 
     /// Opens the peer: takes the device's lock, then opens the store of its current account.
     public init(configuration: PeerConfiguration) throws {
@@ -120,7 +130,9 @@ public final class UbiquityPeer: @unchecked Sendable {
     @discardableResult
     public func exportPending() throws -> Int {
         guard let location else { return 0 }
-        return try syncLock.withLock { try Exporter(store: store, location: location, logger: logger).flush() }
+        let written = try syncLock.withLock { try Exporter(store: store, location: location, logger: logger).flush() }
+        if written > 0 { try ensureContentEpoch(location) }
+        return written
     }
 
     /// Imports what other peers wrote, rewrites the receipt, and tells subscribers.
@@ -137,20 +149,35 @@ public final class UbiquityPeer: @unchecked Sendable {
         return report
     }
 
-    /// Exports pending logs, then imports: one round of sync.
+    /// One round of sync: notice a content removal, export pending logs, start from the
+    /// baseline if this store fell behind it, import, then roll a baseline and collect garbage
+    /// as the policy says.
     public func sync() throws -> SyncSummary {
         var summary = SyncSummary()
-        guard location != nil else {
+        guard let location else {
             summary.signedOut = true
             summary.knowledge = store.knowledge
             return summary
+        }
+        if try contentEpochChanged() {
+            try resetForRemovedContent()
+            summary.contentRemoved = true
         }
         do {
             summary.exported = try exportPending()
         } catch let error as SyncError {
             summary.exportError = error.description
         }
+        let baseliner = makeBaseliner(location)
+        if let baseline = baseliner.currentMetadata(), try store.pendingOutbox().isEmpty, baseliner.mustAdopt(baseline) {
+            try syncLock.withLock { try baseliner.adopt(baseline) }
+            summary.adoptedBaseline = baseline.author
+        }
         summary.imported = try importAvailable()
+        if let policy = configuration.baselinePolicy, summary.exportError == nil {
+            summary.baseline = try? syncLock.withLock { try baseliner.rollIfNeeded(policy: policy) }
+            summary.garbage = collectGarbage(policy: policy)
+        }
         summary.outboxPending = try store.pendingOutbox().count
         summary.knowledge = store.knowledge
         return summary

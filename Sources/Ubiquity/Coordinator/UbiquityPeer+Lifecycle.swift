@@ -1,0 +1,82 @@
+import Foundation
+
+// Baselines, garbage collection and content removal for one peer (DESIGN §5–§6).
+extension UbiquityPeer {
+    func makeBaseliner(_ location: ContainerLocation) -> Baseliner {
+        Baseliner(store: store, location: location, scratchDirectory: localDirectory + "/container/staging", logger: logger)
+    }
+
+    /// The current baseline's metadata, or `nil` when there is none (or it is unreadable).
+    public var baselineMetadata: BaselineMetadata? { location.flatMap { makeBaseliner($0).currentMetadata() } }
+
+    /// Rolls a baseline now if this peer may (it has imported every visible log); with
+    /// `force` regardless of the policy's thresholds.
+    public func rollBaseline(force: Bool = false) throws -> BaselineDecision {
+        guard let location else { throw SyncError.signedOut }
+        return try syncLock.withLock {
+            try makeBaseliner(location).rollIfNeeded(policy: configuration.baselinePolicy ?? .apple, force: force)
+        }
+    }
+
+    /// Deletes this peer's own logs that the baseline covers and nobody needs any more.
+    public func collectGarbage(policy: BaselinePolicy? = nil, now: Date = Date()) -> GarbageReport {
+        guard let location else { return GarbageReport(note: "signed out: nothing in the cloud") }
+        return syncLock.withLock {
+            let baseliner = makeBaseliner(location)
+            return GarbageCollector(store: store, location: location, logger: logger)
+                .collect(baseline: baseliner.currentMetadata(), policy: policy ?? configuration.baselinePolicy ?? .apple, now: now)
+        }
+    }
+
+    /// Removes the content from the cloud (Apple's `removeUbiquitousContent`): every peer's logs
+    /// and receipts of this content, its baselines; writes a new content epoch so running peers
+    /// notice; and empties this store.
+    public func removeUbiquitousContent() throws {
+        guard let location else { throw SyncError.signedOut }
+        try syncLock.withLock {
+            for folder in DirectoryEntry.list(location.ubiquityRoot) where folder.isDirectory && CloudNames.isValidPeerID(folder.name) {
+                try? FileManager.default.removeItem(atPath: "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)")
+            }
+            try? FileManager.default.removeItem(atPath: "\(location.ubiquityRoot)/.baseline/\(location.contentName)")
+            let epoch = try ContentEpoch.write(location)
+            try store.resetToEmpty()
+            try store.setContentEpoch(epoch)
+        }
+        logger.log(.error, "PFUbiquitySetupAssistant", "removeUbiquitousContent", "removed the content \(location.contentName) from the cloud")
+    }
+
+    /// Whether another peer removed the content since this store last looked.
+    public func contentEpochChanged() throws -> Bool {
+        guard let location, let epoch = ContentEpoch.read(location) else { return false }
+        guard let known = try store.contentEpoch() else {
+            try store.setContentEpoch(epoch)
+            return false
+        }
+        return known != epoch
+    }
+
+    /// Starts over on an empty store after another peer removed the content.
+    func resetForRemovedContent() throws {
+        guard let location, let epoch = ContentEpoch.read(location) else { return }
+        try syncLock.withLock {
+            try store.resetToEmpty()
+            try store.setContentEpoch(epoch)
+        }
+        logger.log(.error, "PFUbiquitySetupAssistant", "contentRemoved", "the content was removed by another peer: continuing on an empty store")
+    }
+
+    /// The first export of new content writes its epoch.
+    func ensureContentEpoch(_ location: ContainerLocation) throws {
+        if let epoch = ContentEpoch.read(location) {
+            if try store.contentEpoch() == nil { try store.setContentEpoch(epoch) }
+            return
+        }
+        try store.setContentEpoch(try ContentEpoch.write(location))
+    }
+}
+
+extension PersistentStore {
+    func contentEpoch() throws -> String? { try locked { try meta("contentEpoch") } }
+
+    func setContentEpoch(_ epoch: String) throws { try locked { try setMeta("contentEpoch", epoch) } }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// What a baseline decision was, with its figures (logged at level 3 and shown by the CLI).
+public enum BaselineDecision: Sendable, Equatable {
+    case rolled(BaselineMetadata, reason: String)
+    case skipped(reason: String)
+
+    public var reason: String {
+        switch self {
+        case let .rolled(_, reason), let .skipped(reason): return reason
+        }
+    }
+}
+
+/// Rolls baselines and brings stores that fell behind one up to it (DESIGN §6).
+struct Baseliner {
+    let store: PersistentStore
+    let location: ContainerLocation
+    /// A local folder for extracting and building archives.
+    let scratchDirectory: String
+    let logger: UbiquityLogger
+
+    /// The current baseline's metadata; `nil` when there is none. An unreadable baseline (e.g.
+    /// truncated in transfer) is reported and treated as absent: logs still import.
+    func currentMetadata() -> BaselineMetadata? {
+        guard FileManager.default.fileExists(atPath: location.baselinePath) else { return nil }
+        do {
+            let metadata = try BaselineArchive.readMetadata(location.baselinePath)
+            guard metadata.modelVersionHash == store.model.hash else { throw BaselineError.otherModel(metadata.modelVersionHash) }
+            return metadata
+        } catch {
+            logger.log(.warning, "PFUbiquityBaseline", "metadata", "ignoring the baseline at \(location.baselinePath): \(error)")
+            return nil
+        }
+    }
+
+    /// Rolls a baseline if this peer may (its knowledge covers every visible log) and should
+    /// (the policy's thresholds), or always when `force` is set and it may.
+    func rollIfNeeded(policy: BaselinePolicy, force: Bool = false) throws -> BaselineDecision {
+        let current = currentMetadata()
+        let knowledge = store.knowledge
+        let scan = ContainerScan(location: location)
+        if let ahead = scan.logs.first(where: { $0.number > knowledge[$0.peerID] }) {
+            return skipped("this peer has not imported every visible log (\(ahead.peerID) has transaction \(ahead.number))")
+        }
+        let baseKnowledge = current?.knowledge ?? KnowledgeVector()
+        if baseKnowledge.dominates(knowledge) { return skipped("the current baseline already covers everything this peer knows") }
+        let since = knowledge.entries.reduce(Int64(0)) { $0 + max(0, $1.value - baseKnowledge[$1.key]) }
+        let bytes = scan.logs.filter { $0.number > baseKnowledge[$0.peerID] }.reduce(Int64(0)) { $0 + $1.size }
+        let storeSize = store.fileSize
+        let reason: String
+        if force {
+            reason = "rolled on request (\(since) transactions since the last baseline)"
+        } else if since >= policy.transactionThreshold {
+            reason = "\(since) transactions since the last baseline (threshold \(policy.transactionThreshold))"
+        } else if bytes >= policy.minimumLogBytes && Double(bytes) >= policy.logBytesFraction * Double(storeSize) {
+            reason = "\(bytes) bytes of logs, at least \(Int(policy.logBytesFraction * 100)) % of the \(storeSize)-byte store and \(policy.minimumLogBytes) bytes"
+        } else {
+            return skipped("only \(since) of the required \(policy.transactionThreshold) transactions, and \(bytes) bytes of logs (needs \(policy.minimumLogBytes) and \(Int(policy.logBytesFraction * 100)) % of the \(storeSize)-byte store)")
+        }
+
+        let work = scratchDirectory + "/roll-" + UUID().uuidString
+        try AtomicFile.makeDirectory(work)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let stateFile = work + "/" + BaselineArchive.storeName
+        let covered = try store.writeStateFile(to: stateFile)
+        let metadata = BaselineMetadata(
+            author: store.peerID, knowledge: covered, previousKnowledge: baseKnowledge, modelVersionHash: store.model.hash,
+            storeName: store.storeName, contentName: store.contentName, created: Date().timeIntervalSince1970,
+            storeChecksum: try BaselineArchive.sha256Hex(ofFile: stateFile),
+            modelChecksum: CanonicalEncoding.sha256Hex(of: store.model.plistValue))
+        let directory = (location.baselinePath as NSString).deletingLastPathComponent
+        try AtomicFile.makeDirectory(directory)
+        let temporary = directory + "/.baseline-" + UUID().uuidString + ".zip.nosync"
+        try BaselineArchive.write(metadata: metadata, model: store.model, storeFile: stateFile, to: temporary)
+        // Replace only a baseline this one dominates (another peer may have rolled meanwhile).
+        if let latest = currentMetadata(), !covered.dominates(latest.knowledge) {
+            try? FileManager.default.removeItem(atPath: temporary)
+            return skipped("another peer rolled a baseline this one does not dominate (\(latest.author))")
+        }
+        guard rename(temporary, location.baselinePath) == 0 else {
+            let error = FileError(path: location.baselinePath, operation: "rename", errno: errno)
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw SyncError.containerUnwritable(path: error.path, reason: error.message)
+        }
+        logger.log(.info, "PFUbiquityBaseline", "rollBaseline", "rolled a baseline at \(covered): \(reason)")
+        return .rolled(metadata, reason: reason)
+    }
+
+    private func skipped(_ reason: String) -> BaselineDecision {
+        logger.log(.verbose, "PFUbiquityBaseline", "rollBaseline", "no baseline rolled: \(reason)")
+        return .skipped(reason: reason)
+    }
+
+    /// Whether this store must start from the baseline: it lacks something the baseline covers,
+    /// and either it is new or a log it would need is gone from the container.
+    func mustAdopt(_ metadata: BaselineMetadata) -> Bool {
+        let knowledge = store.knowledge
+        guard !knowledge.dominates(metadata.knowledge) else { return false }
+        if knowledge.entries.isEmpty { return true }
+        let scan = ContainerScan(location: location)
+        return metadata.knowledge.entries.contains { peer, number in
+            knowledge[peer] < number && !scan.has(peer: peer, number: knowledge[peer] + 1)
+        }
+    }
+
+    /// Replaces the store's merge state by the baseline's. The outbox must be empty (its logs
+    /// are in the container and are imported again, so no unsent change is lost).
+    func adopt(_ metadata: BaselineMetadata) throws {
+        let work = scratchDirectory + "/adopt-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let stateFile = try BaselineArchive.extractStore(location.baselinePath, metadata: metadata, into: work)
+        try store.adoptStateFile(at: stateFile, knowledge: metadata.knowledge)
+        logger.log(.info, "PFUbiquityBaseline", "adoptBaseline", "started from the baseline of \(metadata.author) at \(metadata.knowledge)")
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// What one garbage collection did and what holds it back.
+public struct GarbageReport: Sendable, Equatable {
+    /// Own log files deleted (names).
+    public var deleted: [String] = []
+    /// Own log files kept.
+    public var kept = 0
+    /// Peers whose receipt has not passed a log the baseline covers (they keep it alive until
+    /// the grace period ends), with how far their receipt has come.
+    public var blockingPeers: [String: Int64] = [:]
+    /// Peers whose receipt is older than the grace period: probably gone for good.
+    public var staleReceipts: [String] = []
+    /// Why nothing could be collected, when that is so.
+    public var note: String?
+}
+
+/// Deletes this peer's own logs that nobody needs any more (DESIGN §6): covered by the current
+/// baseline, and passed by every known peer's receipt or older than the grace period.
+struct GarbageCollector {
+    let store: PersistentStore
+    let location: ContainerLocation
+    let logger: UbiquityLogger
+
+    func collect(baseline: BaselineMetadata?, policy: BaselinePolicy, now: Date = Date()) -> GarbageReport {
+        var report = GarbageReport()
+        let me = store.peerID
+        let scan = ContainerScan(location: location)
+        let mine = scan.logs.filter { $0.peerID == me }
+        guard let baseline else {
+            report.kept = mine.count
+            report.note = "no baseline yet: every log is still needed"
+            return report
+        }
+        var receipts: [String: Receipt] = [:]
+        for peer in scan.peers where peer != me {
+            guard let bytes = try? AtomicFile.read(location.receiptPath(of: peer), limit: 1 << 20),
+                  let receipt = try? Receipt(decoding: bytes), receipt.peerID == peer else { continue }
+            receipts[peer] = receipt
+            if receipt.date < now.timeIntervalSince1970 - policy.gracePeriod { report.staleReceipts.append(peer) }
+        }
+        // A peer folder without a readable receipt has passed nothing we can prove.
+        let peersWithoutReceipt = scan.peers.filter { $0 != me && receipts[$0] == nil }
+        let cutoff = now.timeIntervalSince1970 - policy.gracePeriod
+        for log in mine.sorted(by: { $0.number < $1.number }) {
+            guard log.number <= baseline.knowledge[me] else { report.kept += 1; continue }
+            let behind = receipts.filter { $0.value.knowledge[me] < log.number }.mapValues { $0.knowledge[me] }
+            let passedByAll = behind.isEmpty && peersWithoutReceipt.isEmpty
+            guard passedByAll || log.modificationTime < cutoff else {
+                report.kept += 1
+                report.blockingPeers.merge(behind) { min($0, $1) }
+                for peer in peersWithoutReceipt { report.blockingPeers[peer] = 0 }
+                continue
+            }
+            if unlink(location.logDirectory(of: me) + "/" + log.name) == 0 { report.deleted.append(log.name) } else { report.kept += 1 }
+        }
+        report.staleReceipts.sort()
+        logger.log(.info, "PFUbiquityGarbageCollector", "collect", "deleted \(report.deleted.count) own log(s), kept \(report.kept)\(report.blockingPeers.isEmpty ? "" : "; held back by \(report.blockingPeers.keys.sorted().joined(separator: ", "))")")
+        return report
+    }
+}
