@@ -1,0 +1,216 @@
+/// Writes `bplist00` files.
+///
+/// The value tree is first flattened into a table of objects in which every scalar leaf
+/// (string, number, boolean, date, data) appears once however often it is used: keys repeated
+/// across thousands of records cost one object each. Containers are never shared. Dictionary
+/// keys are written in UTF-8 byte order so the same value always encodes to the same bytes.
+struct BinaryPlistWriter {
+    /// Seconds from 1970-01-01 to 2001-01-01, the epoch of binary plist dates.
+    static let epochDelta: Double = 978_307_200
+
+    /// One entry of the object table.
+    private enum Object {
+        case scalar(PlistValue)
+        /// Children are `refs[start ..< start + count]`.
+        case array(start: Int, count: Int)
+        /// Keys are `refs[start ..< start + count]`, values the `count` refs after them.
+        case dictionary(start: Int, count: Int)
+    }
+
+    /// Identity of a scalar for deduplication. Reals and dates compare by bit pattern so
+    /// that 0 and -0 (or two NaN payloads) stay distinct.
+    private enum ScalarKey: Hashable {
+        case string(String)
+        case integer(Int64)
+        case unsignedInteger(UInt64)
+        case real(UInt64)
+        case boolean(Bool)
+        case date(UInt64)
+        case data([UInt8])
+    }
+
+    private var objects: [Object] = []
+    private var refs: [Int] = []
+    private var unique: [ScalarKey: Int] = [:]
+    private var out: [UInt8] = []
+
+    static func encode(_ value: PlistValue) -> [UInt8] {
+        var writer = BinaryPlistWriter()
+        _ = writer.flatten(value)
+        return writer.write()
+    }
+
+    // MARK: Flattening
+
+    private mutating func flatten(_ value: PlistValue) -> Int {
+        switch value {
+        case let .array(elements):
+            let index = objects.count
+            let start = refs.count
+            objects.append(.array(start: start, count: elements.count))
+            refs.append(contentsOf: repeatElement(0, count: elements.count))
+            for (i, element) in elements.enumerated() {
+                refs[start + i] = flatten(element)
+            }
+            return index
+        case let .dictionary(dictionary):
+            let index = objects.count
+            let start = refs.count
+            let count = dictionary.count
+            objects.append(.dictionary(start: start, count: count))
+            refs.append(contentsOf: repeatElement(0, count: 2 * count))
+            let sorted = dictionary.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            for (i, entry) in sorted.enumerated() {
+                refs[start + i] = scalar(.string(entry.key), .string(entry.key))
+                refs[start + count + i] = flatten(entry.value)
+            }
+            return index
+        case let .string(s): return scalar(.string(s), value)
+        case let .integer(i): return scalar(.integer(i), value)
+        case let .unsignedInteger(u):
+            // Values that fit in Int64 are the same plist integer; keep one representation.
+            if u <= UInt64(Int64.max) { return scalar(.integer(Int64(u)), .integer(Int64(u))) }
+            return scalar(.unsignedInteger(u), value)
+        case let .real(d): return scalar(.real(d.bitPattern), value)
+        case let .boolean(b): return scalar(.boolean(b), value)
+        case let .date(d): return scalar(.date(d.bitPattern), value)
+        case let .data(bytes): return scalar(.data(bytes), value)
+        }
+    }
+
+    private mutating func scalar(_ key: ScalarKey, _ value: PlistValue) -> Int {
+        if let existing = unique[key] { return existing }
+        let index = objects.count
+        objects.append(.scalar(value))
+        unique[key] = index
+        return index
+    }
+
+    // MARK: Serialisation
+
+    private mutating func write() -> [UInt8] {
+        let refSize = Self.byteWidth(for: UInt64(max(objects.count - 1, 0)))
+        out.reserveCapacity(objects.count * 8 + 64)
+        out.append(contentsOf: [0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30])  // "bplist00"
+        var offsets = [Int]()
+        offsets.reserveCapacity(objects.count)
+        for object in objects {
+            offsets.append(out.count)
+            switch object {
+            case let .scalar(value): writeScalar(value)
+            case let .array(start, count):
+                writeMarker(0xA0, count: count)
+                for i in start ..< start + count { appendBigEndian(UInt64(refs[i]), width: refSize) }
+            case let .dictionary(start, count):
+                writeMarker(0xD0, count: count)
+                for i in start ..< start + 2 * count { appendBigEndian(UInt64(refs[i]), width: refSize) }
+            }
+        }
+        let tableOffset = out.count
+        let offsetSize = Self.byteWidth(for: UInt64(offsets.last ?? 0))
+        for offset in offsets { appendBigEndian(UInt64(offset), width: offsetSize) }
+        // Trailer: 5 unused bytes, sort version, offset size, ref size, then three 64-bit fields.
+        out.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)])
+        appendBigEndian(UInt64(objects.count), width: 8)
+        appendBigEndian(0, width: 8)  // the top object is always the first one flattened
+        appendBigEndian(UInt64(tableOffset), width: 8)
+        return out
+    }
+
+    private mutating func writeScalar(_ value: PlistValue) {
+        switch value {
+        case let .string(s): writeString(s)
+        case let .integer(i): writeInteger(i)
+        case let .unsignedInteger(u):
+            // Above Int64.max, CoreFoundation and plistlib both write a 16-byte big-endian
+            // two's-complement integer: eight zero bytes, then the value.
+            out.append(0x14)
+            appendBigEndian(0, width: 8)
+            appendBigEndian(u, width: 8)
+        case let .real(d):
+            out.append(0x23)
+            appendBigEndian(d.bitPattern, width: 8)
+        case let .boolean(b): out.append(b ? 0x09 : 0x08)
+        case let .date(d):
+            out.append(0x33)
+            appendBigEndian(Self.referenceDate(fromUnix: d).bitPattern, width: 8)
+        case let .data(bytes):
+            writeMarker(0x40, count: bytes.count)
+            out.append(contentsOf: bytes)
+        case .array, .dictionary:
+            preconditionFailure("containers are never scalars")
+        }
+    }
+
+    private mutating func writeInteger(_ i: Int64) {
+        // As CoreFoundation: non-negative values in the smallest of 1, 2, 4 bytes (read as
+        // unsigned), everything else in 8 bytes (read as signed).
+        if i >= 0 && i <= 0xFF {
+            out.append(0x10); out.append(UInt8(i))
+        } else if i >= 0 && i <= 0xFFFF {
+            out.append(0x11); appendBigEndian(UInt64(i), width: 2)
+        } else if i >= 0 && i <= 0xFFFF_FFFF {
+            out.append(0x12); appendBigEndian(UInt64(i), width: 4)
+        } else {
+            out.append(0x13); appendBigEndian(UInt64(bitPattern: i), width: 8)
+        }
+    }
+
+    private mutating func writeString(_ s: String) {
+        let utf8 = s.utf8
+        let ascii = utf8.withContiguousStorageIfAvailable { buffer in
+            buffer.allSatisfy { $0 < 0x80 }
+        } ?? utf8.allSatisfy { $0 < 0x80 }
+        if ascii {
+            writeMarker(0x50, count: utf8.count)
+            out.append(contentsOf: utf8)
+        } else {
+            let units = s.utf16
+            writeMarker(0x60, count: units.count)
+            for unit in units {
+                out.append(UInt8(truncatingIfNeeded: unit >> 8))
+                out.append(UInt8(truncatingIfNeeded: unit))
+            }
+        }
+    }
+
+    /// A type nibble with its count: inline when below 15, else 0xF and an integer object.
+    private mutating func writeMarker(_ type: UInt8, count: Int) {
+        if count < 15 {
+            out.append(type | UInt8(count))
+        } else {
+            out.append(type | 0x0F)
+            writeInteger(Int64(count))
+        }
+    }
+
+    private mutating func appendBigEndian(_ value: UInt64, width: Int) {
+        var shift = (width - 1) * 8
+        while shift >= 0 {
+            out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            shift -= 8
+        }
+    }
+
+    static func byteWidth(for value: UInt64) -> Int {
+        if value <= 0xFF { return 1 }
+        if value <= 0xFFFF { return 2 }
+        if value <= 0xFFFF_FFFF { return 4 }
+        return 8
+    }
+
+    /// The 2001-based Double that reads back as exactly `unix` when 978307200 is added, if
+    /// one exists near the plain difference; otherwise the plain (nearest) difference.
+    static func referenceDate(fromUnix unix: Double) -> Double {
+        let plain = unix - epochDelta
+        guard unix.isFinite, plain + epochDelta != unix else { return plain }
+        var up = plain, down = plain
+        for _ in 0 ..< 4 {
+            up = up.nextUp
+            down = down.nextDown
+            if up + epochDelta == unix { return up }
+            if down + epochDelta == unix { return down }
+        }
+        return plain
+    }
+}
