@@ -28,6 +28,7 @@ struct XMLPlistReader {
     }
 
     private let reader: xmlTextReaderPtr
+    private let input: UnsafeBufferPointer<UInt8>
     private let limits: PlistLimits
     private var stack: [Container] = []
     private var depth = 0
@@ -43,7 +44,7 @@ struct XMLPlistReader {
         }
         // No XML_PARSE_NOENT (no entity substitution), no DTDLOAD/DTDATTR/DTDVALID, no HUGE
         // (keeps libxml2's own size and depth caps); NOCDATA merges CDATA into text.
-        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_COMPACT.rawValue)
+        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_COMPACT.rawValue | XML_PARSE_BIG_LINES.rawValue)
         let created = bytes.withMemoryRebound(to: CChar.self) { chars in
             xmlReaderForMemory(chars.baseAddress, Int32(bytes.count), nil, nil, options)
         }
@@ -62,7 +63,7 @@ struct XMLPlistReader {
             sink.line = Int(error.pointee.line)
             sink.column = Int(error.pointee.int2)
         }, context)
-        var parser = XMLPlistReader(reader: handle, limits: limits)
+        var parser = XMLPlistReader(reader: handle, input: bytes, limits: limits)
         let result: Result<PlistValue, PlistError>
         do throws(PlistError) {
             result = .success(try parser.run(sink))
@@ -74,8 +75,9 @@ struct XMLPlistReader {
         return try result.get()
     }
 
-    private init(reader: xmlTextReaderPtr, limits: PlistLimits) {
+    private init(reader: xmlTextReaderPtr, input: UnsafeBufferPointer<UInt8>, limits: PlistLimits) {
         self.reader = reader
+        self.input = input
         self.limits = limits
     }
 
@@ -84,10 +86,34 @@ struct XMLPlistReader {
                    location: .lineColumn(line: max(sink.line, 1), column: max(sink.column, 1)))
     }
 
-    private func fail(_ message: String) -> PlistError {
-        let line = Int(xmlTextReaderGetParserLineNumber(reader))
-        let column = Int(xmlTextReaderGetParserColumnNumber(reader))
-        return PlistError("XML plist: " + message, location: .lineColumn(line: max(line, 1), column: max(column, 1)))
+    /// An error at the current node. libxml2's parser reads ahead of the node the reader
+    /// reports, so the line comes from the node; the column is that of `<element` on that
+    /// line when given, else of the line's first non-blank character.
+    private func fail(_ message: String, element: String? = nil) -> PlistError {
+        var line = xmlTextReaderCurrentNode(reader).map { Int(xmlGetLineNo($0)) } ?? -1
+        if line <= 0 { line = Int(xmlTextReaderGetParserLineNumber(reader)) }
+        line = max(line, 1)
+        return PlistError("XML plist: " + message, location: .lineColumn(line: line, column: column(onLine: line, of: element)))
+    }
+
+    private func column(onLine line: Int, of element: String?) -> Int {
+        var start = 0
+        var current = 1
+        while current < line, let newline = input[start...].firstIndex(of: 0x0A) {
+            start = newline + 1
+            current += 1
+        }
+        let end = input[start...].firstIndex(of: 0x0A) ?? input.count
+        let text = input[start ..< end]
+        if let element {
+            let needle = Array(("<" + element).utf8)
+            if needle.count <= text.count {
+                for i in text.startIndex ... text.endIndex - needle.count where text[i ..< i + needle.count].elementsEqual(needle) {
+                    return i - start + 1
+                }
+            }
+        }
+        return (text.firstIndex { !Self.isBlank($0) } ?? start) - start + 1
     }
 
     private mutating func run(_ sink: ErrorSink) throws(PlistError) -> PlistValue {
@@ -151,7 +177,7 @@ struct XMLPlistReader {
         case "data": kind = .data
         case "true": kind = .boolean(true)
         case "false": kind = .boolean(false)
-        default: throw fail("unknown element <\(name)>")
+        default: throw fail("unknown element <\(name)>", element: name)
         }
         try checkSlot(name)
         if empty {
@@ -168,7 +194,7 @@ struct XMLPlistReader {
             return
         }
         switch top.kind {
-        case .dictionary where top.key == nil: throw fail("expected <key> in <dict>, found <\(name)>")
+        case .dictionary where top.key == nil: throw fail("expected <key> in <dict>, found <\(name)>", element: name)
         case .plist where top.hasValue: throw fail("<plist> holds more than one value")
         default: break
         }
