@@ -53,11 +53,12 @@ struct BinaryPlistReader {
         let t = n - Self.trailerSize
         offsetSize = Int(bytes[t + 6])
         refSize = Int(bytes[t + 7])
-        guard [1, 2, 4, 8].contains(offsetSize) else {
-            throw fail("trailer offset size \(offsetSize) is not 1, 2, 4 or 8", at: t + 6)
+        // Any width from 1 to 8 bytes: Foundation's encoder writes 3, 5, 6 and 7 too.
+        guard (1 ... 8).contains(offsetSize) else {
+            throw fail("trailer offset size \(offsetSize) is not between 1 and 8", at: t + 6)
         }
-        guard [1, 2, 4, 8].contains(refSize) else {
-            throw fail("trailer object reference size \(refSize) is not 1, 2, 4 or 8", at: t + 7)
+        guard (1 ... 8).contains(refSize) else {
+            throw fail("trailer object reference size \(refSize) is not between 1 and 8", at: t + 7)
         }
         let count = readUInt(at: t + 8, width: 8)
         let top = readUInt(at: t + 16, width: 8)

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Writes `bplist00` files.
 ///
 /// The value tree is first flattened into a table of objects in which every scalar leaf
@@ -59,7 +61,7 @@ struct BinaryPlistWriter {
             let count = dictionary.count
             objects.append(.dictionary(start: start, count: count))
             refs.append(contentsOf: repeatElement(0, count: 2 * count))
-            let sorted = dictionary.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            let sorted = dictionary.sorted { Self.utf8Precedes($0.key, $1.key) }
             for (i, entry) in sorted.enumerated() {
                 refs[start + i] = scalar(.string(entry.key), .string(entry.key))
                 refs[start + count + i] = flatten(entry.value)
@@ -79,11 +81,16 @@ struct BinaryPlistWriter {
     }
 
     private mutating func scalar(_ key: ScalarKey, _ value: PlistValue) -> Int {
-        if let existing = unique[key] { return existing }
         let index = objects.count
-        objects.append(.scalar(value))
-        unique[key] = index
-        return index
+        // One hash lookup: claim the slot for a new object unless the value is known.
+        let found = Self.claim(&unique[key, default: -1], index)
+        if found == index { objects.append(.scalar(value)) }
+        return found
+    }
+
+    private static func claim(_ slot: inout Int, _ index: Int) -> Int {
+        if slot < 0 { slot = index }
+        return slot
     }
 
     // MARK: Serialisation
@@ -192,11 +199,25 @@ struct BinaryPlistWriter {
         }
     }
 
+    /// Fewest bytes that hold `value`. Like Foundation's PropertyListEncoder (and unlike
+    /// older CoreFoundation) widths of 3, 5, 6 and 7 are used too; all readers accept them.
     static func byteWidth(for value: UInt64) -> Int {
-        if value <= 0xFF { return 1 }
-        if value <= 0xFFFF { return 2 }
-        if value <= 0xFFFF_FFFF { return 4 }
-        return 8
+        max(1, (UInt64.bitWidth - value.leadingZeroBitCount + 7) / 8)
+    }
+
+    /// Whether `a` sorts before `b` by UTF-8 bytes (that is, by code point).
+    static func utf8Precedes(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let common = min(x.count, y.count)
+                if common > 0, let p = x.baseAddress, let q = y.baseAddress {
+                    let c = memcmp(p, q, common)
+                    if c != 0 { return c < 0 }
+                }
+                return x.count < y.count
+            }
+        }
     }
 
     /// The 2001-based Double that reads back as exactly `unix` when 978307200 is added, if

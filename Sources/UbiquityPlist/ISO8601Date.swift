@@ -12,37 +12,57 @@ enum ISO8601Date {
     static let clamp: Double = 1e14
 
     static func format(_ time: Double) -> String {
+        var out = [UInt8]()
+        format(time, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the text form of `time` to `out` (no intermediate strings: the XML writer
+    /// calls this once per date).
+    static func format(_ time: Double, into out: inout [UInt8]) {
         var t = time.isNaN ? 0 : min(max(time, -clamp), clamp)
         if t == 0 { t = 0 }  // -0 has no text form distinct from 0
         let whole = t.rounded(.down)
         let fraction = t - whole
         let seconds = Int64(whole)
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = Int(seconds - days * 86_400)
+        let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civil(fromDays: days)
 
-        var s = ""
-        s.reserveCapacity(32)
         if year < 0 {
-            s += "-"; pad(&s, -year, 4)
+            out.append(UInt8(ascii: "-")); digits(-year, 4, &out)
         } else if year > 9999 {
-            s += "+"; pad(&s, year, 4)
+            out.append(UInt8(ascii: "+")); digits(year, 4, &out)
         } else {
-            pad(&s, year, 4)
+            digits(year, 4, &out)
         }
-        s += "-"; pad(&s, Int64(month), 2); s += "-"; pad(&s, Int64(day), 2)
-        s += "T"; pad(&s, Int64(secondOfDay / 3600), 2)
-        s += ":"; pad(&s, Int64(secondOfDay / 60 % 60), 2)
-        s += ":"; pad(&s, Int64(secondOfDay % 60), 2)
-        if fraction != 0 { s += "."; s += fractionDigits(whole: whole, fraction: fraction, time: t) }
-        s += "Z"
-        return s
+        out.append(UInt8(ascii: "-")); digits(Int64(month), 2, &out)
+        out.append(UInt8(ascii: "-")); digits(Int64(day), 2, &out)
+        out.append(UInt8(ascii: "T")); digits(secondOfDay / 3600, 2, &out)
+        out.append(UInt8(ascii: ":")); digits(secondOfDay / 60 % 60, 2, &out)
+        out.append(UInt8(ascii: ":")); digits(secondOfDay % 60, 2, &out)
+        if fraction != 0 {
+            out.append(UInt8(ascii: "."))
+            out.append(contentsOf: fractionDigits(whole: whole, fraction: fraction, time: t).utf8)
+        }
+        out.append(UInt8(ascii: "Z"))
     }
 
-    private static func pad(_ s: inout String, _ value: Int64, _ width: Int) {
-        let digits = String(value)
-        if digits.count < width { s += String(repeating: "0", count: width - digits.count) }
-        s += digits
+    /// Decimal digits of a non-negative `value`, zero-padded to at least `width`.
+    private static func digits(_ value: Int64, _ width: Int, _ out: inout [UInt8]) {
+        var buffer: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &buffer) { b in
+            var v = value
+            var n = 0
+            repeat {
+                b[19 - n] = UInt8(v % 10) + 0x30
+                v /= 10
+                n += 1
+            } while v > 0 || n < width
+            out.append(contentsOf: b[(20 - n)...])
+        }
     }
 
     private static let powersOfTen: [Double] = (0 ... 22).map { p in

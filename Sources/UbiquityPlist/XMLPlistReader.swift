@@ -36,6 +36,9 @@ struct XMLPlistReader {
     private var leaf: Leaf?
     private var text: [UInt8] = []
     private var root: PlistValue?
+    /// libxml2 interns element names, so a name's pointer identifies it: remember the
+    /// strings made for the few distinct names instead of making one per element.
+    private var names: [(pointer: UnsafePointer<xmlChar>, name: String)] = []
 
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>, limits: PlistLimits) throws(PlistError) -> PlistValue {
         if bytes.count > limits.maxBytes || bytes.count > Int(Int32.max) {
@@ -127,7 +130,7 @@ struct XMLPlistReader {
             switch xmlTextReaderNodeType(reader) {
             case 1:  // element
                 guard let name = xmlTextReaderConstName(reader) else { throw fail("element without a name") }
-                try start(String(cString: name), empty: xmlTextReaderIsEmptyElement(reader) == 1)
+                try start(self.name(name), empty: xmlTextReaderIsEmptyElement(reader) == 1)
             case 15:  // end element
                 try end()
             case 3, 4, 13, 14:  // text, CDATA, whitespace
@@ -141,6 +144,13 @@ struct XMLPlistReader {
         if leaf != nil || !stack.isEmpty { throw fail("document ends inside an element") }
         guard let root else { throw fail("no property list value in the document") }
         return root
+    }
+
+    private mutating func name(_ pointer: UnsafePointer<xmlChar>) -> String {
+        for entry in names where entry.pointer == pointer { return entry.name }
+        let name = String(cString: pointer)
+        if names.count < 16 { names.append((pointer, name)) }
+        return name
     }
 
     private mutating func start(_ name: String, empty: Bool) throws(PlistError) {

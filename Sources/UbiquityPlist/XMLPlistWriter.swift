@@ -48,7 +48,8 @@ struct XMLPlistWriter {
         case let .unsignedInteger(u): element("<integer>", String(u), "</integer>\n")
         case let .real(d): element("<real>", Self.realText(d), "</real>\n")
         case let .boolean(b): raw(b ? "<true/>\n" : "<false/>\n")
-        case let .date(t): element("<date>", ISO8601Date.format(t), "</date>\n")
+        case let .date(t):
+            raw("<date>"); ISO8601Date.format(t, into: &out); raw("</date>\n")
         case let .data(bytes):
             if bytes.isEmpty {
                 raw("<data></data>\n")
@@ -65,7 +66,7 @@ struct XMLPlistWriter {
         case let .dictionary(dictionary):
             if dictionary.isEmpty { raw("<dict/>\n"); return }
             raw("<dict>\n")
-            for (key, element) in dictionary.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            for (key, element) in dictionary.sorted(by: { BinaryPlistWriter.utf8Precedes($0.key, $1.key) }) {
                 indent(depth + 1); raw("<key>"); escape(key); raw("</key>\n")
                 write(element, depth: depth + 1)
             }
@@ -84,6 +85,11 @@ struct XMLPlistWriter {
     private mutating func escape(_ s: String) {
         var utf8 = s
         utf8.withUTF8 { bytes in
+            // Common case: nothing to escape, one bulk copy.
+            if !bytes.contains(where: { $0 < 0x20 || $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0xEF }) {
+                out.append(contentsOf: bytes)
+                return
+            }
             var i = 0
             let n = bytes.count
             while i < n {

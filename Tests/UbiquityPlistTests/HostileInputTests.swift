@@ -66,7 +66,7 @@ func expectError(_ bytes: [UInt8], limits: PlistLimits = .default, sourceLocatio
         #expect(expectError(badRef.bytes)?.message.contains("reference 9") == true)
         // Bad trailer sizes.
         var badSizes = HandmadeBinaryPlist(objects: [[0x08]])
-        badSizes.refSize = 3
+        badSizes.refSize = 9
         #expect(expectError(badSizes.bytes)?.message.contains("reference size") == true)
     }
 
