@@ -19,21 +19,16 @@ struct BinaryPlistWriter {
         case dictionary(start: Int, count: Int)
     }
 
-    /// Identity of a scalar for deduplication. Reals and dates compare by bit pattern so
-    /// that 0 and -0 (or two NaN payloads) stay distinct.
-    private enum ScalarKey: Hashable {
-        case string(String)
-        case integer(Int64)
-        case unsignedInteger(UInt64)
-        case real(UInt64)
-        case boolean(Bool)
-        case date(UInt64)
-        case data([UInt8])
-    }
-
     private var objects: [Object] = []
     private var refs: [Int] = []
-    private var unique: [ScalarKey: Int] = [:]
+    /// Deduplication: numbers and dates by bit pattern (so 0 and -0 stay distinct), strings
+    /// and data by value, with a small direct-mapped cache in front of the string table
+    /// because the same few dictionary keys recur in every record.
+    private var numbers = ScalarTable()
+    private var strings: [String: Int] = [:]
+    private var blobs: [[UInt8]: Int] = [:]
+    private var booleans: (false: Int, true: Int) = (-1, -1)
+    private var recentKeys = [(key: String, index: Int)](repeating: ("", -1), count: 64)
     private var out: [UInt8] = []
 
     static func encode(_ value: PlistValue) -> [UInt8] {
@@ -63,29 +58,59 @@ struct BinaryPlistWriter {
             refs.append(contentsOf: repeatElement(0, count: 2 * count))
             let sorted = dictionary.sorted { Self.utf8Precedes($0.key, $1.key) }
             for (i, entry) in sorted.enumerated() {
-                refs[start + i] = scalar(.string(entry.key), .string(entry.key))
+                refs[start + i] = key(entry.key)
                 refs[start + count + i] = flatten(entry.value)
             }
             return index
-        case let .string(s): return scalar(.string(s), value)
-        case let .integer(i): return scalar(.integer(i), value)
+        case let .string(s): return string(s)
+        case let .integer(i): return number(1, UInt64(bitPattern: i), value)
         case let .unsignedInteger(u):
             // Values that fit in Int64 are the same plist integer; keep one representation.
-            if u <= UInt64(Int64.max) { return scalar(.integer(Int64(u)), .integer(Int64(u))) }
-            return scalar(.unsignedInteger(u), value)
-        case let .real(d): return scalar(.real(d.bitPattern), value)
-        case let .boolean(b): return scalar(.boolean(b), value)
-        case let .date(d): return scalar(.date(d.bitPattern), value)
-        case let .data(bytes): return scalar(.data(bytes), value)
+            if u <= UInt64(Int64.max) { return number(1, u, .integer(Int64(u))) }
+            return number(2, u, value)
+        case let .real(d): return number(3, d.bitPattern, value)
+        case let .date(d): return number(4, d.bitPattern, value)
+        case let .boolean(b):
+            if b {
+                if booleans.true < 0 { booleans.true = append(value) }
+                return booleans.true
+            }
+            if booleans.false < 0 { booleans.false = append(value) }
+            return booleans.false
+        case let .data(bytes):
+            let found = Self.claim(&blobs[bytes, default: -1], objects.count)
+            if found == objects.count { objects.append(.scalar(value)) }
+            return found
         }
     }
 
-    private mutating func scalar(_ key: ScalarKey, _ value: PlistValue) -> Int {
-        let index = objects.count
-        // One hash lookup: claim the slot for a new object unless the value is known.
-        let found = Self.claim(&unique[key, default: -1], index)
-        if found == index { objects.append(.scalar(value)) }
+    private mutating func append(_ value: PlistValue) -> Int {
+        objects.append(.scalar(value))
+        return objects.count - 1
+    }
+
+    private mutating func number(_ tag: UInt8, _ bits: UInt64, _ value: PlistValue) -> Int {
+        let found = numbers.findOrInsert(tag: tag, bits: bits, index: objects.count)
+        if found == objects.count { objects.append(.scalar(value)) }
         return found
+    }
+
+    private mutating func string(_ s: String) -> Int {
+        // One hash lookup: claim the slot for a new object unless the string is known.
+        let found = Self.claim(&strings[s, default: -1], objects.count)
+        if found == objects.count { objects.append(.scalar(.string(s))) }
+        return found
+    }
+
+    /// Dictionary keys: try the direct-mapped cache (slot from length and first byte)
+    /// before hashing.
+    private mutating func key(_ s: String) -> Int {
+        let utf8 = s.utf8
+        let slot = (utf8.count &* 31 &+ Int(utf8.first ?? 0)) & 63
+        if recentKeys[slot].index >= 0 && recentKeys[slot].key == s { return recentKeys[slot].index }
+        let index = string(s)
+        recentKeys[slot] = (s, index)
+        return index
     }
 
     private static func claim(_ slot: inout Int, _ index: Int) -> Int {

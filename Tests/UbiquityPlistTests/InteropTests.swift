@@ -84,6 +84,16 @@ let interopSample: PlistValue = .dictionary([
         #expect(try PropertyListCodec.decode(data) == .dictionary(sample))
     }
 
+    /// Over 65,536 objects and a file above 64 KiB: 3-byte references and offsets.
+    static let wide = PlistValue.array((0 ..< 70_000).map { .integer(Int64($0) * 1_000_003) })
+
+    @Test func foundationReadsThreeByteReferencesAndOffsets() throws {
+        let bytes = PropertyListCodec.encode(Self.wide, format: .binary)
+        #expect(bytes[bytes.count - 26] == 3 && bytes[bytes.count - 25] == 3, "offset and reference widths")
+        let object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
+        #expect(Self.matches(Self.wide, object) == nil)
+    }
+
     @Test func binaryOutputIsNoLargerThanFoundations() throws {
         let value = Samples.records(500)
         let ours = PropertyListCodec.encode(value, format: .binary)
@@ -137,9 +147,10 @@ let interopSample: PlistValue = .dictionary([
         }
     }
 
-    @Test(arguments: PlistFormat.allCases)
-    func plistlibRoundTrip(format: PlistFormat) throws {
+    @Test(arguments: [false, true].flatMap { wide in PlistFormat.allCases.map { (wide, $0) } })
+    func plistlibRoundTrip(wide: Bool, format: PlistFormat) throws {
         var sample = interopSample.dictionaryValue!
+        if wide { sample["wide"] = FoundationInteropTests.wide }
         sample["unsigned"] = .unsignedInteger(.max)
         sample["nan"] = .real(.nan)
         sample["infinity"] = .real(-.infinity)
