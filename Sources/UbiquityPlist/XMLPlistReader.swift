@@ -38,7 +38,46 @@ struct XMLPlistReader {
     private var root: PlistValue?
     /// libxml2 interns element names, so a name's pointer identifies it: remember the
     /// strings made for the few distinct names instead of making one per element.
-    private var names: [(pointer: UnsafePointer<xmlChar>, name: String)] = []
+    private var names: [(pointer: UnsafePointer<xmlChar>, element: Element)] = []
+
+    private enum Element {
+        case plist, key, dict, array, string, integer, real, date, data, `true`, `false`
+        case unknown(String)
+
+        init(_ name: String) {
+            switch name {
+            case "plist": self = .plist
+            case "key": self = .key
+            case "dict": self = .dict
+            case "array": self = .array
+            case "string": self = .string
+            case "integer": self = .integer
+            case "real": self = .real
+            case "date": self = .date
+            case "data": self = .data
+            case "true": self = .true
+            case "false": self = .false
+            default: self = .unknown(name)
+            }
+        }
+
+        var name: String {
+            switch self {
+            case .plist: return "plist"
+            case .key: return "key"
+            case .dict: return "dict"
+            case .array: return "array"
+            case .string: return "string"
+            case .integer: return "integer"
+            case .real: return "real"
+            case .date: return "date"
+            case .data: return "data"
+            case .true: return "true"
+            case .false: return "false"
+            case let .unknown(name): return name
+            }
+        }
+    }
 
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>, limits: PlistLimits) throws(PlistError) -> PlistValue {
         if bytes.count > limits.maxBytes || bytes.count > Int(Int32.max) {
@@ -47,7 +86,8 @@ struct XMLPlistReader {
         }
         // No XML_PARSE_NOENT (no entity substitution), no DTDLOAD/DTDATTR/DTDVALID, no HUGE
         // (keeps libxml2's own size and depth caps); NOCDATA merges CDATA into text.
-        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_COMPACT.rawValue | XML_PARSE_BIG_LINES.rawValue)
+        var options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_COMPACT.rawValue | XML_PARSE_BIG_LINES.rawValue)
+        if canDropBlankNodes(bytes) { options |= Int32(XML_PARSE_NOBLANKS.rawValue) }
         let created = bytes.withMemoryRebound(to: CChar.self) { chars in
             xmlReaderForMemory(chars.baseAddress, Int32(bytes.count), nil, nil, options)
         }
@@ -76,6 +116,33 @@ struct XMLPlistReader {
         }
         withExtendedLifetime(sink) {}
         return try result.get()
+    }
+
+    /// Whether libxml2 may drop whitespace-only text nodes (XML_PARSE_NOBLANKS), which saves
+    /// about a quarter of the reader's work: whitespace between elements is all it then
+    /// drops, except where a blank run inside an element is followed by a comment, CDATA
+    /// section or processing instruction (libxml2's heuristic would then also drop the
+    /// leading blanks of a <string>). So only when the body holds none of those, and the
+    /// input is a single-byte-compatible encoding in which they could be seen.
+    static func canDropBlankNodes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = bytes.count
+        guard n >= 4, !bytes[0 ..< 4].contains(0), bytes[0] != 0xFE, bytes[0] != 0xFF, bytes[0] != 0x4C else {
+            return false
+        }
+        // Skip the prolog (XML declaration, comments, DOCTYPE) up to the root element, then
+        // look for any "<!" or "<?" in the body. memchr keeps this to a few percent.
+        guard let base = bytes.baseAddress else { return false }
+        var i = 0
+        var inBody = false
+        while i + 1 < n, let found = memchr(base + i, Int32(UInt8(ascii: "<")), n - i - 1) {
+            i = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            let next = bytes[i + 1]
+            let markup = next == UInt8(ascii: "!") || next == UInt8(ascii: "?")
+            if inBody && markup { return false }
+            if !markup { inBody = true }
+            i += 1
+        }
+        return true
     }
 
     private init(reader: xmlTextReaderPtr, input: UnsafeBufferPointer<UInt8>, limits: PlistLimits) {
@@ -130,7 +197,7 @@ struct XMLPlistReader {
             switch xmlTextReaderNodeType(reader) {
             case 1:  // element
                 guard let name = xmlTextReaderConstName(reader) else { throw fail("element without a name") }
-                try start(self.name(name), empty: xmlTextReaderIsEmptyElement(reader) == 1)
+                try start(element(name), empty: xmlTextReaderIsEmptyElement(reader) == 1)
             case 15:  // end element
                 try end()
             case 3, 4, 13, 14:  // text, CDATA, whitespace
@@ -146,33 +213,34 @@ struct XMLPlistReader {
         return root
     }
 
-    private mutating func name(_ pointer: UnsafePointer<xmlChar>) -> String {
-        for entry in names where entry.pointer == pointer { return entry.name }
-        let name = String(cString: pointer)
-        if names.count < 16 { names.append((pointer, name)) }
-        return name
+    private mutating func element(_ pointer: UnsafePointer<xmlChar>) -> Element {
+        for entry in names where entry.pointer == pointer { return entry.element }
+        let element = Element(String(cString: pointer))
+        if names.count < 16 { names.append((pointer, element)) }
+        return element
     }
 
-    private mutating func start(_ name: String, empty: Bool) throws(PlistError) {
+    private mutating func start(_ element: Element, empty: Bool) throws(PlistError) {
+        let name = element.name
         if let leaf { throw fail("unexpected element <\(name)> inside <\(Self.name(of: leaf))>") }
-        if name == "plist" {
+        if case .plist = element {
             guard stack.isEmpty, root == nil else { throw fail("<plist> may only be the root element") }
             if empty { throw fail("<plist> holds no value") }
             stack.append(Container(kind: .plist))
             return
         }
-        if name == "key" {
+        if case .key = element {
             guard let top = stack.last, top.kind == .dictionary else { throw fail("<key> outside a <dict>") }
             if top.key != nil { throw fail("expected a value after <key> in <dict>, found <key>") }
             if empty { try setKey("") } else { beginLeaf(.key) }
             return
         }
         let kind: Leaf
-        switch name {
-        case "dict", "array":
+        switch element {
+        case .dict, .array:
             try checkSlot(name)
             if depth >= limits.maxDepth { throw fail("nesting depth exceeds the limit of \(limits.maxDepth)") }
-            let container = name == "dict" ? ContainerKind.dictionary : .array
+            let container: ContainerKind = if case .dict = element { .dictionary } else { .array }
             if empty {
                 try deliver(container == .dictionary ? .dictionary([:]) : .array([]))
             } else {
@@ -180,14 +248,14 @@ struct XMLPlistReader {
                 stack.append(Container(kind: container))
             }
             return
-        case "string": kind = .string
-        case "integer": kind = .integer
-        case "real": kind = .real
-        case "date": kind = .date
-        case "data": kind = .data
-        case "true": kind = .boolean(true)
-        case "false": kind = .boolean(false)
-        default: throw fail("unknown element <\(name)>", element: name)
+        case .string: kind = .string
+        case .integer: kind = .integer
+        case .real: kind = .real
+        case .date: kind = .date
+        case .data: kind = .data
+        case .true: kind = .boolean(true)
+        case .false: kind = .boolean(false)
+        case .plist, .key, .unknown: throw fail("unknown element <\(name)>", element: name)
         }
         try checkSlot(name)
         if empty {

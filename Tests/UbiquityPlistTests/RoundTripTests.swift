@@ -159,6 +159,20 @@ import Testing
     }
 }
 
+extension XMLWriterTests {
+    /// Blank-only text and blanks before comments, CDATA and processing instructions are
+    /// content inside <string> and <key>; the reader must keep them whichever parser
+    /// options it picks for the document.
+    @Test func blanksInsideStringsAreKept() throws {
+        let plain = "<plist><dict><key> </key><string>   </string><key>b</key><string>\t\n</string></dict></plist>"
+        #expect(try PropertyListCodec.decode(Array(plain.utf8)) == .dictionary([" ": .string("   "), "b": .string("\t\n")]))
+        let markup = "<plist><array><string>  <!-- c -->x</string><string>  <![CDATA[y]]></string><string> <?pi z?>w</string></array></plist>"
+        #expect(try PropertyListCodec.decode(Array(markup.utf8)) == .array([.string("  x"), .string("  y"), .string(" w")]))
+        let value = PlistValue.array([.string(" "), .string("\n\t \n"), .dictionary(["  ": .string("")])])
+        #expect(try PropertyListCodec.decode(PropertyListCodec.encode(value, format: .xml)) == value)
+    }
+}
+
 @Suite struct BinaryWriterTests {
     @Test func scalarsAreWrittenOnce() throws {
         let record = PlistValue.dictionary(["entity": .string("Note"), "n": .integer(7), "t": .date(5), "r": .real(0.5)])
