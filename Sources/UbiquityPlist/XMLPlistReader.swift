@@ -79,7 +79,12 @@ struct XMLPlistReader {
         }
     }
 
+    /// libxml2 wants one xmlInitParser() before it is used from several threads; Swift runs
+    /// a static initializer exactly once.
+    private static let libxml2Initialized: Void = xmlInitParser()
+
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>, limits: PlistLimits) throws(PlistError) -> PlistValue {
+        _ = libxml2Initialized
         if bytes.count > limits.maxBytes || bytes.count > Int(Int32.max) {
             throw PlistError("XML plist: file is \(bytes.count) bytes, more than the limit of \(limits.maxBytes)",
                              location: .none)

@@ -160,8 +160,9 @@ let interopSample: PlistValue = .dictionary([
         let file = directory.appendingPathComponent("ours.plist")
         try Data(PropertyListCodec.encode(value, format: format)).write(to: file)
 
-        guard let result = runPython(Self.script, [file.path, directory.path]) else {
-            Issue.record("python3 could not be started: the interoperability tests need python3 on PATH")
+        // Missing python3 is a failure, not a skip: CI installs it.
+        guard let result = runPython(Self.script, [file.path, directory.path]), result.status != 127 else {
+            Issue.record("python3 was not found on PATH: the plistlib interoperability tests need it")
             return
         }
         #expect(result.status == 0, "plistlib failed: \(result.err)")
