@@ -1,29 +1,28 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Writes `bplist00` files.
 ///
-/// The value tree is first flattened into a table of objects in which every scalar leaf
-/// (string, number, boolean, date, data) appears once however often it is used: keys repeated
-/// across thousands of records cost one object each. Containers are never shared. Dictionary
-/// keys are written in UTF-8 byte order so the same value always encodes to the same bytes.
+/// One walk over the value tree assigns object numbers (pre-order, so the top object is 0)
+/// and writes each scalar leaf the first time it is seen: every string, number, boolean,
+/// date and data value appears once however often it is used, so keys repeated across
+/// thousands of records cost one object each. Containers are never shared; they are written
+/// after the walk, when the object count and hence the reference width are known. Objects
+/// may appear in the file in any order because the offset table maps numbers to positions.
+/// Dictionary keys are written in UTF-8 byte order so equal values encode to equal bytes.
 struct BinaryPlistWriter {
     /// Seconds from 1970-01-01 to 2001-01-01, the epoch of binary plist dates.
     static let epochDelta: Double = 978_307_200
 
-    /// One entry of the object table.
-    private enum Object {
-        case scalar(PlistValue)
-        /// Children are `refs[start ..< start + count]`.
-        case array(start: Int, count: Int)
-        /// Keys are `refs[start ..< start + count]`, values the `count` refs after them.
-        case dictionary(start: Int, count: Int)
+    /// A container waiting to be written: its object number and its children's numbers in
+    /// `refs[start ..< start + count]` (dictionaries: `count` keys, then `count` values).
+    private struct Container {
+        var object: Int
+        var marker: UInt8
+        var start: Int
+        var count: Int
     }
 
-    private var objects: [Object] = []
+    /// File offset of every object by number (containers filled in at the end).
+    private var offsets: [Int] = []
+    private var containers: [Container] = []
     private var refs: [Int] = []
     /// Deduplication: numbers and dates by bit pattern (so 0 and -0 stay distinct), strings
     /// and data by value, with a small direct-mapped cache in front of the string table
@@ -37,28 +36,32 @@ struct BinaryPlistWriter {
 
     static func encode(_ value: PlistValue) -> [UInt8] {
         var writer = BinaryPlistWriter()
+        writer.out.reserveCapacity(1 << 16)
+        writer.out.append(contentsOf: [0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30])  // "bplist00"
         _ = writer.flatten(value)
-        return writer.write()
+        return writer.finish()
     }
 
-    // MARK: Flattening
+    // MARK: Walking the tree
 
     private mutating func flatten(_ value: PlistValue) -> Int {
         switch value {
         case let .array(elements):
-            let index = objects.count
+            let index = offsets.count
+            offsets.append(0)
             let start = refs.count
-            objects.append(.array(start: start, count: elements.count))
+            containers.append(Container(object: index, marker: 0xA0, start: start, count: elements.count))
             refs.append(contentsOf: repeatElement(0, count: elements.count))
             for (i, element) in elements.enumerated() {
                 refs[start + i] = flatten(element)
             }
             return index
         case let .dictionary(dictionary):
-            let index = objects.count
+            let index = offsets.count
+            offsets.append(0)
             let start = refs.count
             let count = dictionary.count
-            objects.append(.dictionary(start: start, count: count))
+            containers.append(Container(object: index, marker: 0xD0, start: start, count: count))
             refs.append(contentsOf: repeatElement(0, count: 2 * count))
             let sorted = dictionary.sorted { Self.utf8Precedes($0.key, $1.key) }
             for (i, entry) in sorted.enumerated() {
@@ -76,33 +79,38 @@ struct BinaryPlistWriter {
         case let .date(d): return number(4, d.bitPattern, value)
         case let .boolean(b):
             if b {
-                if booleans.true < 0 { booleans.true = append(value) }
+                if booleans.true < 0 { booleans.true = emit(value) }
                 return booleans.true
             }
-            if booleans.false < 0 { booleans.false = append(value) }
+            if booleans.false < 0 { booleans.false = emit(value) }
             return booleans.false
         case let .data(bytes):
-            let found = Self.claim(&blobs[bytes, default: -1], objects.count)
-            if found == objects.count { objects.append(.scalar(value)) }
+            let found = Self.claim(&blobs[bytes, default: -1], offsets.count)
+            if found == offsets.count { _ = emit(value) }
             return found
         }
     }
 
-    private mutating func append(_ value: PlistValue) -> Int {
-        objects.append(.scalar(value))
-        return objects.count - 1
+    /// Writes a new scalar object now and returns its number.
+    private mutating func emit(_ value: PlistValue) -> Int {
+        offsets.append(out.count)
+        writeScalar(value)
+        return offsets.count - 1
     }
 
     private mutating func number(_ tag: UInt8, _ bits: UInt64, _ value: PlistValue) -> Int {
-        let found = numbers.findOrInsert(tag: tag, bits: bits, index: objects.count)
-        if found == objects.count { objects.append(.scalar(value)) }
+        let found = numbers.findOrInsert(tag: tag, bits: bits, index: offsets.count)
+        if found == offsets.count { _ = emit(value) }
         return found
     }
 
     private mutating func string(_ s: String) -> Int {
         // One hash lookup: claim the slot for a new object unless the string is known.
-        let found = Self.claim(&strings[s, default: -1], objects.count)
-        if found == objects.count { objects.append(.scalar(.string(s))) }
+        let found = Self.claim(&strings[s, default: -1], offsets.count)
+        if found == offsets.count {
+            offsets.append(out.count)
+            writeString(s)
+        }
         return found
     }
 
@@ -122,33 +130,24 @@ struct BinaryPlistWriter {
         return slot
     }
 
-    // MARK: Serialisation
+    // MARK: Containers, offset table, trailer
 
-    private mutating func write() -> [UInt8] {
-        let refSize = Self.byteWidth(for: UInt64(max(objects.count - 1, 0)))
-        out.reserveCapacity(objects.count * 8 + 64)
-        out.append(contentsOf: [0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30])  // "bplist00"
-        var offsets = [Int]()
-        offsets.reserveCapacity(objects.count)
-        for object in objects {
-            offsets.append(out.count)
-            switch object {
-            case let .scalar(value): writeScalar(value)
-            case let .array(start, count):
-                writeMarker(0xA0, count: count)
-                for i in start ..< start + count { appendBigEndian(UInt64(refs[i]), width: refSize) }
-            case let .dictionary(start, count):
-                writeMarker(0xD0, count: count)
-                for i in start ..< start + 2 * count { appendBigEndian(UInt64(refs[i]), width: refSize) }
-            }
+    private mutating func finish() -> [UInt8] {
+        let refSize = Self.byteWidth(for: UInt64(max(offsets.count - 1, 0)))
+        out.reserveCapacity(out.count + containers.count * 10 + refs.count * refSize + offsets.count * 8 + 32)
+        for container in containers {
+            offsets[container.object] = out.count
+            let n = container.marker == 0xD0 ? 2 * container.count : container.count
+            writeMarker(container.marker, count: container.count)
+            for i in container.start ..< container.start + n { appendBigEndian(UInt64(refs[i]), width: refSize) }
         }
         let tableOffset = out.count
-        let offsetSize = Self.byteWidth(for: UInt64(offsets.last ?? 0))
+        let offsetSize = Self.byteWidth(for: UInt64(offsets.max() ?? 0))
         for offset in offsets { appendBigEndian(UInt64(offset), width: offsetSize) }
         // Trailer: 5 unused bytes, sort version, offset size, ref size, then three 64-bit fields.
         out.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)])
-        appendBigEndian(UInt64(objects.count), width: 8)
-        appendBigEndian(0, width: 8)  // the top object is always the first one flattened
+        appendBigEndian(UInt64(offsets.count), width: 8)
+        appendBigEndian(0, width: 8)  // the top object is number 0
         appendBigEndian(UInt64(tableOffset), width: 8)
         return out
     }
@@ -234,15 +233,17 @@ struct BinaryPlistWriter {
         max(1, (UInt64.bitWidth - value.leadingZeroBitCount + 7) / 8)
     }
 
-    /// Whether `a` sorts before `b` by UTF-8 bytes (that is, by code point).
+    /// Whether `a` sorts before `b` by UTF-8 bytes (that is, by code point). A plain loop:
+    /// keys are short and usually differ early, where calling memcmp costs more.
     static func utf8Precedes(_ a: String, _ b: String) -> Bool {
         var a = a, b = b
         return a.withUTF8 { x in
             b.withUTF8 { y in
                 let common = min(x.count, y.count)
-                if common > 0, let p = x.baseAddress, let q = y.baseAddress {
-                    let c = memcmp(p, q, common)
-                    if c != 0 { return c < 0 }
+                var i = 0
+                while i < common {
+                    if x[i] != y[i] { return x[i] < y[i] }
+                    i += 1
                 }
                 return x.count < y.count
             }
