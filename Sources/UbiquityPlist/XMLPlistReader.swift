@@ -102,15 +102,14 @@ struct XMLPlistReader {
         defer { xmlFreeTextReader(handle) }
         let sink = ErrorSink()
         let context = Unmanaged.passUnretained(sink).toOpaque()
-        xmlTextReaderSetStructuredErrorHandler(handle, { context, error in
-            guard let context, let error else { return }
-            let sink = Unmanaged<ErrorSink>.fromOpaque(context).takeUnretainedValue()
-            guard sink.message == nil else { return }
-            let raw = error.pointee.message.map { String(cString: $0) } ?? "malformed XML"
-            sink.message = raw.trimmingTrailingNewlines
-            sink.line = Int(error.pointee.line)
-            sink.column = Int(error.pointee.int2)
-        }, context)
+        xmlTextReaderSetStructuredErrorHandler(handle, Self.captureError, context)
+        // Some messages (e.g. "input conversion failed") bypass the reader's handler and go
+        // to this thread's global one, which prints to stderr: capture those too for the
+        // duration of the parse, then put back whatever was installed.
+        let savedHandler = __xmlStructuredError().pointee
+        let savedContext = __xmlStructuredErrorContext().pointee
+        xmlSetStructuredErrorFunc(context, Self.captureError)
+        defer { xmlSetStructuredErrorFunc(savedContext, savedHandler) }
         var parser = XMLPlistReader(reader: handle, input: bytes, limits: limits)
         let result: Result<PlistValue, PlistError>
         do throws(PlistError) {
@@ -148,6 +147,17 @@ struct XMLPlistReader {
             i += 1
         }
         return true
+    }
+
+    /// Keeps the first error libxml2 reports into the `ErrorSink` passed as context.
+    private static let captureError: xmlStructuredErrorFunc = { context, error in
+        guard let context, let error else { return }
+        let sink = Unmanaged<ErrorSink>.fromOpaque(context).takeUnretainedValue()
+        guard sink.message == nil else { return }
+        let raw = error.pointee.message.map { String(cString: $0) } ?? "malformed XML"
+        sink.message = raw.trimmingTrailingNewlines
+        sink.line = Int(error.pointee.line)
+        sink.column = Int(error.pointee.int2)
     }
 
     private init(reader: xmlTextReaderPtr, input: UnsafeBufferPointer<UInt8>, limits: PlistLimits) {

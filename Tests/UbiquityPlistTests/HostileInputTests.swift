@@ -182,6 +182,14 @@ func expectError(_ bytes: [UInt8], limits: PlistLimits = .default, sourceLocatio
         #expect(expectError(Array("<plist><array>".utf8)) != nil)
     }
 
+    @Test func invalidEncodingIsAnError() {
+        // libxml2 reports this through its global error channel; the reader captures it.
+        let bytes = Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist><string>".utf8) + [0xFF, 0xFE, 0x41]
+            + Array("</string></plist>".utf8)
+        let error = expectError(bytes)
+        #expect(error?.message.hasPrefix("XML plist: malformed XML:") == true, "\(String(describing: error))")
+    }
+
     @Test func entitiesAreNotExpanded() {
         let bomb = """
             <?xml version="1.0"?>
