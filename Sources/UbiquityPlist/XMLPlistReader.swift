@@ -85,9 +85,10 @@ struct XMLPlistReader {
 
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>, limits: PlistLimits) throws(PlistError) -> PlistValue {
         _ = libxml2Initialized
-        if bytes.count > limits.maxBytes || bytes.count > Int(Int32.max) {
-            throw PlistError("XML plist: file is \(bytes.count) bytes, more than the limit of \(limits.maxBytes)",
-                             location: .none)
+        let maxBytes = min(limits.maxBytes, Int(Int32.max))  // libxml2 takes an int size
+        if bytes.count > maxBytes {
+            throw PlistError("XML plist: file is \(bytes.count) bytes, more than the limit of \(maxBytes)",
+                             location: .byteOffset(max(maxBytes, 0)))
         }
         // No XML_PARSE_NOENT (no entity substitution), no DTDLOAD/DTDATTR/DTDVALID, no HUGE
         // (keeps libxml2's own size and depth caps); NOCDATA merges CDATA into text.
