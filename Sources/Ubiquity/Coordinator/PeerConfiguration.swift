@@ -19,6 +19,9 @@ public struct PeerConfiguration: Sendable {
     public var logFormat: PlistFormat
     /// When to roll baselines and collect garbage during `sync()`; `nil` = only on request.
     public var baselinePolicy: BaselinePolicy?
+    /// Delete the local store of the account when the store is added and rebuild it from the
+    /// container (Apple's rebuild-from-ubiquitous-content option).
+    public var rebuildFromContent: Bool = false
     public var logger: UbiquityLogger
 
     public init(cloud: String, device: String, model: ObjectModel, contentName: String,
@@ -51,6 +54,7 @@ public struct PeerConfiguration: Sendable {
             throw .invalidOption("container identifier '\(containerIdentifier)' is not a valid folder name")
         }
         guard CloudNames.isValidPathComponent(storeName) else { throw .invalidOption("store name '\(storeName)' is not a valid file name") }
+        guard cloud.hasPrefix("/") || !cloud.isEmpty else { throw .invalidOption("the cloud directory must be given") }
         if let peerToken, !CloudNames.isValidPathComponent(peerToken.lowercased()) || peerToken.contains("~") {
             throw .invalidOption("peer token '\(peerToken)' must hold only letters, digits, '.', '_', '-'")
         }

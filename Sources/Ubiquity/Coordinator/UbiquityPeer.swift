@@ -37,46 +37,71 @@ public struct SyncSummary: Sendable, Equatable {
     }
 }
 
-/// One device running one app store: owns the device (a lock), opens the store of the
-/// device's current account (or the `local` store when signed out), exports each save and
-/// imports other peers' logs.
+/// Which of a device's stores a peer works on.
+public enum StoreKind: String, Sendable, Equatable {
+    /// The store of the signed-in account; syncs through the cloud.
+    case account
+    /// A temporary store used while the account's initial import runs; never syncs.
+    case fallback
+    /// The store used while signed out; never syncs.
+    case local
+}
+
+/// One device running one app store: opens one of the device's stores (the current account's
+/// by default), exports each save and imports other peers' logs. Opened on its own, it owns the
+/// device (a lock); a `UbiquitousStoreCoordinator` opens peers under its own lock.
 public final class UbiquityPeer: @unchecked Sendable {
     public let configuration: PeerConfiguration
     public let device: Device
     public let peerID: String
+    public let kind: StoreKind
     public let store: PersistentStore
-    /// Where this peer syncs; `nil` when the device is signed out.
+    /// Where this peer syncs; `nil` for the local and fallback stores.
     public let location: ContainerLocation?
-    private let deviceLock: DeviceLock
-    private let subscribers = SubscriberList()
+    /// `<device>/CoreDataUbiquitySupport/<peerID>/<ContentName>/<cid | local>`
+    let localDirectory: String
+    let logger: UbiquityLogger
+    private let deviceLock: DeviceLock?
+    let events = EventHub<PeerEvent>()
     let syncLock = NSLock()
 
-    /// Opens the peer: takes the device's lock, then opens the store of its current account.
-    public init(configuration: PeerConfiguration) throws {
+    /// Opens the peer on the current account's store (or the local store when signed out),
+    /// taking the device's lock. A store it has never seen is created empty and catches up
+    /// with the container at once; use `UbiquitousStoreCoordinator` for the fallback flow.
+    public convenience init(configuration: PeerConfiguration) throws {
         try configuration.validate()
-        self.configuration = configuration
+        let (device, lock) = try Self.openDevice(configuration)
+        try self.init(configuration: configuration, device: device, deviceLock: lock,
+                      kind: device.identityToken == nil ? .local : .account)
+    }
+
+    static func openDevice(_ configuration: PeerConfiguration) throws -> (Device, DeviceLock) {
         do {
             // Load first: a mistyped device path must not leave a folder behind.
-            device = try Device.load(from: configuration.device)
-            deviceLock = try DeviceLock(device: configuration.device)
+            let device = try Device.load(from: configuration.device)
+            return (device, try DeviceLock(device: configuration.device))
         } catch {
             throw PeerError.device(error)
         }
+    }
+
+    init(configuration: PeerConfiguration, device: Device, deviceLock: DeviceLock?, kind: StoreKind) throws {
+        self.configuration = configuration
+        self.device = device
+        self.deviceLock = deviceLock
+        self.kind = kind
         peerID = device.peerID(peerToken: configuration.peerToken)
-        let support = "\(configuration.device)/CoreDataUbiquitySupport/\(peerID)/\(configuration.contentName)"
-        let storeFolder: String
-        if let token = device.identityToken {
-            storeFolder = try Self.containerID(for: token, support: support)
-            location = ContainerLocation(cloud: configuration.cloud, identityToken: token,
-                                         containerIdentifier: configuration.containerIdentifier, contentURL: configuration.contentURL,
-                                         contentName: configuration.contentName, modelHash: configuration.model.hash)
+        localDirectory = try Self.localDirectory(configuration, device: device, kind: kind)
+        if let token = device.identityToken, kind == .account {
+            location = ContainerLocation(
+                cloud: configuration.cloud, identityToken: token, containerIdentifier: configuration.containerIdentifier,
+                contentURL: configuration.contentURL, contentName: configuration.contentName, modelHash: configuration.model.hash)
         } else {
-            storeFolder = "local"
             location = nil
         }
-        self.localDirectory = "\(support)/\(storeFolder)"
-        store = try PersistentStore(path: "\(localDirectory)/store/\(configuration.storeName).sqlite", model: configuration.model,
-                                    peerID: peerID, storeName: configuration.storeName, contentName: configuration.contentName)
+        store = try PersistentStore(path: Self.storePath(localDirectory: localDirectory, kind: kind, storeName: configuration.storeName),
+                                    model: configuration.model, peerID: peerID, storeName: configuration.storeName,
+                                    contentName: configuration.contentName)
         var logger = configuration.logger
         logger.peerID = peerID
         logger.storeName = configuration.storeName
@@ -84,21 +109,31 @@ public final class UbiquityPeer: @unchecked Sendable {
         try catchUpWithOwnLogs()
     }
 
-    let localDirectory: String
+    /// `<device>/CoreDataUbiquitySupport/<peerID>/<ContentName>/<cid | local>` for a store of `kind`.
+    static func localDirectory(_ configuration: PeerConfiguration, device: Device, kind: StoreKind) throws -> String {
+        let support = "\(configuration.device)/CoreDataUbiquitySupport/\(device.peerID(peerToken: configuration.peerToken))/\(configuration.contentName)"
+        guard let token = device.identityToken, kind != .local else { return "\(support)/local" }
+        return "\(support)/\(try containerID(for: token, support: support))"
+    }
+
+    static func storePath(localDirectory: String, kind: StoreKind, storeName: String) -> String {
+        "\(localDirectory)/\(kind == .fallback ? "fallback" : "store")/\(storeName).sqlite"
+    }
 
     /// A store rebuilt (or lost and recreated) knows fewer of its own transactions than the
-    /// container holds. Import them before any save, so a transaction number is never reused.
+    /// container holds. Catch up (from the baseline if need be) before any save, so a
+    /// transaction number is never reused.
     private func catchUpWithOwnLogs() throws {
         guard let location else { return }
         let highest = DirectoryEntry.list(location.logDirectory(of: peerID)).compactMap { TransactionLog.transactionNumber(inFileName: $0.name) }.max() ?? 0
-        guard highest > store.knowledge[peerID] else { return }
-        logger.log(.warning, "PFUbiquitySetupAssistant", "catchUp", "the store knows transaction \(store.knowledge[peerID]) of this peer but the container holds \(highest): importing before any save")
-        _ = try importAvailable()
-        guard store.knowledge[peerID] >= highest else {
-            throw PeerError.unusableCloud("this peer's own logs up to \(highest) cannot all be imported (knowledge stops at \(store.knowledge[peerID])); saving now would reuse transaction numbers — run 'ubiq doctor' or repair the container")
+        let floor = max(highest, makeBaseliner(location).currentMetadata()?.knowledge[peerID] ?? 0)
+        guard floor > store.knowledge[peerID] else { return }
+        logger.log(.warning, "PFUbiquitySetupAssistant", "catchUp", "the store knows transaction \(store.knowledge[peerID]) of this peer but the container holds \(floor): catching up before any save")
+        _ = try sync()
+        guard store.knowledge[peerID] >= floor else {
+            throw PeerError.unusableCloud("this peer's own logs up to \(floor) cannot all be imported (knowledge stops at \(store.knowledge[peerID])); saving now would reuse transaction numbers — run 'ubiq doctor' or repair the container")
         }
     }
-    let logger: UbiquityLogger
 
     /// The container ID (a UUID) this device uses for `token`, from `tokens.plist`, made on first use.
     private static func containerID(for token: String, support: String) throws -> String {
@@ -136,23 +171,24 @@ public final class UbiquityPeer: @unchecked Sendable {
     }
 
     /// Imports what other peers wrote, rewrites the receipt, and tells subscribers.
-    public func importAvailable() throws -> ImportReport {
+    /// Each committed batch (of `batchSize` logs at most) is announced as a `.didImport` event.
+    public func importAvailable(batchSize: Int = .max) throws -> ImportReport {
         guard let location else { return ImportReport() }
         let report = try syncLock.withLock {
-            let report = try Importer(store: store, location: location, quarantineDirectory: localDirectory + "/container/quarantine", logger: logger).importAvailable()
+            let importer = Importer(store: store, location: location, quarantineDirectory: localDirectory + "/container/quarantine", logger: logger)
+            let report = try importer.importAvailable(batchSize: batchSize) { events.post(.didImport($0)) }
             if !report.applied.isEmpty || !FileManager.default.fileExists(atPath: location.receiptPath(of: peerID)) {
                 try? Exporter(store: store, location: location, logger: logger).writeReceipt()
             }
             return report
         }
-        if !report.changes.isEmpty { subscribers.send(.didImport(report.changes)) }
         return report
     }
 
     /// One round of sync: notice a content removal, export pending logs, start from the
     /// baseline if this store fell behind it, import, then roll a baseline and collect garbage
     /// as the policy says.
-    public func sync() throws -> SyncSummary {
+    public func sync(importBatchSize: Int = .max) throws -> SyncSummary {
         var summary = SyncSummary()
         guard let location else {
             summary.signedOut = true
@@ -170,10 +206,11 @@ public final class UbiquityPeer: @unchecked Sendable {
         }
         let baseliner = makeBaseliner(location)
         if let baseline = baseliner.currentMetadata(), try store.pendingOutbox().isEmpty, baseliner.mustAdopt(baseline) {
-            try syncLock.withLock { try baseliner.adopt(baseline) }
+            let changes = try syncLock.withLock { try baseliner.adopt(baseline) }
             summary.adoptedBaseline = baseline.author
+            if !changes.isEmpty { events.post(.didImport(changes)) }
         }
-        summary.imported = try importAvailable()
+        summary.imported = try importAvailable(batchSize: importBatchSize)
         if let policy = configuration.baselinePolicy, summary.exportError == nil {
             summary.baseline = try? syncLock.withLock { try baseliner.rollIfNeeded(policy: policy) }
             summary.garbage = collectGarbage(policy: policy)
@@ -184,33 +221,14 @@ public final class UbiquityPeer: @unchecked Sendable {
     }
 
     /// A stream of this peer's events, from now on.
-    public func events() -> AsyncStream<PeerEvent> { subscribers.subscribe() }
+    public func eventStream() -> AsyncStream<PeerEvent> { events.stream() }
 
-    /// Releases the device (also done when the peer goes away).
+    /// Calls `handler` with each of this peer's events, from now on, on the thread that posts it.
+    public func observe(_ handler: @escaping @Sendable (PeerEvent) -> Void) { events.observe(handler) }
+
+    /// Releases the device if this peer owns it (also done when the peer goes away).
     public func close() {
-        subscribers.finish()
-        deviceLock.release()
-    }
-}
-
-/// The continuations of every event stream, guarded by a lock.
-final class SubscriberList: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuations: [UUID: AsyncStream<PeerEvent>.Continuation] = [:]
-
-    func subscribe() -> AsyncStream<PeerEvent> {
-        let (stream, continuation) = AsyncStream<PeerEvent>.makeStream()
-        let id = UUID()
-        lock.withLock { continuations[id] = continuation }
-        continuation.onTermination = { [weak self] _ in self?.lock.withLock { self?.continuations[id] = nil } }
-        return stream
-    }
-
-    func send(_ event: PeerEvent) {
-        for continuation in lock.withLock({ Array(continuations.values) }) { continuation.yield(event) }
-    }
-
-    func finish() {
-        for continuation in lock.withLock({ Array(continuations.values) }) { continuation.finish() }
+        events.finish()
+        deviceLock?.release()
     }
 }

@@ -19,6 +19,8 @@ public final class PersistentStore: @unchecked Sendable {
     private let lock = NSRecursiveLock()
     var clock: HybridLogicalClock
     var knowledgeCache: KnowledgeVector
+    /// Set when the store was handed over (a fallback after the initial import): saves then fail.
+    var retiredReason: String?
 
     /// Opens or creates the store at `path`. A store made for another model or peer is refused.
     public init(path: String, model: ObjectModel, peerID: String, storeName: String, contentName: String) throws {
@@ -55,10 +57,17 @@ public final class PersistentStore: @unchecked Sendable {
         knowledgeCache = try loadKnowledge()
     }
 
-    /// Runs `body` holding the store's lock.
+    private var lockDepth = 0
+
+    /// Runs `body` holding the store's lock; the outermost call leaves no statement mid-read.
     func locked<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
-        defer { lock.unlock() }
+        lockDepth += 1
+        defer {
+            lockDepth -= 1
+            if lockDepth == 0 { database.resetActiveStatements() }
+            lock.unlock()
+        }
         return try body()
     }
 
@@ -110,6 +119,9 @@ public final class PersistentStore: @unchecked Sendable {
         set { locked { clock.skewMilliseconds = newValue } }
     }
 
+    /// Refuses every later save with `StoreError.retired(reason)`.
+    func retire(_ reason: String) { locked { retiredReason = reason } }
+
     func table(_ entity: String) throws -> EntityTable {
         guard let table = tables[entity] else { throw ModelError.unknownEntity(entity) }
         return table
@@ -125,6 +137,7 @@ public enum StoreError: Error, CustomStringConvertible, Equatable, Sendable {
     case objectNotFound(GlobalID)
     case validation(String)
     case deleteDenied(object: GlobalID, relationship: String, count: Int)
+    case retired(String)
 
     public var description: String {
         switch self {
@@ -136,6 +149,7 @@ public enum StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case let .validation(message): return "validation failed: \(message)"
         case let .deleteDenied(object, relationship, count):
             return "cannot delete \(object): its relationship '\(relationship)' still holds \(count) object(s) (delete rule deny)"
+        case let .retired(reason): return "this store no longer takes saves: \(reason)"
         }
     }
 }

@@ -10,14 +10,14 @@ extension PersistentStore {
     func writeStateFile(to path: String) throws -> KnowledgeVector {
         try locked {
             try? FileManager.default.removeItem(atPath: path)
-            try database.run("VACUUM INTO ?", [.text(path)])
-            let copy = try SQLiteDatabase(path: path)
-            try copy.transaction {
-                for table in Self.localTables { try copy.execute("DELETE FROM \(table)") }
-                try copy.execute("DELETE FROM Z_META WHERE key NOT IN ('modelHash', 'schemaVersion')")
-            }
-            try copy.execute("PRAGMA journal_mode=DELETE")
-            try copy.execute("VACUUM")
+            database.resetActiveStatements()
+            try database.execute("VACUUM INTO \(SQLiteDatabase.quoteLiteral(path))")
+            // Strip the copy through this connection: a second connection would wait on locks
+            // this one may still hold on the new file.
+            try database.execute("ATTACH DATABASE \(SQLiteDatabase.quoteLiteral(path)) AS snapshot")
+            defer { try? database.execute("DETACH DATABASE snapshot") }
+            for table in Self.localTables { try database.execute("DELETE FROM snapshot.\(table)") }
+            try database.execute("DELETE FROM snapshot.Z_META WHERE key NOT IN ('modelHash', 'schemaVersion')")
             return knowledgeCache
         }
     }
@@ -27,13 +27,14 @@ extension PersistentStore {
     /// makes sure the outbox is empty (its logs are in the container, to be imported again).
     func adoptStateFile(at path: String, knowledge: KnowledgeVector) throws {
         try locked {
-            let source = try SQLiteDatabase(path: path, readOnly: true)
-            let statement = try source.statement("SELECT value FROM Z_META WHERE key = 'modelHash'")
-            guard try statement.step(), statement.string(0) == model.hash else {
-                throw StoreError.validation("the baseline's store was made for another model")
-            }
+            database.resetActiveStatements()
             try database.execute("ATTACH DATABASE \(SQLiteDatabase.quoteLiteral(path)) AS baseline")
             defer { try? database.execute("DETACH DATABASE baseline") }
+            let hash = try database.statement("SELECT value FROM baseline.Z_META WHERE key = 'modelHash'")
+            guard try hash.step(), hash.string(0) == model.hash else {
+                throw StoreError.validation("the baseline's store was made for another model")
+            }
+            hash.reset()
             try database.transaction {
                 let tables = self.tables.values.map(\.quotedName) + pairTables.values.map(\.quotedName) + ["Z_TOMBSTONES"]
                 for table in tables {
@@ -43,6 +44,22 @@ extension PersistentStore {
                 knowledgeCache = KnowledgeVector()
                 for (peer, number) in knowledge.entries { try advanceKnowledge(peer: peer, to: number) }
             }
+        }
+    }
+
+    /// Every live object with a fingerprint of its slots (their stamps), to tell what a state swap changed.
+    func liveObjectVersions() throws -> [GlobalID: String] {
+        try locked {
+            var result: [GlobalID: String] = [:]
+            for table in tables.values {
+                let stamps = table.slots.map { SQLiteDatabase.quote("s_" + $0.name) }
+                let fingerprint = stamps.isEmpty ? "''" : stamps.map { "coalesce(\($0), '')" }.joined(separator: " || '|' || ")
+                let statement = try database.statement("SELECT gid, \(fingerprint) FROM \(table.quotedName) WHERE alive = 1")
+                while try statement.step() {
+                    if let id = try? GlobalID(statement.string(0) ?? "") { result[id] = statement.string(1) ?? "" }
+                }
+            }
+            return result
         }
     }
 

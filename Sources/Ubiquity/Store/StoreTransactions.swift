@@ -31,6 +31,7 @@ extension PersistentStore {
                             format: PlistFormat = .binary) throws -> (log: TransactionLog, changes: ObjectChanges)? {
         guard !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty) else { return nil }
         return try locked {
+            if let retiredReason { throw StoreError.retired(retiredReason) }
             let savedClock = clock
             do {
                 return try database.transaction {

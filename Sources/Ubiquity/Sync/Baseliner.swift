@@ -106,11 +106,20 @@ struct Baseliner {
 
     /// Replaces the store's merge state by the baseline's. The outbox must be empty (its logs
     /// are in the container and are imported again, so no unsent change is lost).
-    func adopt(_ metadata: BaselineMetadata) throws {
+    /// Returns the objects that changed, as an import would report them.
+    func adopt(_ metadata: BaselineMetadata) throws -> ObjectChanges {
         let work = scratchDirectory + "/adopt-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: work) }
         let stateFile = try BaselineArchive.extractStore(location.baselinePath, metadata: metadata, into: work)
+        let before = try store.liveObjectVersions()
         try store.adoptStateFile(at: stateFile, knowledge: metadata.knowledge)
+        let after = try store.liveObjectVersions()
+        var changes = ObjectChanges()
+        for (id, version) in after {
+            if let old = before[id] { if old != version { changes.updated.insert(id) } } else { changes.inserted.insert(id) }
+        }
+        changes.deleted = Set(before.keys).subtracting(after.keys)
         logger.log(.info, "PFUbiquityBaseline", "adoptBaseline", "started from the baseline of \(metadata.author) at \(metadata.knowledge)")
+        return changes
     }
 }

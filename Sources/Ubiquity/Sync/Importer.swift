@@ -18,7 +18,9 @@ struct Importer {
         let entry: DirectoryEntry
     }
 
-    func importAvailable() throws -> ImportReport {
+    /// Imports every applicable log, `batchSize` logs per SQLite transaction, calling
+    /// `onBatch` after each committed batch with the objects it changed.
+    func importAvailable(batchSize: Int = .max, onBatch: (ObjectChanges) -> Void = { _ in }) throws -> ImportReport {
         var report = ImportReport()
         let knowledge = store.knowledge
         var candidates: [Candidate] = []
@@ -95,8 +97,15 @@ struct Importer {
             }
         }
         if !batch.isEmpty {
-            report.changes = try store.applyImported(batch)
-            report.applied = batch.map { ($0.peerID, $0.transactionNumber) }
+            var start = 0
+            while start < batch.count {
+                let chunk = Array(batch[start..<min(batch.count, start + max(1, batchSize))])
+                let changes = try store.applyImported(chunk)
+                report.changes.merge(changes)
+                report.applied += chunk.map { ($0.peerID, $0.transactionNumber) }
+                if !changes.isEmpty { onBatch(changes) }
+                start += chunk.count
+            }
             for log in batch {
                 logger.log(.verbose, "PFUbiquityTransactionLogImporter", "importLog:", "applied transaction \(log.transactionNumber) of \(log.peerID) (\(log.inserted.count) inserted, \(log.updated.count) updated, \(log.deleted.count) deleted)")
             }

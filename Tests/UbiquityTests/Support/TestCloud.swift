@@ -21,13 +21,32 @@ final class TestCloud {
     func devicePath(_ name: String) -> String { root + "/devices/" + name }
 
     /// Creates device `name` (signed in to `account`) and opens a peer on it.
-    func peer(_ name: String, account: String? = Device.defaultAccount, format: PlistFormat = .binary) throws -> UbiquityPeer {
+    func peer(_ name: String, account: String? = Device.defaultAccount, format: PlistFormat = .binary,
+              policy: BaselinePolicy? = .apple) throws -> UbiquityPeer {
         let path = devicePath(name)
         if !FileManager.default.fileExists(atPath: path + "/device.plist") {
             _ = try Device.create(at: path, userName: name, identityToken: account)
         }
-        return try UbiquityPeer(configuration: PeerConfiguration(
-            cloud: cloud, device: path, model: model, contentName: contentName, logFormat: format, logger: .silent))
+        var configuration = configuration(name, policy: policy)
+        configuration.logFormat = format
+        return try UbiquityPeer(configuration: configuration)
+    }
+
+    func configuration(_ name: String, policy: BaselinePolicy? = .apple, rebuild: Bool = false) -> PeerConfiguration {
+        var configuration = PeerConfiguration(cloud: cloud, device: devicePath(name), model: model, contentName: contentName,
+                                              baselinePolicy: policy, logger: .silent)
+        configuration.rebuildFromContent = rebuild
+        return configuration
+    }
+
+    /// Creates device `name` if needed and a coordinator on it (the store not added yet).
+    func coordinator(_ name: String, account: String? = Device.defaultAccount, policy: BaselinePolicy? = .apple,
+                     rebuild: Bool = false) throws -> UbiquitousStoreCoordinator {
+        let path = devicePath(name)
+        if !FileManager.default.fileExists(atPath: path + "/device.plist") {
+            _ = try Device.create(at: path, userName: name, identityToken: account)
+        }
+        return try UbiquitousStoreCoordinator(configuration: configuration(name, policy: policy, rebuild: rebuild))
     }
 
     func peers(_ count: Int) throws -> [UbiquityPeer] {
@@ -35,7 +54,13 @@ final class TestCloud {
     }
 }
 
-import UbiquityPlist
+/// Collects events from any thread, in order.
+final class EventLog<Event: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [Event] = []
+    func append(_ event: Event) { lock.withLock { storage.append(event) } }
+    var events: [Event] { lock.withLock { storage } }
+}
 
 extension UbiquityPeer {
     /// The canonical dump as JSON text.

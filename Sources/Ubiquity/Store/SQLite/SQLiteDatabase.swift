@@ -87,6 +87,16 @@ public final class SQLiteDatabase {
         }
     }
 
+    /// Resets every statement left in the middle of its rows, so no read stays open (an open
+    /// read blocks `VACUUM` and keeps the WAL from being checkpointed).
+    public func resetActiveStatements() {
+        var statement = sqlite3_next_stmt(handle, nil)
+        while let current = statement {
+            if sqlite3_stmt_busy(current) != 0 { sqlite3_reset(current) }
+            statement = sqlite3_next_stmt(handle, current)
+        }
+    }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     public var changes: Int { Int(sqlite3_changes(handle)) }
 

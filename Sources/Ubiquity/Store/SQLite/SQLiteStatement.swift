@@ -96,8 +96,10 @@ public final class SQLiteStatement {
         }
     }
 
-    /// Runs a statement that returns no rows.
+    /// Runs a statement that returns no rows, then resets it (a finished statement can still
+    /// hold resources, e.g. the file a `VACUUM INTO` wrote, until it is reset).
     public func run() throws(SQLiteError) {
+        defer { sqlite3_reset(handle) }
         while try step() {}
     }
 

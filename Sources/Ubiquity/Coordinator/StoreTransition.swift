@@ -1,0 +1,34 @@
+/// Why the stores change (Core Data's `NSPersistentStoreUbiquitousTransitionType`).
+public enum StoreTransition: Int, Sendable, Equatable, CustomStringConvertible {
+    case accountAdded = 1
+    case accountRemoved = 2
+    case contentRemoved = 3
+    case initialImportCompleted = 4
+
+    public var description: String {
+        switch self {
+        case .accountAdded: return "accountAdded(1)"
+        case .accountRemoved: return "accountRemoved(2)"
+        case .contentRemoved: return "contentRemoved(3)"
+        case .initialImportCompleted: return "initialImportCompleted(4)"
+        }
+    }
+}
+
+/// What a coordinator tells its subscribers, in order.
+public enum CoordinatorEvent: Sendable, Equatable, CustomStringConvertible {
+    /// The stores are about to change: the app's last chance to save to the current store.
+    case storesWillChange(StoreTransition)
+    /// The stores changed. `nil` transition: a store was added (at launch, or the fallback).
+    case storesDidChange(StoreTransition?, now: StoreKind)
+    /// Other peers' changes were imported into the account store.
+    case didImport(ObjectChanges)
+
+    public var description: String {
+        switch self {
+        case let .storesWillChange(transition): return "will-change \(transition)"
+        case let .storesDidChange(transition, kind): return "did-change \(transition.map(\.description) ?? "store added") → \(kind.rawValue) store"
+        case let .didImport(changes): return "did-import \(changes.inserted.count) inserted, \(changes.updated.count) updated, \(changes.deleted.count) deleted"
+        }
+    }
+}

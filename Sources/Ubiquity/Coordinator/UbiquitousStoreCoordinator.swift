@@ -1,0 +1,203 @@
+import Foundation
+
+/// The entry point an app holds (Core Data's persistent store coordinator with a ubiquitous
+/// store): owns the device, decides which store the app works on, runs the initial import in
+/// the background and posts the transitions of DESIGN §5.
+///
+/// First use of an account: the app works at once on a *fallback* store; the account store is
+/// built in the background from the baseline and the logs; then every change saved in the
+/// fallback is migrated as new local transactions, `initialImportCompleted` is posted and the
+/// fallback is deleted. Later launches open the account store directly and catch up in the
+/// background. Signed out: the `local` store, which never syncs.
+public final class UbiquitousStoreCoordinator: @unchecked Sendable {
+    public let configuration: PeerConfiguration
+    public let device: Device
+    private let deviceLock: DeviceLock
+    private let lock = NSRecursiveLock()
+    private var current: UbiquityPeer?
+    private var reason = "no store added yet"
+    private let importDone = DispatchGroup()
+    private var importError: (any Error)?
+    let events = EventHub<CoordinatorEvent>()
+    let logger: UbiquityLogger
+    /// Runs on the import thread after the account store is built and before the handover
+    /// (tests use it to save into the fallback while the import runs).
+    var beforeHandover: (@Sendable () throws -> Void)?
+
+    /// Validates the options as Apple did and takes the device. Subscribe before `addStore()`
+    /// to see every event.
+    public init(configuration: PeerConfiguration) throws {
+        try configuration.validate()
+        try Self.checkCloud(configuration.cloud)
+        self.configuration = configuration
+        (device, deviceLock) = try UbiquityPeer.openDevice(configuration)
+        var logger = configuration.logger
+        logger.peerID = device.peerID(peerToken: configuration.peerToken)
+        logger.storeName = configuration.storeName
+        self.logger = logger
+    }
+
+    private static func checkCloud(_ cloud: String) throws {
+        do { try AtomicFile.makeDirectory(cloud) } catch { throw PeerError.unusableCloud("the cloud \(cloud) cannot be created: \(error.message)") }
+        guard access(cloud, W_OK) == 0 else { throw PeerError.unusableCloud("the cloud \(cloud) is not writable") }
+    }
+
+    // MARK: Adding the store
+
+    /// Adds the store and returns at once; the initial import (if any) runs in the background.
+    public func addStore() throws {
+        guard device.identityToken != nil else {
+            try install(UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .local),
+                        reason: "signed out: the local store, which does not sync", transition: nil)
+            return
+        }
+        let peerID = device.peerID(peerToken: configuration.peerToken)
+        let directory = try UbiquityPeer.localDirectory(configuration, device: device, kind: .account)
+        let accountPath = UbiquityPeer.storePath(localDirectory: directory, kind: .account, storeName: configuration.storeName)
+        if configuration.rebuildFromContent {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: accountPath + suffix) }
+            logger.log(.error, "PFUbiquitySetupAssistant", "rebuildFromContent", "deleted the local store of \(peerID): rebuilding it from the container")
+        }
+        if Self.initialImportCompleted(at: accountPath) {
+            let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
+            try install(account, reason: "the account store (its initial import completed earlier)", transition: nil)
+            logger.log(.error, "PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 0")
+            runInBackground { _ = try account.sync() }
+        } else {
+            // A fallback left by an earlier launch still holds saves not yet migrated: reuse it.
+            let fallback = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .fallback)
+            try install(fallback, reason: "the fallback store, while the initial import builds the account store", transition: nil)
+            logger.log(.error, "PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 1")
+            runInBackground { [self] in try initialImport(fallback: fallback) }
+        }
+    }
+
+    private static func initialImportCompleted(at path: String) -> Bool {
+        guard FileManager.default.fileExists(atPath: path),
+              let database = try? SQLiteDatabase(path: path, readOnly: true),
+              let statement = try? database.statement("SELECT value FROM Z_META WHERE key = 'initialImportCompleted'") else { return false }
+        return (try? statement.step()) == true && statement.string(0) == "1"
+    }
+
+    private func install(_ peer: UbiquityPeer, reason: String, transition: StoreTransition?) throws {
+        lock.withLock {
+            current = peer
+            self.reason = reason
+        }
+        if peer.kind == .account { peer.observe { [events] in events.post(.init($0)) } }
+        events.post(.storesDidChange(transition, now: peer.kind))
+    }
+
+    private func runInBackground(_ work: @escaping @Sendable () throws -> Void) {
+        importDone.enter()
+        DispatchQueue.global().async { [self] in
+            defer { importDone.leave() }
+            do { try work() } catch {
+                lock.withLock { importError = error }
+                logger.log(.error, "PFUbiquitySetupAssistant", "initialImport", "the background import failed: \(error); the app stays on its current store and a later sync retries")
+            }
+        }
+    }
+
+    /// Builds the account store, migrates what was saved in the fallback meanwhile, and hands over.
+    private func initialImport(fallback: UbiquityPeer) throws {
+        let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
+        account.observe { [events] in events.post(.init($0)) }
+        _ = try account.sync(importBatchSize: 100)
+        try beforeHandover?()
+
+        events.post(.storesWillChange(.initialImportCompleted))
+        // From here the fallback takes no more saves: the app was told to save in will-change.
+        fallback.store.retire("the initial import completed; the app now works on the account store")
+        var migrated = 0
+        for entry in try fallback.store.pendingOutbox() {
+            let log = try TransactionLog(decoding: entry.bytes, model: configuration.model)
+            if try account.store.commitLocal(inserted: log.inserted, updated: log.updated, deleted: log.deleted,
+                                             format: configuration.logFormat) != nil { migrated += 1 }
+        }
+        try account.store.markInitialImportCompleted()
+        _ = try? account.exportPending()
+        lock.withLock {
+            current = account
+            reason = "the account store (initial import completed, \(migrated) fallback transaction(s) migrated)"
+        }
+        events.post(.storesDidChange(.initialImportCompleted, now: .account))
+        logger.log(.error, "PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 0")
+        fallback.close()
+        try? FileManager.default.removeItem(atPath: (fallback.store.path as NSString).deletingLastPathComponent)
+    }
+
+    // MARK: Using the store
+
+    /// Which store the app works on now (Apple never told).
+    public var storeKind: StoreKind? { lock.withLock { current?.kind } }
+
+    /// Why the app works on that store, in plain words.
+    public var storeReason: String { lock.withLock { reason } }
+
+    /// The peer of the store the app works on now.
+    public var peer: UbiquityPeer? { lock.withLock { current } }
+
+    /// A context on the current store. After a store change, make new contexts.
+    public func newContext() throws -> ObjectContext {
+        guard let peer else { throw PeerError.invalidOption("no store added: call addStore() first") }
+        return peer.newContext()
+    }
+
+    /// Waits until the background import (initial import or launch catch-up) has finished;
+    /// `false` on timeout. Throws what the import threw.
+    @discardableResult
+    public func waitForBackgroundImport(timeout: Double = 600) throws -> Bool {
+        guard importDone.wait(timeout: .now() + timeout) == .success else { return false }
+        if let error = lock.withLock({ importError }) { throw error }
+        return true
+    }
+
+    /// One round of sync on the account store; a content removal by another peer is posted
+    /// as will/did-change `contentRemoved`. On the fallback or local store nothing syncs.
+    public func sync() throws -> SyncSummary {
+        guard let peer, peer.kind == .account else {
+            var summary = SyncSummary()
+            summary.signedOut = peer?.kind == .local
+            return summary
+        }
+        if try peer.contentEpochChanged() {
+            events.post(.storesWillChange(.contentRemoved))
+            try peer.resetForRemovedContent()
+            lock.withLock { reason = "the account store, emptied because another peer removed the content" }
+            events.post(.storesDidChange(.contentRemoved, now: .account))
+        }
+        return try peer.sync()
+    }
+
+    /// Removes the content from the cloud and empties this store (Apple's `removeUbiquitousContent`).
+    public func removeUbiquitousContent() throws {
+        guard let peer, peer.kind == .account else { throw SyncError.signedOut }
+        try peer.removeUbiquitousContent()
+    }
+
+    public func eventStream() -> AsyncStream<CoordinatorEvent> { events.stream() }
+
+    /// Calls `handler` with every event from now on, on the posting thread, in order.
+    public func observe(_ handler: @escaping @Sendable (CoordinatorEvent) -> Void) { events.observe(handler) }
+
+    /// Waits for background work, then releases the device.
+    public func close() {
+        _ = importDone.wait(timeout: .now() + 60)
+        lock.withLock { current }?.close()
+        events.finish()
+        deviceLock.release()
+    }
+}
+
+extension CoordinatorEvent {
+    init(_ event: PeerEvent) {
+        switch event {
+        case let .didImport(changes): self = .didImport(changes)
+        }
+    }
+}
+
+extension PersistentStore {
+    func markInitialImportCompleted() throws { try locked { try setMeta("initialImportCompleted", "1") } }
+}
