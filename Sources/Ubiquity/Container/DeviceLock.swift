@@ -9,11 +9,12 @@ public final class DeviceLock: @unchecked Sendable {
     private var descriptor: Int32
 
     /// Takes the lock on `<device>/.lock`, or throws `DeviceError.inUse` naming the owner's pid.
-    public init(device: String) throws(DeviceError) {
-        let path = device + "/.lock"
+    /// With `wait`, blocks until the lock is free instead (for short critical sections).
+    public init(device: String, name: String = ".lock", wait: Bool = false) throws(DeviceError) {
+        let path = device + "/" + name
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw .unusable(device, String(cString: strerror(errno))) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        guard flock(descriptor, LOCK_EX | (wait ? 0 : LOCK_NB)) == 0 else {
             var buffer = [UInt8](repeating: 0, count: 32)
             let count = pread(descriptor, &buffer, buffer.count, 0)
             let owner = count > 0 ? String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : "?"

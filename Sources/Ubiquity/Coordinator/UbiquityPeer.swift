@@ -209,6 +209,7 @@ public final class UbiquityPeer: @unchecked Sendable {
             let changes = try syncLock.withLock { try baseliner.adopt(baseline) }
             summary.adoptedBaseline = baseline.author
             if !changes.isEmpty { events.post(.didImport(changes)) }
+            try? Exporter(store: store, location: location, logger: logger).writeReceipt()
         }
         summary.imported = try importAvailable(batchSize: importBatchSize)
         if let policy = configuration.baselinePolicy, summary.exportError == nil {

@@ -74,6 +74,10 @@ struct Baseliner {
         let temporary = directory + "/.baseline-" + UUID().uuidString + ".zip.nosync"
         try BaselineArchive.write(metadata: metadata, model: store.model, storeFile: stateFile, to: temporary)
         // Replace only a baseline this one dominates (another peer may have rolled meanwhile).
+        // The check and the rename happen under a lock file, so two peers on one machine (or on
+        // a file system with working locks, such as NFS) never replace a baseline blindly.
+        let lock = try? DeviceLock(device: directory, name: ".lock.nosync", wait: true)
+        defer { lock?.release() }
         if let latest = currentMetadata(), !covered.dominates(latest.knowledge) {
             try? FileManager.default.removeItem(atPath: temporary)
             return skipped("another peer rolled a baseline this one does not dominate (\(latest.author))")

@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+@testable import Ubiquity
+
+@Suite("Baselines and garbage collection")
+struct BaselineTests {
+    func save(_ peer: UbiquityPeer, _ key: String, title: String? = nil) throws {
+        let context = peer.newContext()
+        let note = try context.object(GlobalID(entity: "Note", key: key)) ?? context.insert("Note", key: key)
+        note["title"] = .string(title ?? key)
+        try context.save()
+    }
+
+    func converge(_ peers: [UbiquityPeer]) throws {
+        for _ in 0..<3 { for peer in peers { _ = try peer.sync() } }
+        let states = try peers.map { try $0.mergeStateText() }
+        #expect(Set(states).count == 1, "peers converge")
+    }
+
+    @Test func twoPeersRollingAtTheSameMomentLoseNothing() throws {
+        let cloud = try TestCloud()
+        let manual: BaselinePolicy? = nil
+        let a = try cloud.peer("a", policy: manual), b = try cloud.peer("b", policy: manual)
+        for index in 0..<30 { try save(index % 2 == 0 ? a : b, "n\(index)") }
+        try converge([a, b])
+        try save(a, "only-a-knows")     // a now knows more than b
+        _ = try a.sync()
+
+        let results = EventLog<String>()
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            let peer = index == 0 ? a : b
+            results.append((try? peer.rollBaseline(force: true).reason) ?? "error")
+        }
+        let baseline = try #require(a.baselineMetadata)
+        #expect(baseline.knowledge == a.store.knowledge || baseline.knowledge == b.store.knowledge)
+        _ = try b.sync()
+        _ = try b.rollBaseline(force: true)
+        #expect(a.baselineMetadata?.knowledge == a.store.knowledge, "the baseline that dominates wins: \(results.events)")
+
+        // A newcomer starts from it and has everything.
+        let newcomer = try cloud.peer("newcomer", policy: manual)
+        let summary = try newcomer.sync()
+        #expect(summary.adoptedBaseline != nil)
+        #expect(try newcomer.store.count(FetchRequest(entity: "Note")) == 31)
+        try converge([a, b, newcomer])
+    }
+
+    @Test func aPeerOfflineAcrossSeveralBaselinesCatchesUpAndKeepsItsEdits() throws {
+        let cloud = try TestCloud()
+        // No grace: logs every present receipt has passed go at once; the offline peer's stale
+        // receipt is outlived too, so it must come back through the baseline.
+        let eager = BaselinePolicy(transactionThreshold: 10, gracePeriod: 0)
+        let a = try cloud.peer("a", policy: eager), b = try cloud.peer("b", policy: eager)
+        let traveller = try cloud.peer("traveller", policy: eager)
+        try save(traveller, "shared", title: "before the trip")
+        try converge([a, b, traveller])
+
+        // Offline: the traveller edits without syncing. Its folder is moved aside and a file put
+        // in its place, so its exports fail (permissions would not stop root) and others cannot
+        // see its receipt.
+        let location = try #require(traveller.location)
+        let folder = location.ubiquityRoot + "/" + traveller.peerID
+        try FileManager.default.moveItem(atPath: folder, toPath: cloud.root + "/away")
+        try AtomicFile.write([0], to: folder)
+        try save(traveller, "written-offline")
+        try save(traveller, "shared", title: "edited offline")
+        #expect(try traveller.store.pendingOutbox().count == 2)
+        var baselines: Set<String> = []
+        for round in 0..<60 {
+            try save(round % 2 == 0 ? a : b, "n\(round)")
+            _ = try a.sync()
+            _ = try b.sync()
+            if let knowledge = a.baselineMetadata?.knowledge.description { baselines.insert(knowledge) }
+        }
+        #expect(baselines.count >= 3, "several baselines rolled while the traveller was away")
+        let scan = ContainerScan(location: location)
+        #expect(!scan.has(peer: a.peerID, number: 1), "old logs were collected")
+
+        try FileManager.default.removeItem(atPath: folder)
+        try FileManager.default.moveItem(atPath: cloud.root + "/away", toPath: folder)
+        let summary = try traveller.sync()
+        #expect(summary.exported == 2, "the offline edits go out first")
+        #expect(summary.adoptedBaseline != nil, "then the traveller starts from the baseline")
+        try converge([a, b, traveller])
+        for peer in [a, b, traveller] {
+            #expect(try peer.store.snapshot(of: GlobalID(entity: "Note", key: "written-offline")) != nil)
+            #expect(try peer.store.count(FetchRequest(entity: "Note")) == 62)
+        }
+    }
+
+    @Test func aTruncatedBaselineIsIgnoredAndReplaced() throws {
+        let cloud = try TestCloud()
+        let manual: BaselinePolicy? = nil
+        let a = try cloud.peer("a", policy: manual)
+        for index in 0..<10 { try save(a, "n\(index)") }
+        _ = try a.sync()
+        _ = try a.rollBaseline(force: true)
+        let path = try #require(a.location).baselinePath
+        let bytes = try AtomicFile.read(path, limit: 1 << 26)
+        try AtomicFile.write(Array(bytes.prefix(bytes.count / 2)), to: path)
+        #expect(a.baselineMetadata == nil, "a truncated baseline reads as none")
+
+        let newcomer = try cloud.peer("newcomer", policy: manual)
+        let summary = try newcomer.sync()
+        #expect(summary.adoptedBaseline == nil)
+        #expect(summary.imported.applied.count == 10, "the logs are still there and import")
+        try save(a, "n10")
+        _ = try a.sync()
+        guard case .rolled = try a.rollBaseline(force: true) else {
+            Issue.record("a peer replaces the unreadable baseline")
+            return
+        }
+        let late = try cloud.peer("late", policy: manual)
+        #expect(try late.sync().adoptedBaseline == a.peerID)
+        try converge([a, newcomer, late])
+    }
+
+    @Test func garbageCollectionWaitsForEveryReceiptOrTheGracePeriod() throws {
+        let cloud = try TestCloud()
+        let patient = BaselinePolicy(transactionThreshold: 1_000, gracePeriod: 3_600)
+        let a = try cloud.peer("a", policy: patient), b = try cloud.peer("b", policy: patient)
+        _ = try b.sync()                      // b has a receipt, then falls behind
+        for index in 0..<5 { try save(a, "n\(index)") }
+        _ = try a.sync()
+        _ = try a.rollBaseline(force: true)
+        var report = a.collectGarbage()
+        #expect(report.deleted.isEmpty)
+        #expect(report.blockingPeers[b.peerID] == 0, "b's receipt holds the logs back")
+        _ = try b.sync()
+        report = a.collectGarbage()
+        #expect(report.deleted.count == 5, "once b has passed them, they go")
+        try save(a, "n5")
+        _ = try a.sync()
+        _ = try a.rollBaseline(force: true)
+        report = a.collectGarbage(now: Date().addingTimeInterval(7_200))
+        #expect(report.deleted.count == 1, "after the grace period a log goes whatever the receipts")
+        #expect(report.staleReceipts == [b.peerID])
+    }
+}
