@@ -23,6 +23,7 @@ struct Ubiq: ParsableCommand {
             DeviceCommand.self, InsertCommand.self, UpdateCommand.self, DeleteCommand.self,
             RelateCommand.self, UnrelateCommand.self, FetchCommand.self, SyncCommand.self,
             DumpCommand.self, ModelCommand.self, SoakCommand.self, DemoCommand.self,
+            StoreCommand.self, BaselineCommand.self, GCCommand.self, RemoveContentCommand.self, RebuildCommand.self,
         ])
 
     /// Runs a command with one-line errors: ArgumentParser's multi-line usage errors and the
