@@ -10,6 +10,8 @@ public final class ObjectContext {
     public let store: PersistentStore
     /// The format of logs written for this context's saves.
     public var logFormat: PlistFormat = .binary
+    /// How a save treats objects that changed in the store since this context read them.
+    public var mergePolicy: MergePolicy = .error
     /// Called after each successful save with the committed log (the peer exports from here).
     public var didSave: ((TransactionLog, ObjectChanges) -> Void)?
 
@@ -22,6 +24,13 @@ public final class ObjectContext {
     var pendingPairs: [PairChange: Bool] = [:]
     var pairOrder: [PairChange] = []
     var deferredErrors: [any Error] = []
+    /// The targets of each to-many relationship (of a pair table) when this context first changed it.
+    var toManyRead: [ToManyKey: Set<GlobalID>] = [:]
+
+    struct ToManyKey: Hashable {
+        let object: GlobalID
+        let relationship: String
+    }
 
     struct PairChange: Hashable {
         let owner: String
@@ -91,6 +100,7 @@ public final class ObjectContext {
         pendingPairs.removeAll()
         pairOrder.removeAll()
         deferredErrors.removeAll()
+        toManyRead.removeAll()
     }
 
     /// Drops cached state so the next reads see the store (e.g. after an import).
@@ -137,6 +147,10 @@ public final class ObjectContext {
             }
         case let .pairTable(owner, name, selfIsSource):
             if present, registered[target] == nil, try !store.isAlive(target) { throw StoreError.objectNotFound(target) }
+            let key = ToManyKey(object: object.id, relationship: relationshipName)
+            if toManyRead[key] == nil {
+                toManyRead[key] = Set(object.saved == nil ? [] : try store.targets(of: relationshipName, of: object.id))
+            }
             let change = PairChange(owner: owner, relationship: name, source: selfIsSource ? object.id : target, target: selfIsSource ? target : object.id)
             if pendingPairs.updateValue(present, forKey: change) == nil { pairOrder.append(change) }
         case .toOneColumn:

@@ -7,6 +7,7 @@ extension ObjectContext {
     public func save() throws -> TransactionLog? {
         if let error = deferredErrors.first { throw error }
         guard hasChanges else { return nil }
+        try resolveConflicts()
         let doomed = try deletionClosure()
 
         var inserted: [ChangeRecord] = []
@@ -17,7 +18,7 @@ extension ObjectContext {
             inserted.append(try insertRecord(for: object))
         }
         for object in registered.values.sorted(by: { $0.id < $1.id })
-        where object.saved != nil && object.hasChanges && !doomed.contains(object.id) {
+        where object.saved != nil && object.hasChanges && !doomed.contains(object.id) && !insertedIDs.contains(object.id) {
             updates[object.id] = try updateRecord(for: object)
             updateOrder.append(object.id)
         }
@@ -107,7 +108,7 @@ extension ObjectContext {
             record.values[attribute.name] = .some(value)
         }
         for relationship in object.entity.relationships where !relationship.isToMany {
-            record.relationships[relationship.name] = .toOne(object.changedToOne[relationship.name] ?? nil)
+            record.relationships[relationship.name] = .toOne(changedOrSavedTarget(object, relationship.name))
         }
         return record
     }

@@ -129,7 +129,7 @@ public final class PersistentStore: @unchecked Sendable {
 }
 
 /// A store that cannot be opened or used as asked.
-public enum StoreError: Error, CustomStringConvertible, Equatable, Sendable {
+public enum StoreError: Error, CustomStringConvertible, Sendable {
     case modelMismatch(store: String, model: String)
     case peerMismatch(store: String, peer: String)
     case schemaMismatch(String)
@@ -138,6 +138,7 @@ public enum StoreError: Error, CustomStringConvertible, Equatable, Sendable {
     case validation(String)
     case deleteDenied(object: GlobalID, relationship: String, count: Int)
     case retired(String)
+    case mergeConflicts([MergeConflict])
 
     public var description: String {
         switch self {
@@ -150,6 +151,12 @@ public enum StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case let .deleteDenied(object, relationship, count):
             return "cannot delete \(object): its relationship '\(relationship)' still holds \(count) object(s) (delete rule deny)"
         case let .retired(reason): return "this store no longer takes saves: \(reason)"
+        case let .mergeConflicts(conflicts):
+            return "the save conflicts with changes in the store (merge policy error), nothing was saved:\n" + conflicts.map { "  \($0)" }.joined(separator: "\n")
         }
     }
+}
+
+extension StoreError: Equatable {
+    public static func == (lhs: StoreError, rhs: StoreError) -> Bool { lhs.description == rhs.description }
 }
