@@ -113,7 +113,13 @@ public final class ObjectContext {
     // MARK: To-many relationships
 
     func targets(of relationship: RelationshipDescription, of object: ManagedObject) throws -> [GlobalID] {
-        var result = Set(object.saved == nil ? [] : try store.targets(of: relationship.name, of: object.id))
+        let stored = Set(object.saved == nil ? [] : try store.targets(of: relationship.name, of: object.id))
+        var result = stored
+        // What the context read is what a merge policy later compares with the store.
+        let key = ToManyKey(object: object.id, relationship: relationship.name)
+        if object.saved != nil, toManyRead[key] == nil, case .pairTable = store.model.storage(of: relationship, in: object.entity) {
+            toManyRead[key] = stored
+        }
         switch store.model.storage(of: relationship, in: object.entity) {
         case let .derivedFromInverse(inverse):
             for candidate in registered.values where candidate.entity.name == relationship.destination {

@@ -25,17 +25,21 @@ extension ObjectContext {
 
     private func detectConflicts() throws -> [MergeConflict] {
         var conflicts: [MergeConflict] = []
+        // Only what the context changed can conflict: its changed and deleted objects, and the
+        // to-many relationships it added to or removed from.
+        let changedToMany = toManyRead.keys.filter { key in pendingPairs.keys.contains { otherEnd(of: $0, for: key.object, relationship: key.relationship) != nil } }
         var touched = Set(registered.values.filter { $0.saved != nil && ($0.hasChanges || deletedIDs.contains($0.id)) }.map(\.id))
-        touched.formUnion(toManyRead.keys.map(\.object))
+        touched.formUnion(changedToMany.map(\.object))
         for id in touched.sorted() {
             guard let object = registered[id], let saved = object.saved, !insertedIDs.contains(id) else { continue }
             let current = try store.snapshot(of: id)
             var toMany: [String: (read: [GlobalID], persisted: [GlobalID])] = [:]
-            for (key, read) in toManyRead where key.object == id {
+            for key in changedToMany where key.object == id {
+                let read = toManyRead[key] ?? []
                 let now = current == nil ? [] : try store.targets(of: key.relationship, of: id)
                 if Set(now) != read { toMany[key.relationship] = (read.sorted(), now) }
             }
-            let rowMoved = current?.version != saved.version
+            let rowMoved = current?.version != saved.version && (object.hasChanges || deletedIDs.contains(id) || current == nil)
             guard rowMoved || !toMany.isEmpty else { continue }
             let kind: MergeConflict.Kind = current == nil ? .deletedInStore : (deletedIDs.contains(id) ? .deletedInContext : .updated)
             conflicts.append(MergeConflict(
