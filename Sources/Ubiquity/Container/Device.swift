@@ -49,6 +49,19 @@ public struct Device: Sendable, Equatable {
         do { try AtomicFile.write(PlistSeam.encode(.dictionary(fields), format: .xml), to: plistPath) } catch { throw .unusable(directory, error.description) }
     }
 
+    /// Signs the device in to the account `token` (`nil` signs out), as the system's account
+    /// settings would: `device.plist` is rewritten, and a running coordinator notices.
+    /// Works while another process owns the device: it only replaces `device.plist` atomically.
+    public static func setAccount(_ token: String?, at directory: String) throws(DeviceError) -> Device {
+        if let token, !CloudNames.isValidPathComponent(token) {
+            throw .invalid("identity token '\(token)' must hold only letters, digits, '.', '_', '-', '@', '+'")
+        }
+        var device = try load(from: directory)
+        device.identityToken = token
+        try device.save()
+        return device
+    }
+
     /// `<user>~<device UUID>[~<peer token>]`, lower-case as Apple's.
     public func peerID(peerToken: String? = nil) -> String {
         ([userName, deviceUUID.uuidString] + (peerToken.map { [$0] } ?? [])).joined(separator: "~").lowercased()

@@ -22,6 +22,9 @@ public struct PeerConfiguration: Sendable {
     /// Delete the local store of the account when the store is added and rebuild it from the
     /// container (Apple's rebuild-from-ubiquitous-content option).
     public var rebuildFromContent: Bool = false
+    /// Decides, after each import, each new concurrent overwrite; a choice other than
+    /// `.keepWinner` is saved as a new local transaction, so every peer converges on it.
+    public var importResolver: (@Sendable (ConflictRecord) -> ImportResolution)?
     public var logger: UbiquityLogger
 
     public init(cloud: String, device: String, model: ObjectModel, contentName: String,

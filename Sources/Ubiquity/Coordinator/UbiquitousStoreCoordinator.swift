@@ -11,8 +11,12 @@ import Foundation
 /// background. Signed out: the `local` store, which never syncs.
 public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     public let configuration: PeerConfiguration
-    public let device: Device
+    /// The device as last read from `device.plist` (its account changes over time).
+    public var device: Device { lock.withLock { currentDevice } }
+    private var currentDevice: Device
     private let deviceLock: DeviceLock
+    private var watcher: DirectoryWatcher?
+    private let switchLock = NSLock()
     private let lock = NSRecursiveLock()
     private var current: UbiquityPeer?
     private var reason = "no store added yet"
@@ -30,9 +34,9 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         try configuration.validate()
         try Self.checkCloud(configuration.cloud)
         self.configuration = configuration
-        (device, deviceLock) = try UbiquityPeer.openDevice(configuration)
+        (currentDevice, deviceLock) = try UbiquityPeer.openDevice(configuration)
         var logger = configuration.logger
-        logger.peerID = device.peerID(peerToken: configuration.peerToken)
+        logger.peerID = currentDevice.peerID(peerToken: configuration.peerToken)
         logger.storeName = configuration.storeName
         self.logger = logger
     }
@@ -45,30 +49,69 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     // MARK: Adding the store
 
     /// Adds the store and returns at once; the initial import (if any) runs in the background.
+    /// From then on the coordinator watches `device.plist` and switches stores when the
+    /// device signs in, out, or to another account.
     public func addStore() throws {
+        try openStore(for: device, transition: nil)
+        if watcher == nil {
+            watcher = try? DirectoryWatcher(directory: configuration.device) { [weak self] name in
+                guard name == "device.plist", let self else { return }
+                do { try self.checkAccount() } catch {
+                    self.logger.log(.error, "PFUbiquitySetupAssistant", "accountChanged", "cannot switch accounts: \(error)")
+                }
+            }
+        }
+    }
+
+    /// Opens the store of `device`'s current account: the local store when signed out, the
+    /// account store when its initial import completed earlier, else a fallback store while
+    /// the initial import runs.
+    private func openStore(for device: Device, transition: StoreTransition?) throws {
         guard device.identityToken != nil else {
             try install(UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .local),
-                        reason: "signed out: the local store, which does not sync", transition: nil)
+                        reason: "signed out: the local store, which does not sync", transition: transition)
             return
         }
         let peerID = device.peerID(peerToken: configuration.peerToken)
         let directory = try UbiquityPeer.localDirectory(configuration, device: device, kind: .account)
         let accountPath = UbiquityPeer.storePath(localDirectory: directory, kind: .account, storeName: configuration.storeName)
-        if configuration.rebuildFromContent {
+        if configuration.rebuildFromContent && transition == nil {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: accountPath + suffix) }
             logger.log(.error, "PFUbiquitySetupAssistant", "rebuildFromContent", "deleted the local store of \(peerID): rebuilding it from the container")
         }
         if Self.initialImportCompleted(at: accountPath) {
             let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
-            try install(account, reason: "the account store (its initial import completed earlier)", transition: nil)
+            try install(account, reason: "the account store of '\(device.identityToken ?? "")' (its initial import completed earlier)", transition: transition)
             logger.log(.error, "PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 0")
             runInBackground { _ = try account.sync() }
         } else {
             // A fallback left by an earlier launch still holds saves not yet migrated: reuse it.
             let fallback = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .fallback)
-            try install(fallback, reason: "the fallback store, while the initial import builds the account store", transition: nil)
+            try install(fallback, reason: "the fallback store of '\(device.identityToken ?? "")', while the initial import builds the account store", transition: transition)
             logger.log(.error, "PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 1")
             runInBackground { [self] in try initialImport(fallback: fallback) }
+        }
+    }
+
+    /// Reads `device.plist` and, if the account changed, switches stores: will-change (the app's
+    /// one chance to save; the old account's unsent logs stay in its outbox for its return),
+    /// the new account's store (through a fallback if it is new here), did-change. Called by
+    /// the watcher, and safe to call at any time.
+    public func checkAccount() throws {
+        try switchLock.withLock {
+            let fresh = try Device.load(from: configuration.device)
+            let old = device
+            guard fresh.identityToken != old.identityToken else { return }
+            let transition: StoreTransition = fresh.identityToken == nil ? .accountRemoved : .accountAdded
+            logger.log(.error, "PFUbiquitySetupAssistant", "accountChanged", "the account changed from '\(old.identityToken ?? "signed out")' to '\(fresh.identityToken ?? "signed out")'")
+            events.post(.storesWillChange(transition))
+            _ = importDone.wait(timeout: .now() + 600)
+            if let previous = lock.withLock({ current }) {
+                previous.store.retire("the device switched accounts; make new contexts")
+                previous.close()
+            }
+            lock.withLock { currentDevice = fresh }
+            try openStore(for: fresh, transition: transition)
         }
     }
 
@@ -183,6 +226,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
 
     /// Waits for background work, then releases the device.
     public func close() {
+        watcher?.stop()
         _ = importDone.wait(timeout: .now() + 60)
         lock.withLock { current }?.close()
         events.finish()

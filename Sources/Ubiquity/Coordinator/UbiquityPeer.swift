@@ -211,7 +211,9 @@ public final class UbiquityPeer: @unchecked Sendable {
             if !changes.isEmpty { events.post(.didImport(changes)) }
             try? Exporter(store: store, location: location, logger: logger).writeReceipt()
         }
+        let conflictsBefore = try store.lastConflictID()
         summary.imported = try importAvailable(batchSize: importBatchSize)
+        try resolveImportConflicts(after: conflictsBefore)
         if let policy = configuration.baselinePolicy, summary.exportError == nil {
             summary.baseline = try? syncLock.withLock { try baseliner.rollIfNeeded(policy: policy) }
             summary.garbage = collectGarbage(policy: policy)

@@ -1,0 +1,65 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Watches one directory with inotify and calls back with the names that were written or
+/// renamed into it. A background thread blocks in `poll`, so nothing polls the disk in a loop;
+/// `stop()` wakes it through a pipe.
+final class DirectoryWatcher: @unchecked Sendable {
+    private let inotify: Int32
+    private var wakeUp: [Int32] = [-1, -1]
+    private let thread: Thread
+
+    /// Starts watching `directory`; `onChange` runs on the watcher's thread with each file name.
+    init(directory: String, onChange: @escaping @Sendable (String) -> Void) throws(FileError) {
+        inotify = inotify_init1(Int32(IN_CLOEXEC))
+        guard inotify >= 0 else { throw FileError(path: directory, operation: "watch", errno: errno) }
+        guard inotify_add_watch(inotify, directory, UInt32(IN_CLOSE_WRITE | IN_MOVED_TO)) >= 0 else {
+            let error = FileError(path: directory, operation: "watch", errno: errno)
+            close(inotify)
+            throw error
+        }
+        var pipeEnds: [Int32] = [-1, -1]
+        _ = pipe(&pipeEnds)
+        wakeUp = pipeEnds
+        let descriptor = inotify, stopper = pipeEnds[0]
+        thread = Thread {
+            // The thread owns both descriptors and closes them when it ends.
+            defer {
+                close(descriptor)
+                close(stopper)
+            }
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: stopper, events: Int16(POLLIN), revents: 0)]
+                guard poll(&fds, 2, -1) >= 0 || errno == EINTR else { return }
+                if fds[1].revents != 0 || fds[0].revents & Int16(POLLNVAL | POLLERR) != 0 { return }
+                guard fds[0].revents != 0 else { continue }
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                guard count > 0 else { continue }
+                var offset = 0
+                while offset + MemoryLayout<inotify_event>.size <= count {
+                    let (length, name) = buffer.withUnsafeBytes { raw -> (Int, String) in
+                        let event = raw.load(fromByteOffset: offset, as: inotify_event.self)
+                        let start = offset + MemoryLayout<inotify_event>.size
+                        let bytes = raw[start..<min(count, start + Int(event.len))].prefix { $0 != 0 }
+                        return (Int(event.len), String(decoding: bytes, as: UTF8.self))
+                    }
+                    if !name.isEmpty { onChange(name) }
+                    offset += MemoryLayout<inotify_event>.size + length
+                }
+            }
+        }
+        thread.start()
+    }
+
+    func stop() {
+        guard wakeUp[1] >= 0 else { return }
+        _ = write(wakeUp[1], "x", 1)
+        close(wakeUp[1])
+        wakeUp[1] = -1
+    }
+
+    deinit { stop() }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// What a migration between stores did.
+public struct MigrationReport: Sendable, Equatable {
+    /// Objects copied into the target store.
+    public var copied = 0
+    /// Objects already alive in the target (same global ID, so the same natural key): left as they are.
+    public var alreadyPresent = 0
+    /// Local transactions the copy was saved as.
+    public var transactions = 0
+}
+
+/// Copies every live object of one store into another as ordinary local transactions,
+/// deduplicating by global ID (Apple offered no such thing between the local and account stores).
+enum StoreMigration {
+    static func copy(from source: PersistentStore, to target: PersistentStore, format: PlistFormat, batch: Int = 500) throws -> MigrationReport {
+        var report = MigrationReport()
+        var records: [ChangeRecord] = []
+        func flush() throws {
+            guard !records.isEmpty else { return }
+            if try target.commitLocal(inserted: records, updated: [], deleted: [], format: format) != nil { report.transactions += 1 }
+            records.removeAll()
+        }
+        for entity in source.model.entities {
+            for snapshot in try source.fetch(FetchRequest(entity: entity.name)) {
+                if try target.isAlive(snapshot.id) {
+                    report.alreadyPresent += 1
+                    continue
+                }
+                var record = ChangeRecord(id: snapshot.id, values: snapshot.values)
+                for (name, value) in snapshot.toOne { record.relationships[name] = .toOne(value) }
+                for relationship in entity.relationships where relationship.isToMany {
+                    guard case .pairTable(_, _, true) = source.model.storage(of: relationship, in: entity) else { continue }
+                    let targets = try source.targets(of: relationship.name, of: snapshot.id)
+                    if !targets.isEmpty { record.relationships[relationship.name] = .toMany(added: targets, removed: []) }
+                }
+                records.append(record)
+                report.copied += 1
+                if records.count >= batch { try flush() }
+            }
+        }
+        try flush()
+        return report
+    }
+}
+
+extension UbiquitousStoreCoordinator {
+    /// Copies the objects of the local store (saved while signed out) into the current account's
+    /// store, as new local transactions that sync; objects the account already has are skipped.
+    public func migrateLocalStoreToAccount() throws -> MigrationReport {
+        guard let peer, peer.kind == .account else { throw PeerError.invalidOption("migrate needs the account store (signed in, initial import completed)") }
+        let local = try openSibling(.local)
+        let report = try StoreMigration.copy(from: local, to: peer.store, format: configuration.logFormat)
+        _ = try? peer.exportPending()
+        return report
+    }
+
+    /// Copies the current account's objects into the local store, without sync metadata reaching
+    /// any cloud (the remove-metadata path: what the app keeps when iCloud is turned off).
+    public func migrateAccountStoreToLocal() throws -> MigrationReport {
+        guard let peer, peer.kind == .account else { throw PeerError.invalidOption("migrate needs the account store (signed in, initial import completed)") }
+        return try StoreMigration.copy(from: peer.store, to: try openSibling(.local), format: configuration.logFormat)
+    }
+
+    private func openSibling(_ kind: StoreKind) throws -> PersistentStore {
+        let directory = try UbiquityPeer.localDirectory(configuration, device: device, kind: kind)
+        return try PersistentStore(path: UbiquityPeer.storePath(localDirectory: directory, kind: kind, storeName: configuration.storeName),
+                                   model: configuration.model, peerID: device.peerID(peerToken: configuration.peerToken),
+                                   storeName: configuration.storeName, contentName: configuration.contentName)
+    }
+}
