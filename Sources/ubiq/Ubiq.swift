@@ -24,6 +24,7 @@ struct Ubiq: ParsableCommand {
             RelateCommand.self, UnrelateCommand.self, FetchCommand.self, SyncCommand.self,
             DumpCommand.self, ModelCommand.self, SoakCommand.self, DemoCommand.self,
             StoreCommand.self, BaselineCommand.self, GCCommand.self, RemoveContentCommand.self, RebuildCommand.self,
+            AccountCommand.self, MigrateCommand.self, ConflictsCommand.self,
         ])
 
     /// Runs a command with one-line errors: ArgumentParser's multi-line usage errors and the

@@ -46,3 +46,14 @@ extension PersistentStore {
         }
     }
 }
+
+extension ConflictRecord {
+    /// `{id, object, property, kind, winner, loser, winnerStamp, loserStamp, winnerPeer, loserPeer, recorded}`
+    public var jsonValue: JSONValue {
+        .object([
+            "id": .int(id), "object": .string(object.description), "property": .string(property), "kind": .string(kind.rawValue),
+            "winner": winnerValue, "loser": loserValue, "winnerStamp": .string(winnerStamp), "loserStamp": .string(loserStamp),
+            "winnerPeer": .string(winnerPeer), "loserPeer": .string(loserPeer), "recorded": .double(recorded.timeIntervalSince1970),
+        ])
+    }
+}
