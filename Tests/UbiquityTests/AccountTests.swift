@@ -144,4 +144,24 @@ struct AccountTests {
         for peer in [a, b, judge] { #expect(try peer.store.snapshot(of: id)?.values["title"]?.map(\.jsonValue) == restored) }
         #expect(try a.mergeStateText() == judge.mergeStateText())
     }
+
+    @Test func storesOfAccountsNotSeenForLongAreRemoved() throws {
+        let cloud = try TestCloud()
+        let phone = try cloud.coordinator("phone", account: "alice")
+        try phone.addStore()
+        try phone.waitForBackgroundImport()
+        try insert(try phone.newContext(), "alice-1")
+        _ = try Device.setAccount("bob", at: cloud.devicePath("phone"))
+        try phone.checkAccount()
+        try phone.waitForBackgroundImport()
+        #expect(try phone.removeUnusedAccountStores(unusedFor: 3_600).isEmpty, "alice was used a moment ago")
+        #expect(try phone.removeUnusedAccountStores(unusedFor: 3_600, now: Date().addingTimeInterval(7_200)) == ["alice"])
+        // Back to alice: a fresh store, rebuilt from alice's container through a fallback.
+        _ = try Device.setAccount("alice", at: cloud.devicePath("phone"))
+        try phone.checkAccount()
+        #expect(phone.storeKind == .fallback)
+        try phone.waitForBackgroundImport()
+        #expect(try keys(phone.peer?.store) == ["alice-1"])
+        phone.close()
+    }
 }

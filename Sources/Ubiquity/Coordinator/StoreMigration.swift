@@ -69,3 +69,27 @@ extension UbiquitousStoreCoordinator {
                                    storeName: configuration.storeName, contentName: configuration.contentName)
     }
 }
+
+extension UbiquitousStoreCoordinator {
+    /// Deletes this device's stores of accounts other than the current one that were last used
+    /// more than `seconds` ago (their data stays in their cloud containers). Returns the tokens.
+    @discardableResult
+    public func removeUnusedAccountStores(unusedFor seconds: Double, now: Date = Date()) throws -> [String] {
+        let device = self.device
+        let support = (try UbiquityPeer.localDirectory(configuration, device: device, kind: .local) as NSString).deletingLastPathComponent
+        var map = try UbiquityPeer.tokenMap(support: support)
+        var removed: [String] = []
+        for (token, cid) in map.sorted(by: { $0.key < $1.key }) where token != device.identityToken {
+            let marker = (try? AtomicFile.read("\(support)/\(cid)/lastUsed", limit: 64)).flatMap { Double(String(decoding: $0, as: UTF8.self)) } ?? 0
+            guard marker < now.timeIntervalSince1970 - seconds else { continue }
+            try? FileManager.default.removeItem(atPath: "\(support)/\(cid)")
+            map[token] = nil
+            removed.append(token)
+        }
+        if !removed.isEmpty {
+            try UbiquityPeer.writeTokenMap(map, support: support)
+            logger.log(.info, "PFUbiquitySetupAssistant", "removeUnusedAccountStores", "removed the stores of \(removed.joined(separator: ", "))")
+        }
+        return removed
+    }
+}

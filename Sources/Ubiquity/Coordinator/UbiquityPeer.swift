@@ -106,6 +106,10 @@ public final class UbiquityPeer: @unchecked Sendable {
         logger.peerID = peerID
         logger.storeName = configuration.storeName
         self.logger = logger
+        if kind == .account {
+            // When the account's store was last used: the cleanup of unused accounts reads it.
+            try? AtomicFile.write(Array(String(Date().timeIntervalSince1970).utf8), to: localDirectory + "/lastUsed")
+        }
         try catchUpWithOwnLogs()
     }
 
@@ -137,17 +141,24 @@ public final class UbiquityPeer: @unchecked Sendable {
 
     /// The container ID (a UUID) this device uses for `token`, from `tokens.plist`, made on first use.
     private static func containerID(for token: String, support: String) throws -> String {
-        let path = support + "/tokens.plist"
-        var map: [String: PlistValue] = [:]
-        if FileManager.default.fileExists(atPath: path) {
-            map = try PlistSeam.decode(try AtomicFile.read(path, limit: 1 << 20)).dictionaryValue ?? [:]
-        }
-        if let existing = map[token]?.stringValue, UUID(uuidString: existing) != nil { return existing }
+        var map = try tokenMap(support: support)
+        if let existing = map[token], UUID(uuidString: existing) != nil { return existing }
         let id = UUID().uuidString
-        map[token] = .string(id)
-        try AtomicFile.makeDirectory(support)
-        try AtomicFile.write(PlistSeam.encode(.dictionary(map), format: .xml), to: path)
+        map[token] = id
+        try writeTokenMap(map, support: support)
         return id
+    }
+
+    /// `tokens.plist`: identity token → container ID.
+    static func tokenMap(support: String) throws -> [String: String] {
+        let path = support + "/tokens.plist"
+        guard FileManager.default.fileExists(atPath: path) else { return [:] }
+        return (try PlistSeam.decode(try AtomicFile.read(path, limit: 1 << 20)).dictionaryValue ?? [:]).compactMapValues(\.stringValue)
+    }
+
+    static func writeTokenMap(_ map: [String: String], support: String) throws {
+        try AtomicFile.makeDirectory(support)
+        try AtomicFile.write(PlistSeam.encode(.dictionary(map.mapValues(PlistValue.string)), format: .xml), to: support + "/tokens.plist")
     }
 
     /// A new context on this peer's store; each save is exported at once when the container is writable.
