@@ -79,7 +79,9 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: accountPath + suffix) }
             logger.log(.error, "PFUbiquitySetupAssistant", "rebuildFromContent", "deleted the local store of \(peerID): rebuilding it from the container")
         }
-        if Self.initialImportCompleted(at: accountPath) {
+        // A fallback left behind (a crash before its handover) still holds saves to migrate.
+        let fallbackLeft = FileManager.default.fileExists(atPath: UbiquityPeer.storePath(localDirectory: directory, kind: .fallback, storeName: configuration.storeName))
+        if Self.initialImportCompleted(at: accountPath) && !fallbackLeft {
             let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
             try install(account, reason: "the account store of '\(device.identityToken ?? "")' (its initial import completed earlier)", transition: transition)
             logger.log(.error, "PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 0")
@@ -244,4 +246,6 @@ extension CoordinatorEvent {
 
 extension PersistentStore {
     func markInitialImportCompleted() throws { try locked { try setMeta("initialImportCompleted", "1") } }
+
+    func initialImportCompleted() throws -> Bool { try locked { try meta("initialImportCompleted") == "1" } }
 }

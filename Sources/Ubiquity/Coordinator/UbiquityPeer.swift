@@ -225,6 +225,9 @@ public final class UbiquityPeer: @unchecked Sendable {
         let conflictsBefore = try store.lastConflictID()
         summary.imported = try importAvailable(batchSize: importBatchSize)
         try resolveImportConflicts(after: conflictsBefore)
+        // A store that caught up with everything visible has done its initial import: the
+        // coordinator opens it directly from now on.
+        if summary.imported.waiting == 0, try !store.initialImportCompleted() { try store.markInitialImportCompleted() }
         if let policy = configuration.baselinePolicy, summary.exportError == nil {
             summary.baseline = try? syncLock.withLock { try baseliner.rollIfNeeded(policy: policy) }
             summary.garbage = collectGarbage(policy: policy)
