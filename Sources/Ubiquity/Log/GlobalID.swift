@@ -17,7 +17,7 @@ public struct GlobalID: Hashable, Comparable, Sendable, CustomStringConvertible 
     public init(entity: String, key: String) throws(GlobalIDError) {
         guard Identifier.isValid(entity) else { throw GlobalIDError(text: "\(entity)/\(key)", reason: "invalid entity name") }
         guard !key.isEmpty, key.utf8.count <= 200 else { throw GlobalIDError(text: key, reason: "a key must hold 1 to 200 bytes") }
-        guard !key.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard !Self.containsControlCharacter(key) else {
             throw GlobalIDError(text: key, reason: "a key must not hold control characters")
         }
         self.entity = entity
@@ -31,6 +31,17 @@ public struct GlobalID: Hashable, Comparable, Sendable, CustomStringConvertible 
     }
 
     public var description: String { "\(entity)/\(key)" }
+
+    /// C0 and C1 control characters and DEL, checked on the UTF-8 bytes (this runs for every
+    /// object ID an import reads).
+    private static func containsControlCharacter(_ text: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in text.utf8 {
+            if byte < 0x20 || byte == 0x7f || (previous == 0xc2 && byte >= 0x80 && byte <= 0x9f) { return true }
+            previous = byte
+        }
+        return false
+    }
 
     public static func < (lhs: GlobalID, rhs: GlobalID) -> Bool { lhs.description < rhs.description }
 }
