@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+@testable import Ubiquity
+
+@Suite("Global IDs, stamps and knowledge vectors")
+struct GlobalIDTests {
+    @Test func naturalKeysAreValidated() throws {
+        #expect(try GlobalID("Note/a/b").key == "a/b", "a key may hold slashes")
+        #expect(try GlobalID("Note/ünïcødé 日本").entity == "Note")
+        for bad in ["Note/", "Note", "/key", "No te/key", "Note/line\nbreak", "Note/tab\tkey", "Note/del\u{7f}", "Note/c1\u{85}", "Note/" + String(repeating: "x", count: 201)] {
+            #expect(throws: GlobalIDError.self, "\(bad.debugDescription) is refused") { try GlobalID(bad) }
+        }
+    }
+
+    @Test func stampsSortLikeTheirTextAndRoundTrip() throws {
+        let stamps = [Stamp(wallMilliseconds: 9, counter: 0, peerID: "b"), Stamp(wallMilliseconds: 10, counter: 0, peerID: "a"),
+                      Stamp(wallMilliseconds: 10, counter: 2, peerID: "a"), Stamp(wallMilliseconds: 10, counter: 2, peerID: "b")]
+        #expect(stamps.sorted() == stamps)
+        #expect(stamps.map(\.description).sorted() == stamps.map(\.description))
+        for stamp in stamps { #expect(Stamp(stamp.description) == stamp) }
+        #expect(Stamp("garbage") == nil && Stamp("1.2.x") == nil)
+        var clock = HybridLogicalClock(peerID: "me", last: nil)
+        let first = clock.tick(now: Date(timeIntervalSince1970: 100))
+        clock.observe(Stamp(wallMilliseconds: 500_000, counter: 7, peerID: "other"))
+        let second = clock.tick(now: Date(timeIntervalSince1970: 100))
+        #expect(second > first && second > Stamp(wallMilliseconds: 500_000, counter: 7, peerID: "other"), "causally later is larger, whatever the wall clock says")
+    }
+
+    @Test func knowledgeVectorsUseApplesStringForm() throws {
+        let vector = KnowledgeVector(["b~2": 3, "a~1": 5, "zero": 0])
+        #expect(vector.description == "a~1:5:b~2:3")
+        #expect(KnowledgeVector(string: vector.description) == vector)
+        #expect(KnowledgeVector(string: "a:1:b") == nil && KnowledgeVector(string: "a:x") == nil)
+        #expect(vector.dominates(KnowledgeVector(["a~1": 5])) && !KnowledgeVector(["a~1": 5]).dominates(vector))
+    }
+}
