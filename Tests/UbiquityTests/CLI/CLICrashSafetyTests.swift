@@ -9,8 +9,8 @@ struct CLICrashSafetyTests {
     static let kills = 6
 
     @Test func killedSoakLosesNothingAndPublishesNothingUnsaved() throws {
-        let seed = CLISeededRandom.seed()
-        var random = CLISeededRandom(seed: seed)
+        let seed = SeededGenerator.seedFromEnvironment()
+        var random = SeededGenerator(seed: seed)
         let note = "seed \(seed) (replay with UBIQUITY_TEST_SEED=\(seed))"
         let sandbox = try CLISandbox()
         let writer = try sandbox.initDevice("writer")

@@ -60,23 +60,3 @@ func objectIDs(inJSON text: String) throws -> [String] {
     let objects = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]] ?? []
     return objects.compactMap { $0["id"] as? String }
 }
-
-/// SplitMix64: a tiny seeded generator, so a failing random run can be replayed from its seed.
-struct CLISeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    /// `UBIQUITY_TEST_SEED` when set, else a fresh seed (printed in failure messages by callers).
-    static func seed() -> UInt64 {
-        ProcessInfo.processInfo.environment["UBIQUITY_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
-    }
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
