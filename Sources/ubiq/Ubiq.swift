@@ -25,6 +25,7 @@ struct Ubiq: ParsableCommand {
             DumpCommand.self, ModelCommand.self, SoakCommand.self, DemoCommand.self,
             StoreCommand.self, BaselineCommand.self, GCCommand.self, RemoveContentCommand.self, RebuildCommand.self,
             AccountCommand.self, MigrateCommand.self, ConflictsCommand.self,
+            StatusCommand.self, PeersCommand.self, LogsCommand.self, DoctorCommand.self, WatchCommand.self,
         ])
 
     /// Runs a command with one-line errors: ArgumentParser's multi-line usage errors and the

@@ -3,19 +3,19 @@ import Foundation
 import Glibc
 #endif
 
-/// Watches one directory with inotify and calls back with the names that were written or
-/// renamed into it. A background thread blocks in `poll`, so nothing polls the disk in a loop;
+/// Watches directories with inotify and calls back with the names written, renamed or created
+/// in them. A background thread blocks in `poll`, so nothing polls the disk in a loop;
 /// `stop()` wakes it through a pipe.
-final class DirectoryWatcher: @unchecked Sendable {
+public final class DirectoryWatcher: @unchecked Sendable {
     private let inotify: Int32
     private var wakeUp: [Int32] = [-1, -1]
     private let thread: Thread
 
     /// Starts watching `directory`; `onChange` runs on the watcher's thread with each file name.
-    init(directory: String, onChange: @escaping @Sendable (String) -> Void) throws(FileError) {
+    public init(directory: String, onChange: @escaping @Sendable (String) -> Void) throws(FileError) {
         inotify = inotify_init1(Int32(IN_CLOEXEC))
         guard inotify >= 0 else { throw FileError(path: directory, operation: "watch", errno: errno) }
-        guard inotify_add_watch(inotify, directory, UInt32(IN_CLOSE_WRITE | IN_MOVED_TO)) >= 0 else {
+        guard inotify_add_watch(inotify, directory, Self.mask) >= 0 else {
             let error = FileError(path: directory, operation: "watch", errno: errno)
             close(inotify)
             throw error
@@ -54,7 +54,15 @@ final class DirectoryWatcher: @unchecked Sendable {
         thread.start()
     }
 
-    func stop() {
+    private static let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)
+
+    /// Watches one more directory (e.g. a peer folder that appeared); `false` if it cannot.
+    @discardableResult
+    public func add(_ directory: String) -> Bool {
+        inotify_add_watch(inotify, directory, Self.mask) >= 0
+    }
+
+    public func stop() {
         guard wakeUp[1] >= 0 else { return }
         _ = write(wakeUp[1], "x", 1)
         close(wakeUp[1])

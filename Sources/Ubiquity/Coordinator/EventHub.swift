@@ -5,6 +5,12 @@ final class EventHub<Event: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var continuations: [UUID: AsyncStream<Event>.Continuation] = [:]
     private var handlers: [@Sendable (Event) -> Void] = []
+    private let tap: (@Sendable (Event) -> Void)?
+
+    /// `tap` sees every event first (the coordinator logs transitions there).
+    init(tap: (@Sendable (Event) -> Void)? = nil) {
+        self.tap = tap
+    }
 
     func stream() -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream<Event>.makeStream()
@@ -24,6 +30,7 @@ final class EventHub<Event: Sendable>: @unchecked Sendable {
     /// Posts under the lock, so events from several threads reach every subscriber in one order.
     func post(_ event: Event) {
         lock.withLock {
+            tap?(event)
             for continuation in continuations.values { continuation.yield(event) }
             for handler in handlers { handler(event) }
         }

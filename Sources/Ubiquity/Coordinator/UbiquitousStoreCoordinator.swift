@@ -22,7 +22,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     private var reason = "no store added yet"
     private let importDone = DispatchGroup()
     private var importError: (any Error)?
-    let events = EventHub<CoordinatorEvent>()
+    let events: EventHub<CoordinatorEvent>
     let logger: UbiquityLogger
     /// Runs on the import thread after the account store is built and before the handover
     /// (tests use it to save into the fallback while the import runs).
@@ -39,6 +39,10 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         logger.peerID = currentDevice.peerID(peerToken: configuration.peerToken)
         logger.storeName = configuration.storeName
         self.logger = logger
+        events = EventHub { [logger] event in
+            if case .didImport = event { return }
+            logger.log(.info, "PFUbiquitySetupAssistant", "postStoresChanged", "\(event)")
+        }
     }
 
     private static func checkCloud(_ cloud: String) throws {

@@ -224,6 +224,11 @@ public final class UbiquityPeer: @unchecked Sendable {
         }
         let conflictsBefore = try store.lastConflictID()
         summary.imported = try importAvailable(batchSize: importBatchSize)
+        if logger.level >= .verbose {
+            for conflict in try store.conflicts() where conflict.id > conflictsBefore {
+                logger.log(.verbose, "PFUbiquityConflictRecorder", "record", "conflict #\(conflict.id) on \(conflict.object).\(conflict.property) (\(conflict.kind.rawValue)): \(conflict.winnerValue.text()) from \(conflict.winnerPeer) won over \(conflict.loserValue.text()) from \(conflict.loserPeer)")
+            }
+        }
         try resolveImportConflicts(after: conflictsBefore)
         // A store that caught up with everything visible has done its initial import: the
         // coordinator opens it directly from now on.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Apple's `com.apple.coredata.ubiquity.logLevel`: 0 errors and key state (always), 1 warnings,
 /// 2 info, 3 verbose.
@@ -6,15 +7,28 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
     case error = 0, warning = 1, info = 2, verbose = 3
 
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The swift-log level each Apple level travels as.
+    var swiftLogLevel: Logger.Level {
+        switch self {
+        case .error: return .error
+        case .warning: return .warning
+        case .info: return .info
+        case .verbose: return .debug
+        }
+    }
 }
 
-/// Writes Apple-shaped lines: `-[Component method](line): Ubiquity:  <peerID>:<StoreName>` and
-/// the message, for messages at or below the configured level.
+/// The library's logger: messages go through swift-log to `ApplePlatformLogHandler`, which
+/// writes Apple-shaped lines — `-[Component method](line): Ubiquity:  <peerID>:<StoreName>`
+/// and the message — for messages at or below the configured level.
 public struct UbiquityLogger: Sendable {
-    public var level: LogLevel
+    public var level: LogLevel {
+        didSet { logger.logLevel = level.swiftLogLevel }
+    }
     public var peerID: String
     public var storeName: String
-    private let sink: @Sendable (String) -> Void
+    private var logger: Logger
 
     /// A logger writing to standard error.
     public init(level: LogLevel = .error, peerID: String = "", storeName: String = "") {
@@ -23,11 +37,13 @@ public struct UbiquityLogger: Sendable {
         }
     }
 
+    /// A logger handing each formatted line to `sink`.
     public init(level: LogLevel, peerID: String, storeName: String, sink: @escaping @Sendable (String) -> Void) {
         self.level = level
         self.peerID = peerID
         self.storeName = storeName
-        self.sink = sink
+        logger = Logger(label: "ubiquity") { _ in ApplePlatformLogHandler(sink: sink) }
+        logger.logLevel = level.swiftLogLevel
     }
 
     /// A logger that drops everything.
@@ -35,6 +51,32 @@ public struct UbiquityLogger: Sendable {
 
     public func log(_ messageLevel: LogLevel, _ component: String, _ method: String, line: Int = #line, _ message: @autoclosure () -> String) {
         guard messageLevel <= level else { return }
-        sink("-[\(component) \(method)](\(line)): Ubiquity:  \(peerID):\(storeName)\n\(message())")
+        logger.log(level: messageLevel.swiftLogLevel, "\(message())", metadata: [
+            "component": "\(component)", "method": "\(method)", "line": "\(line)", "peer": "\(peerID)", "store": "\(storeName)",
+        ])
+    }
+}
+
+/// A swift-log handler that writes Apple's ubiquity log lines.
+public struct ApplePlatformLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
+    public var logLevel: Logger.Level = .debug
+    private let sink: @Sendable (String) -> Void
+
+    public init(sink: @escaping @Sendable (String) -> Void) {
+        self.sink = sink
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        let fields = metadata.merging(event.metadata ?? [:]) { $1 }
+        func field(_ key: String) -> String { fields[key].map { "\($0)" } ?? "" }
+        let line = fields["line"].map { "\($0)" } ?? String(event.line)
+        sink("-[\(field("component")) \(field("method"))](\(line)): Ubiquity:  \(field("peer")):\(field("store"))\n\(event.message)")
     }
 }

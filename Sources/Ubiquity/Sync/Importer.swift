@@ -31,6 +31,9 @@ struct Importer {
                 report.ignored.append(folder.name)
                 continue
             }
+            for other in DirectoryEntry.list("\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)") where other.isDirectory && other.name != location.modelHash {
+                logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(folder.name)/\(location.contentName)/\(other.name): other model version")
+            }
             let relativeDirectory = "\(folder.name)/\(location.contentName)/\(location.modelHash)"
             for file in DirectoryEntry.list(location.logDirectory(of: folder.name)) {
                 let relativePath = relativeDirectory + "/" + file.name
@@ -39,8 +42,15 @@ struct Importer {
                     report.ignored.append(relativePath)
                     continue
                 }
-                guard number > knowledge[folder.name] else { continue }
-                if try store.isQuarantined(path: relativePath, size: file.size, modificationTime: file.modificationTime) { continue }
+                guard number > knowledge[folder.name] else {
+                    logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(relativePath): already imported (knowledge of \(folder.name) is \(knowledge[folder.name]))")
+                    continue
+                }
+                if try store.isQuarantined(path: relativePath, size: file.size, modificationTime: file.modificationTime) {
+                    logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(relativePath): quarantined")
+                    continue
+                }
+                logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "considering \(relativePath)")
                 candidates.append(Candidate(peerID: folder.name, number: number, relativePath: relativePath, entry: file))
             }
         }
@@ -90,6 +100,10 @@ struct Importer {
         }
         for (peer, logs) in pending.sorted(by: { $0.key < $1.key }) where !logs.isEmpty {
             report.waiting += logs.count
+            for number in logs.keys.sorted() {
+                let reason = logs[simulated[peer] + 1] == nil ? "waiting for its predecessor \(simulated[peer] + 1)" : "waiting for transactions of other peers it has seen"
+                logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped transaction \(number) of \(peer): \(reason)")
+            }
             if logs[simulated[peer] + 1] == nil {
                 let since = Date(timeIntervalSince1970: logs.values.map(\.arrived).min() ?? 0)
                 report.missingPredecessors.append(.init(peerID: peer, number: simulated[peer] + 1, waitingSince: since))

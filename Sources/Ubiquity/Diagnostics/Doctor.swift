@@ -1,0 +1,139 @@
+import Foundation
+
+/// One problem `ubiq doctor` found, with the concrete repair.
+public struct DoctorFinding: Sendable {
+    public enum Kind: String, Sendable {
+        case missingPredecessor, unreadableFile, foreignFile, blockedGarbageCollection, staleReceipt
+        case staleFallback, staleTemporaryFile, modelMix, clockSkew
+    }
+
+    public let kind: Kind
+    public let message: String
+    public let repair: String
+    /// Whether `doctor --fix` repairs it (only safe repairs: nothing saved is ever deleted).
+    public let fixable: Bool
+
+    public var jsonValue: JSONValue {
+        .object(["kind": .string(kind.rawValue), "message": .string(message), "repair": .string(repair), "fixable": .bool(fixable)])
+    }
+}
+
+/// Checks a container and a device, and repairs what is safe to repair.
+public enum Doctor {
+    /// Clock skew above this many seconds between a log's stamp and its file's time is reported.
+    public static let skewTolerance: Double = 120
+    /// Temporary `.nosync` files older than this are leftovers of an interrupted write.
+    public static let staleTemporaryAge: Double = 3_600
+
+    public static func examine(_ peer: UbiquityPeer, now: Date = Date()) throws -> [DoctorFinding] {
+        var findings: [DoctorFinding] = []
+        let fallback = UbiquityPeer.storePath(localDirectory: peer.localDirectory, kind: .fallback, storeName: peer.configuration.storeName)
+        if peer.kind == .account, FileManager.default.fileExists(atPath: fallback) {
+            findings.append(DoctorFinding(kind: .staleFallback,
+                message: "a fallback store is left from an initial import that did not finish (\(fallback))",
+                repair: "run 'ubiq store': it finishes the import and migrates what was saved in the fallback", fixable: true))
+        }
+        for record in try peer.store.quarantined() {
+            findings.append(DoctorFinding(kind: .unreadableFile, message: "\(record.path) was quarantined: \(record.reason)",
+                repair: "the author should write it again (its outbox does, if it still has it); else delete the file — later logs of that peer wait for it", fixable: false))
+        }
+        guard let location = peer.location else { return findings }
+        let knowledge = peer.store.knowledge
+        let scan = ContainerScan(location: location)
+
+        for folder in DirectoryEntry.list(location.ubiquityRoot) where !folder.name.hasPrefix(".") {
+            guard folder.isDirectory, CloudNames.isValidPeerID(folder.name) else {
+                findings.append(DoctorFinding(kind: .foreignFile, message: "'\(folder.name)' in the ubiquity root is not a peer's folder",
+                    repair: "move it out of \(location.ubiquityRoot); it is never imported", fixable: false))
+                continue
+            }
+            for other in DirectoryEntry.list("\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)") where other.isDirectory && other.name != location.modelHash {
+                findings.append(DoctorFinding(kind: .modelMix, message: "peer \(folder.name) writes logs for another model version (\(other.name))",
+                    repair: "run every peer of this content with the same model; logs of other versions are never exchanged", fixable: false))
+            }
+            for file in DirectoryEntry.list(location.logDirectory(of: folder.name)) {
+                let isLog = TransactionLog.transactionNumber(inFileName: file.name) != nil
+                if file.name.hasSuffix(".nosync") {
+                    if folder.name == peer.peerID, file.modificationTime < now.timeIntervalSince1970 - staleTemporaryAge {
+                        findings.append(DoctorFinding(kind: .staleTemporaryFile, message: "\(folder.name)/…/\(file.name) is a leftover of an interrupted write",
+                            repair: "delete it (doctor --fix does)", fixable: true))
+                    }
+                } else if !(isLog && file.isRegularFile) && file.name != "receipt.0.cdt" {
+                    findings.append(DoctorFinding(kind: .foreignFile, message: "\(folder.name)/\(location.contentName)/\(location.modelHash)/\(file.name) is not a log or receipt (a file-sync tool's copy?)",
+                        repair: "delete it or move it aside; it is never imported", fixable: false))
+                }
+            }
+        }
+
+        // Missing predecessors: later logs present, the next one absent.
+        for peerID in Set(scan.logs.map(\.peerID)).sorted() {
+            let mine = scan.logs.filter { $0.peerID == peerID && $0.number > knowledge[peerID] }
+            guard let oldest = mine.min(by: { $0.number < $1.number }), oldest.number > knowledge[peerID] + 1 else { continue }
+            let since = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: mine.map(\.modificationTime).min() ?? 0))
+            findings.append(DoctorFinding(kind: .missingPredecessor,
+                message: "missing transaction \(knowledge[peerID] + 1) of peer \(peerID) since \(since); \(mine.count) later log(s) wait for it",
+                repair: "the file never arrived: check the file-sync tool on that peer's machine, or let \(peerID) sync again so its outbox writes it", fixable: false))
+        }
+
+        // Garbage collection held back.
+        let garbage = GarbageCollector(store: peer.store, location: location, logger: .silent)
+            .collectionPreview(baseline: peer.baselineMetadata, policy: peer.configuration.baselinePolicy ?? .apple, now: now)
+        for (blocker, number) in garbage.blockingPeers.sorted(by: { $0.key < $1.key }) {
+            findings.append(DoctorFinding(kind: .blockedGarbageCollection,
+                message: "peer \(blocker)'s receipt (at \(number) of this peer) holds back the deletion of logs the baseline covers",
+                repair: "let \(blocker) sync; if it is gone for good, the grace period releases the logs ('ubiq gc --grace SECONDS' to shorten it)", fixable: false))
+        }
+        for stale in garbage.staleReceipts {
+            findings.append(DoctorFinding(kind: .staleReceipt, message: "peer \(stale) has not synced for longer than the grace period",
+                repair: "if the device is gone for good, nothing is needed: its receipt no longer blocks anything", fixable: false))
+        }
+
+        // Clock skew: a stamp's wall clock far from the time its file was written.
+        for peerID in Set(scan.logs.map(\.peerID)).sorted() {
+            guard let latest = scan.logs.filter({ $0.peerID == peerID }).max(by: { $0.number < $1.number }),
+                  let bytes = try? AtomicFile.read(location.logDirectory(of: peerID) + "/" + latest.name, limit: 64 << 20),
+                  let log = try? TransactionLog(decoding: bytes, model: peer.store.model) else { continue }
+            let skew = Double(log.stamp.wallMilliseconds) / 1000 - latest.modificationTime
+            if abs(skew) > skewTolerance {
+                findings.append(DoctorFinding(kind: .clockSkew,
+                    message: "peer \(peerID)'s clock is about \(Int(abs(skew))) s \(skew > 0 ? "ahead" : "behind") (its latest log's stamp against the file's time)",
+                    repair: "set the clock of that machine right (NTP); stamps stay ordered, but its edits win or lose by that much", fixable: false))
+            }
+        }
+        return findings
+    }
+
+    /// Repairs the fixable findings: deletes stale temporary files of this peer and rewrites its
+    /// receipt. A stale fallback is finished by the caller through a coordinator.
+    public static func fix(_ findings: [DoctorFinding], peer: UbiquityPeer) -> [String] {
+        guard let location = peer.location else { return [] }
+        var done: [String] = []
+        for file in DirectoryEntry.list(location.logDirectory(of: peer.peerID)) where file.name.hasSuffix(".nosync")
+            && findings.contains(where: { $0.kind == .staleTemporaryFile && $0.message.contains(file.name) }) {
+            if unlink(location.logDirectory(of: peer.peerID) + "/" + file.name) == 0 { done.append("deleted \(file.name)") }
+        }
+        if (try? Exporter(store: peer.store, location: location, logger: .silent).writeReceipt()) != nil { done.append("rewrote this peer's receipt") }
+        return done
+    }
+}
+
+extension GarbageCollector {
+    /// What a collection would be held back by, without deleting anything.
+    func collectionPreview(baseline: BaselineMetadata?, policy: BaselinePolicy, now: Date) -> GarbageReport {
+        var report = GarbageReport()
+        guard let baseline else { return report }
+        let me = store.peerID
+        let scan = ContainerScan(location: location)
+        let covered = scan.logs.filter { $0.peerID == me && $0.number <= baseline.knowledge[me] }
+        for peer in scan.peers where peer != me {
+            guard let bytes = try? AtomicFile.read(location.receiptPath(of: peer), limit: 1 << 20), let receipt = try? Receipt(decoding: bytes) else {
+                if !covered.isEmpty { report.blockingPeers[peer] = 0 }
+                continue
+            }
+            if receipt.date < now.timeIntervalSince1970 - policy.gracePeriod { report.staleReceipts.append(peer) }
+            if covered.contains(where: { $0.number > receipt.knowledge[me] }) { report.blockingPeers[peer] = receipt.knowledge[me] }
+        }
+        report.staleReceipts.sort()
+        return report
+    }
+}

@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import Ubiquity
+
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "The device (account, store and why, knowledge, outbox, last import) and the container (peers, baseline, quarantine, file states).",
+        discussion: "File states as Xcode's iCloud report: Current, Stored in Cloud, Data Not Present, Excluded.\nExample: ubiq status --json --device ./phone")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let report = try global.withPeer { peer in try ContainerReport.make(for: peer) }
+        Console.out(json ? report.jsonValue.text() : report.text)
+    }
+}
+
+struct PeersCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "peers",
+        abstract: "Every peer in the container: its logs, its receipt, and how far behind it is.",
+        discussion: "Example: ubiq peers --device ./phone")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let report = try global.withPeer { peer in try ContainerReport.make(for: peer) }
+        if json { Console.out(JSONValue.array(report.peers.map(\.jsonValue)).text()); return }
+        if report.peers.isEmpty { Console.out("no peers in the container") }
+        for peer in report.peers {
+            let receipt = peer.receipt.map { "imported \($0.knowledge.description.isEmpty ? "nothing" : $0.knowledge.description)" } ?? "no receipt"
+            Console.out("\(peer.peerID)\(peer.peerID == report.peerID ? " (this device)" : ""): \(peer.logCount) log(s), \(peer.logBytes) bytes, up to transaction \(peer.highestLog); \(receipt); \(peer.behind) behind")
+        }
+    }
+}
+
+struct LogsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "logs",
+        abstract: "List the container's transaction logs, or show one decoded.",
+        discussion: "Example: ubiq logs show <peer>/Notes/<hash>/0000000001-<UUID>.1.cdt --device ./phone",
+        subcommands: [LogsListCommand.self, LogsShowCommand.self],
+        defaultSubcommand: LogsListCommand.self)
+}
+
+struct LogsListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "Every log file with its state (paths relative to the ubiquity root).",
+        discussion: "Example: ubiq logs list --device ./phone")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let report = try global.withPeer { peer in try ContainerReport.make(for: peer) }
+        let logs = report.files.filter { $0.path.hasSuffix(".1.cdt") }
+        if json {
+            Console.out(JSONValue.array(logs.map { .object(["path": .string($0.path), "state": .string($0.state.rawValue)]) }).text())
+        } else {
+            for log in logs { Console.out("\(log.state.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(log.path)") }
+        }
+    }
+}
+
+struct LogsShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Decode one log: author, number, knowledge, stamp and every change.",
+        discussion: "FILE is a path, or a path relative to the ubiquity root as 'logs list' prints it.\nExample: ubiq logs show --json FILE --device ./phone")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The log file.") var file: String
+    @Flag(help: "Print JSON.") var json = false
+    @Option(help: "Print the log as a property list: 'xml'.") var plist: String?
+
+    func run() throws {
+        if let plist, plist != "xml" { throw CLIError("--plist takes 'xml'") }
+        let configuration = try global.configuration()
+        let device = try Device.load(from: configuration.device)
+        var path = GlobalOptions.absolute(file)
+        if !FileManager.default.fileExists(atPath: path), let token = device.identityToken {
+            path = "\(configuration.cloud)/\(token)/\(configuration.containerIdentifier)/\(configuration.contentURL)/\(file)"
+        }
+        let bytes: [UInt8]
+        do { bytes = try AtomicFile.read(path, limit: 64 << 20) } catch { throw CLIError("cannot read \(file): \(error.message)") }
+        let log = try TransactionLog(decoding: bytes, model: configuration.model)
+        if plist != nil {
+            Console.outBytes(PropertyListCodec.encode(log.plistValue, format: .xml))
+        } else {
+            Console.out(json ? log.jsonValue.text() : log.text)
+        }
+    }
+}
+
+struct DoctorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check the container and the device; print each problem with its repair.",
+        discussion: "--fix repairs what is safe: stale temporary files, this peer's receipt, a fallback left behind.\nExample: ubiq doctor --fix --device ./phone")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Repair what is safe to repair.") var fix = false
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let (findings, repairs) = try global.withPeer { peer -> ([DoctorFinding], [String]) in
+            let findings = try Doctor.examine(peer)
+            return (findings, fix ? Doctor.fix(findings, peer: peer) : [])
+        }
+        var allRepairs = repairs
+        if fix, findings.contains(where: { $0.kind == .staleFallback }) {
+            let coordinator = try UbiquitousStoreCoordinator(configuration: try global.configuration())
+            try coordinator.addStore()
+            try coordinator.waitForBackgroundImport()
+            coordinator.close()
+            allRepairs.append("finished the initial import and migrated the fallback")
+        }
+        if json {
+            Console.out(JSONValue.object(["findings": .array(findings.map(\.jsonValue)), "repairs": .array(allRepairs.map(JSONValue.string))]).text())
+            return
+        }
+        if findings.isEmpty { Console.out("no problems found") }
+        for finding in findings {
+            Console.out("problem: \(finding.message)")
+            Console.out("  repair: \(finding.repair)")
+        }
+        for repair in allRepairs { Console.out("fixed: \(repair)") }
+    }
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Ubiquity
+
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Run as a long-lived peer: import as soon as files land (inotify) and print what changed.",
+        discussion: "Stops cleanly on SIGINT or SIGTERM.\nExample: ubiq watch --device ./laptop")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let configuration = try global.configuration()
+        _ = try Device.load(from: configuration.device)
+        let peer = try UbiquityPeer(configuration: configuration)
+        defer { peer.close() }
+        guard let location = peer.location else { throw CLIError("the device is signed out: nothing to watch") }
+        try AtomicFile.makeDirectory(location.ubiquityRoot)
+
+        let wake = DispatchSemaphore(value: 0)
+        let stop = StopFlag()
+        var sources: [any DispatchSourceSignal] = []
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { stop.set(); wake.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        let watcher = try DirectoryWatcher(directory: location.ubiquityRoot) { _ in wake.signal() }
+        defer { watcher.stop() }
+        var watched: Set<String> = []
+        func watchNewFolders() {
+            for folder in DirectoryEntry.list(location.ubiquityRoot) where folder.isDirectory && !folder.name.hasPrefix(".") {
+                for directory in ["\(location.ubiquityRoot)/\(folder.name)", "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)", location.logDirectory(of: folder.name)]
+                where !watched.contains(directory) && watcher.add(directory) {
+                    watched.insert(directory)
+                }
+            }
+        }
+        Console.out("watching \(location.ubiquityRoot) as \(peer.peerID)")
+        while !stop.isSet {
+            watchNewFolders()
+            let summary = try peer.sync()
+            print(summary, to: peer)
+            // Wait for a file event; a slow timer only as a safety net for missed events.
+            _ = wake.wait(timeout: .now() + 30)
+            while wake.wait(timeout: .now() + 0.05) == .success {}   // coalesce a burst of events
+        }
+        _ = sources
+        Console.out("stopped")
+    }
+
+    private func print(_ summary: SyncSummary, to peer: UbiquityPeer) {
+        let changes = summary.imported.changes
+        guard !changes.isEmpty || summary.exported > 0 || !summary.imported.quarantined.isEmpty else { return }
+        Console.out(summary.line)
+        for id in changes.inserted.sorted() { Console.out("  inserted \(id)\(title(id, peer))") }
+        for id in changes.updated.sorted() { Console.out("  updated  \(id)\(title(id, peer))") }
+        for id in changes.deleted.sorted() { Console.out("  deleted  \(id)") }
+    }
+
+    private func title(_ id: GlobalID, _ peer: UbiquityPeer) -> String {
+        guard let snapshot = try? peer.store.snapshot(of: id), let value = snapshot.values["title"] ?? snapshot.values["name"], let text = value else { return "" }
+        return "  \"\(text)\""
+    }
+}
+
+/// Set from a signal handler, read by the loop.
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
