@@ -90,9 +90,13 @@ public enum Doctor {
 
         // Clock skew: a stamp's wall clock far from the time its file was written.
         for peerID in Set(scan.logs.map(\.peerID)).sorted() {
-            guard let latest = scan.logs.filter({ $0.peerID == peerID }).max(by: { $0.number < $1.number }),
-                  let bytes = try? AtomicFile.read(location.logDirectory(of: peerID) + "/" + latest.name, limit: 64 << 20),
-                  let log = try? TransactionLog(decoding: bytes, model: peer.store.model) else { continue }
+            // The newest log of the peer that reads (a damaged one is reported above).
+            let candidates = scan.logs.filter { $0.peerID == peerID }.sorted { $0.number > $1.number }
+            guard let (latest, log) = candidates.lazy.compactMap({ file -> (ContainerScan.LogFile, TransactionLog)? in
+                guard let bytes = try? AtomicFile.read(location.logDirectory(of: peerID) + "/" + file.name, limit: 64 << 20),
+                      let log = try? TransactionLog(decoding: bytes, model: peer.store.model) else { return nil }
+                return (file, log)
+            }).first else { continue }
             let skew = Double(log.stamp.wallMilliseconds) / 1000 - latest.modificationTime
             if abs(skew) > skewTolerance {
                 findings.append(DoctorFinding(kind: .clockSkew,

@@ -65,6 +65,12 @@ final class UbiqProcess {
     /// What the process has printed so far.
     var stdoutSoFar: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
 
+    /// Sends `signal` (e.g. SIGTERM, to ask for a clean stop).
+    func send(_ signal: Int32) {
+        guard process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, signal)
+    }
+
     func kill() {
         guard process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
