@@ -134,8 +134,18 @@ public final class UbiquityPeer: @unchecked Sendable {
         guard floor > store.knowledge[peerID] else { return }
         logger.log(.warning, "PFUbiquitySetupAssistant", "catchUp", "the store knows transaction \(store.knowledge[peerID]) of this peer but the container holds \(floor): catching up before any save")
         _ = try sync()
-        guard store.knowledge[peerID] >= floor else {
+        // Own files that are quarantined (damaged) cannot be imported and are never trusted: a
+        // later save may take their number (importers skip the damaged copy).
+        let quarantined = Set(try store.quarantined().map { ($0.path as NSString).lastPathComponent })
+        let missing = DirectoryEntry.list(location.logDirectory(of: peerID)).filter { file in
+            guard let number = TransactionLog.transactionNumber(inFileName: file.name) else { return false }
+            return number > store.knowledge[peerID] && !quarantined.contains(file.name)
+        }
+        if !missing.isEmpty || store.knowledge[peerID] < (makeBaseliner(location).currentMetadata()?.knowledge[peerID] ?? 0) {
             throw PeerError.unusableCloud("this peer's own logs up to \(floor) cannot all be imported (knowledge stops at \(store.knowledge[peerID])); saving now would reuse transaction numbers — run 'ubiq doctor' or repair the container")
+        }
+        if store.knowledge[peerID] < floor {
+            logger.log(.warning, "PFUbiquitySetupAssistant", "catchUp", "own logs above transaction \(store.knowledge[peerID]) are damaged and quarantined; continuing after \(store.knowledge[peerID])")
         }
     }
 

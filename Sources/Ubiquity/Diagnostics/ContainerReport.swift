@@ -60,7 +60,10 @@ public struct ContainerReport: Sendable {
         var baselineBytes: Int64 = 0
         if let location = peer.location {
             let scan = ContainerScan(location: location)
-            let highest = Dictionary(scan.logs.map { ($0.peerID, $0.number) }, uniquingKeysWith: max)
+            // Damaged (quarantined) files are not something a peer could be behind on.
+            let quarantined = Set(try store.quarantined().map(\.path))
+            let readable = scan.logs.filter { !quarantined.contains("\($0.peerID)/\(location.contentName)/\(location.modelHash)/\($0.name)") }
+            let highest = Dictionary(readable.map { ($0.peerID, $0.number) }, uniquingKeysWith: max)
             for name in scan.peers {
                 let logs = scan.logs.filter { $0.peerID == name }
                 let receipt = (try? AtomicFile.read(location.receiptPath(of: name), limit: 1 << 20)).flatMap { try? Receipt(decoding: $0) }

@@ -20,7 +20,7 @@ public struct DoctorFinding: Sendable {
 
 /// Checks a container and a device, and repairs what is safe to repair.
 public enum Doctor {
-    /// Clock skew above this many seconds between a log's stamp and its file's time is reported.
+    /// Clock disagreements above this many seconds between peers are reported.
     public static let skewTolerance: Double = 120
     /// Temporary `.nosync` files older than this are leftovers of an interrupted write.
     public static let staleTemporaryAge: Double = 3_600
@@ -65,9 +65,11 @@ public enum Doctor {
             }
         }
 
-        // Missing predecessors: later logs present, the next one absent.
-        for peerID in Set(scan.logs.map(\.peerID)).sorted() {
-            let mine = scan.logs.filter { $0.peerID == peerID && $0.number > knowledge[peerID] }
+        // Missing predecessors: later logs present (damaged ones aside), the next one absent.
+        let quarantined = Set(try peer.store.quarantined().map(\.path))
+        let readable = scan.logs.filter { !quarantined.contains("\($0.peerID)/\(location.contentName)/\(location.modelHash)/\($0.name)") }
+        for peerID in Set(readable.map(\.peerID)).sorted() {
+            let mine = readable.filter { $0.peerID == peerID && $0.number > knowledge[peerID] }
             guard let oldest = mine.min(by: { $0.number < $1.number }), oldest.number > knowledge[peerID] + 1 else { continue }
             let since = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: mine.map(\.modificationTime).min() ?? 0))
             findings.append(DoctorFinding(kind: .missingPredecessor,
@@ -88,20 +90,23 @@ public enum Doctor {
                 repair: "if the device is gone for good, nothing is needed: its receipt no longer blocks anything", fixable: false))
         }
 
-        // Clock skew: a stamp's wall clock far from the time its file was written.
-        for peerID in Set(scan.logs.map(\.peerID)).sorted() {
-            // The newest log of the peer that reads (a damaged one is reported above).
-            let candidates = scan.logs.filter { $0.peerID == peerID }.sorted { $0.number > $1.number }
-            guard let (latest, log) = candidates.lazy.compactMap({ file -> (ContainerScan.LogFile, TransactionLog)? in
-                guard let bytes = try? AtomicFile.read(location.logDirectory(of: peerID) + "/" + file.name, limit: 64 << 20),
-                      let log = try? TransactionLog(decoding: bytes, model: peer.store.model) else { return nil }
-                return (file, log)
-            }).first else { continue }
-            let skew = Double(log.stamp.wallMilliseconds) / 1000 - latest.modificationTime
-            if abs(skew) > skewTolerance {
+        // Clock skew, judged by causality alone (file times do not survive copies): when a peer
+        // wrote a transaction after seeing another peer's, its clock must not read earlier.
+        var logs: [TransactionLog] = []
+        for file in readable {
+            guard let bytes = try? AtomicFile.read(location.logDirectory(of: file.peerID) + "/" + file.name, limit: 64 << 20),
+                  let log = try? TransactionLog(decoding: bytes, model: peer.store.model) else { continue }
+            logs.append(log)
+        }
+        var reported: Set<String> = []
+        for later in logs {
+            for earlier in logs where earlier.peerID != later.peerID && later.knowledge.covers(peer: earlier.peerID, number: earlier.transactionNumber) {
+                let gap = earlier.transactionDate - later.transactionDate
+                let pair = [earlier.peerID, later.peerID].sorted().joined(separator: " and ")
+                guard gap > skewTolerance, reported.insert(pair).inserted else { continue }
                 findings.append(DoctorFinding(kind: .clockSkew,
-                    message: "peer \(peerID)'s clock is about \(Int(abs(skew))) s \(skew > 0 ? "ahead" : "behind") (its latest log's stamp against the file's time)",
-                    repair: "set the clock of that machine right (NTP); stamps stay ordered, but its edits win or lose by that much", fixable: false))
+                    message: "the clocks of \(earlier.peerID) and \(later.peerID) disagree by at least \(Int(gap)) s: \(later.peerID) saw transaction \(earlier.transactionNumber) of \(earlier.peerID) yet dated its own transaction \(later.transactionNumber) earlier",
+                    repair: "set the clocks of those machines right (NTP); stamps stay causally ordered, but concurrent edits are won by the clock that is ahead", fixable: false))
             }
         }
         return findings

@@ -40,7 +40,7 @@ extension PersistentStore {
                     knowledge[peerID] = number
                     let log = TransactionLog(
                         peerID: peerID, transactionNumber: number, knowledge: knowledge, stamp: clock.tick(),
-                        transactionDate: Date().timeIntervalSince1970, modelVersionHash: model.hash,
+                        transactionDate: Date().timeIntervalSince1970 + Double(clock.skewMilliseconds) / 1000, modelVersionHash: model.hash,
                         storeName: storeName, contentName: contentName,
                         inserted: inserted, updated: updated, deleted: deleted)
                     let changes = try applyRecords(of: log)

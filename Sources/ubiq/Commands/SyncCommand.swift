@@ -8,9 +8,10 @@ struct SyncCommand: ParsableCommand {
         discussion: "Example: ubiq sync --device ./phone")
 
     @OptionGroup var global: GlobalOptions
+    @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let line = try global.withPeer { peer in try peer.sync().line }
-        Console.out(line)
+        let summary = try global.withPeer { peer in try peer.sync() }
+        Console.out(json ? summary.jsonValue.text() : summary.line)
     }
 }

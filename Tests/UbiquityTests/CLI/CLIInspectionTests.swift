@@ -68,7 +68,7 @@ struct CLIInspectionTests {
         let cloud = TestCloudAt(root: sandbox.root)
         let examined = try cloud.peer("examined"), gone = try cloud.peer("gone"), skewed = try cloud.peer("skewed")
         let writer = try cloud.peer("writer")
-        _ = try gone.sync()                                   // a receipt that never moves again
+        _ = try gone.sync()                                   // a receipt that will lag behind
         for key in ["e1", "e2"] { try cloud.save(examined, key) }
         _ = try examined.sync()
         _ = try examined.rollBaseline(force: true)            // covers e1, e2; `gone` blocks their collection
@@ -77,7 +77,9 @@ struct CLIInspectionTests {
         let writerLogs = DirectoryEntry.list(location.logDirectory(of: writer.peerID)).filter { $0.name.hasSuffix(".1.cdt") }
         try FileManager.default.removeItem(atPath: location.logDirectory(of: writer.peerID) + "/" + writerLogs[1].name)   // missing predecessor
         skewed.store.clockSkewMilliseconds = 3_600_000
-        try cloud.save(skewed, "s1")                                                             // clock skew
+        try cloud.save(skewed, "s1")
+        _ = try gone.sync()
+        try cloud.save(gone, "g1")                    // saw the skewed peer's transaction, dated its own an hour earlier: clock skew
         let folder = location.logDirectory(of: skewed.peerID)
         try AtomicFile.write(Array("not a log".utf8), to: folder + "/" + TransactionLog.fileName(number: 2))   // unreadable
         try AtomicFile.write([1], to: folder + "/" + TransactionLog.fileName(number: 1) + ".sync-conflict-20260101-ABC")   // foreign file
