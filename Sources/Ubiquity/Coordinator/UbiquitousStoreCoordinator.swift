@@ -14,7 +14,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// The device as last read from `device.plist` (its account changes over time).
     public var device: Device { lock.withLock { currentDevice } }
     private var currentDevice: Device
-    private let deviceLock: DeviceLock
+    private let deviceLock: FileLock
     private var watcher: DirectoryWatcher?
     private let switchLock = NSLock()
     private let lock = NSRecursiveLock()

@@ -61,7 +61,7 @@ public final class UbiquityPeer: @unchecked Sendable {
     /// `<device>/CoreDataUbiquitySupport/<peerID>/<ContentName>/<cid | local>`
     let localDirectory: String
     let logger: UbiquityLogger
-    private let deviceLock: DeviceLock?
+    private let deviceLock: FileLock?
     let events = EventHub<PeerEvent>()
     let syncLock = NSLock()
 
@@ -75,17 +75,17 @@ public final class UbiquityPeer: @unchecked Sendable {
                       kind: device.identityToken == nil ? .local : .account)
     }
 
-    static func openDevice(_ configuration: PeerConfiguration) throws -> (Device, DeviceLock) {
+    static func openDevice(_ configuration: PeerConfiguration) throws -> (Device, FileLock) {
         do {
             // Load first: a mistyped device path must not leave a folder behind.
             let device = try Device.load(from: configuration.device)
-            return (device, try DeviceLock(device: configuration.device))
+            return (device, try FileLock(directory: configuration.device))
         } catch {
             throw PeerError.device(error)
         }
     }
 
-    init(configuration: PeerConfiguration, device: Device, deviceLock: DeviceLock?, kind: StoreKind) throws {
+    init(configuration: PeerConfiguration, device: Device, deviceLock: FileLock?, kind: StoreKind) throws {
         self.configuration = configuration
         self.device = device
         self.deviceLock = deviceLock

@@ -76,7 +76,7 @@ struct Baseliner {
         // Replace only a baseline this one dominates (another peer may have rolled meanwhile).
         // The check and the rename happen under a lock file, so two peers on one machine (or on
         // a file system with working locks, such as NFS) never replace a baseline blindly.
-        let lock = try? DeviceLock(device: directory, name: ".lock.nosync", wait: true)
+        let lock = try? FileLock(directory: directory, name: ".lock.nosync", wait: true)
         defer { lock?.release() }
         if let latest = currentMetadata(), !covered.dominates(latest.knowledge) {
             try? FileManager.default.removeItem(atPath: temporary)

@@ -3,23 +3,24 @@ import Foundation
 import Glibc
 #endif
 
-/// An exclusive `flock` on a device directory: one process owns a device at a time. The lock
-/// is released when the owner closes it or dies, so a crashed process never leaves it stuck.
-public final class DeviceLock: @unchecked Sendable {
+/// An exclusive `flock` on a file in a directory: one process owns a device at a time (its
+/// `.lock`), and one peer at a time replaces a baseline (`.lock.nosync`). The lock is released
+/// when the owner closes it or dies, so a crashed process never leaves it stuck.
+public final class FileLock: @unchecked Sendable {
     private var descriptor: Int32
 
-    /// Takes the lock on `<device>/.lock`, or throws `DeviceError.inUse` naming the owner's pid.
-    /// With `wait`, blocks until the lock is free instead (for short critical sections).
-    public init(device: String, name: String = ".lock", wait: Bool = false) throws(DeviceError) {
-        let path = device + "/" + name
+    /// Takes the lock on `<directory>/<name>`, or throws `DeviceError.inUse` naming the owner's
+    /// pid. With `wait`, blocks until the lock is free instead (for short critical sections).
+    public init(directory: String, name: String = ".lock", wait: Bool = false) throws(DeviceError) {
+        let path = directory + "/" + name
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw .unusable(device, String(cString: strerror(errno))) }
+        guard descriptor >= 0 else { throw .unusable(directory, String(cString: strerror(errno))) }
         guard flock(descriptor, LOCK_EX | (wait ? 0 : LOCK_NB)) == 0 else {
             var buffer = [UInt8](repeating: 0, count: 32)
             let count = pread(descriptor, &buffer, buffer.count, 0)
             let owner = count > 0 ? String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : "?"
             close(descriptor)
-            throw .inUse(device, pid: owner)
+            throw .inUse(directory, pid: owner)
         }
         let pid = Array("\(getpid())\n".utf8)
         ftruncate(descriptor, 0)
