@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Ubiquity
 
 struct StoreCommand: ParsableCommand {
@@ -12,16 +13,25 @@ struct StoreCommand: ParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
+    @Flag(help: "Print JSON: {store, why, now, nowWhy, events: [text]}.") var json = false
 
     func run() throws {
         let coordinator = try UbiquitousStoreCoordinator(configuration: try global.configuration())
         defer { coordinator.close() }
-        coordinator.observe { event in Console.out("event: \(event)") }
+        let events = EventLines()
+        coordinator.observe { [json] event in
+            if json { events.append("\(event)") } else { Console.out("event: \(event)") }
+        }
         try coordinator.addStore()
-        Console.out("store: \(coordinator.storeKind?.rawValue ?? "none") — \(coordinator.storeReason)")
+        let first = (coordinator.storeKind?.rawValue ?? "none", coordinator.storeReason)
+        if !json { Console.out("store: \(first.0) — \(first.1)") }
         try coordinator.waitForBackgroundImport()
-        if coordinator.storeKind != .local {
-            Console.out("now: \(coordinator.storeKind?.rawValue ?? "none") — \(coordinator.storeReason)")
+        let now = (coordinator.storeKind?.rawValue ?? "none", coordinator.storeReason)
+        if json {
+            Console.out(JSONValue.object(["store": .string(first.0), "why": .string(first.1), "now": .string(now.0),
+                                          "nowWhy": .string(now.1), "events": .array(events.lines.map(JSONValue.string))]).text())
+        } else if coordinator.storeKind != .local {
+            Console.out("now: \(now.0) — \(now.1)")
         }
     }
 }
@@ -68,6 +78,14 @@ struct RemoveContentCommand: ParsableCommand {
         try global.withPeer { peer in try peer.removeUbiquitousContent() }
         Console.out("removed the content '\(global.content)' from the cloud; a new content epoch was written")
     }
+}
+
+/// Event lines collected from the coordinator's thread.
+final class EventLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [String] = []
+    func append(_ line: String) { lock.withLock { storage.append(line) } }
+    var lines: [String] { lock.withLock { storage } }
 }
 
 extension Optional {
