@@ -49,7 +49,7 @@ struct AccountTests {
 
         // Sign out: the local store, empty of alice's data.
         _ = try Device.setAccount(nil, at: cloud.devicePath("phone"))
-        try eventually("sign-out") { phone.storeKind == .local }
+        try eventually("sign-out") { events.events.last == .storesDidChange(.accountRemoved, now: .local) }
         #expect(try keys(phone.peer?.store) == [])
         #expect(events.events.suffix(2) == [.storesWillChange(.accountRemoved), .storesDidChange(.accountRemoved, now: .local)])
 
@@ -58,13 +58,13 @@ struct AccountTests {
 
         // Sign in bob: bob's data only, through a fallback, since bob is new on this phone.
         _ = try Device.setAccount("bob", at: cloud.devicePath("phone"))
-        try eventually("sign-in bob") { phone.storeKind == .account && phone.device.identityToken == "bob" }
+        try eventually("sign-in bob") { events.events.last == .storesDidChange(.initialImportCompleted, now: .account) && phone.device.identityToken == "bob" }
         try phone.waitForBackgroundImport()
         #expect(try keys(phone.peer?.store) == ["bob-1"])
 
         // Back to alice: her store is intact and catches up with the mac's change.
         _ = try Device.setAccount("alice", at: cloud.devicePath("phone"))
-        try eventually("back to alice") { phone.device.identityToken == "alice" && phone.storeKind == .account }
+        try eventually("back to alice") { events.events.last(where: { if case .didImport = $0 { return false } else { return true } }) == .storesDidChange(.accountAdded, now: .account) }
         try phone.waitForBackgroundImport()
         _ = try phone.sync()
         let aliceKeys = try keys(phone.peer?.store)
@@ -157,10 +157,12 @@ struct AccountTests {
         #expect(try phone.removeUnusedAccountStores(unusedFor: 3_600).isEmpty, "alice was used a moment ago")
         #expect(try phone.removeUnusedAccountStores(unusedFor: 3_600, now: Date().addingTimeInterval(7_200)) == ["alice"])
         // Back to alice: a fresh store, rebuilt from alice's container through a fallback.
+        let events = EventLog<CoordinatorEvent>()
+        phone.observe { events.append($0) }
         _ = try Device.setAccount("alice", at: cloud.devicePath("phone"))
         try phone.checkAccount()
-        #expect(phone.storeKind == .fallback)
         try phone.waitForBackgroundImport()
+        #expect(events.events.contains(.storesDidChange(.accountAdded, now: .fallback)))
         #expect(try keys(phone.peer?.store) == ["alice-1"])
         phone.close()
     }
