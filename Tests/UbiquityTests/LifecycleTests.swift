@@ -189,9 +189,12 @@ struct LifecycleTests {
 
         // The rebuild option deletes the store; the fallback flow rebuilds it from baseline and logs.
         let rebuilt = try UbiquitousStoreCoordinator(configuration: cloud.configuration("victim", policy: BaselinePolicy(transactionThreshold: 5), rebuild: true))
+        let events = EventLog<CoordinatorEvent>()
+        rebuilt.observe { events.append($0) }
         try rebuilt.addStore()
-        #expect(rebuilt.storeKind == .fallback)
         try rebuilt.waitForBackgroundImport()
+        #expect(events.events.first == .storesDidChange(nil, now: .fallback), "the rebuild goes through a fallback")
+        #expect(events.events.last == .storesDidChange(.initialImportCompleted, now: .account))
         let peer = try #require(rebuilt.peer)
         #expect(peer.store.knowledge == before)
         let context = peer.newContext()
