@@ -1,5 +1,11 @@
 import Foundation
 
+/// Which store a coordinator put the app on, and why.
+public struct StoreChoice: Sendable, Equatable {
+    public let kind: StoreKind
+    public let reason: String
+}
+
 /// The entry point an app holds (Core Data's persistent store coordinator with a ubiquitous
 /// store): owns the device, decides which store the app works on, runs the initial import in
 /// the background and posts the transitions of DESIGN §5.
@@ -55,8 +61,9 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// Adds the store and returns at once; the initial import (if any) runs in the background.
     /// From then on the coordinator watches `device.plist` and switches stores when the
     /// device signs in, out, or to another account.
-    public func addStore() throws {
-        try openStore(for: device, transition: nil)
+    @discardableResult
+    public func addStore() throws -> StoreChoice {
+        let choice = try openStore(for: device, transition: nil)
         if watcher == nil {
             watcher = try? DirectoryWatcher(directory: configuration.device) { [weak self] name in
                 guard name == "device.plist", let self else { return }
@@ -65,16 +72,17 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
                 }
             }
         }
+        return choice
     }
 
     /// Opens the store of `device`'s current account: the local store when signed out, the
     /// account store when its initial import completed earlier, else a fallback store while
     /// the initial import runs.
-    private func openStore(for device: Device, transition: StoreTransition?) throws {
+    @discardableResult
+    private func openStore(for device: Device, transition: StoreTransition?) throws -> StoreChoice {
         guard device.identityToken != nil else {
-            try install(UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .local),
-                        reason: "signed out: the local store, which does not sync", transition: transition)
-            return
+            return try install(UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .local),
+                               reason: "signed out: the local store, which does not sync", transition: transition)
         }
         let peerID = device.peerID(peerToken: configuration.peerToken)
         let directory = try UbiquityPeer.localDirectory(configuration, device: device, kind: .account)
@@ -87,15 +95,17 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         let fallbackLeft = FileManager.default.fileExists(atPath: UbiquityPeer.storePath(localDirectory: directory, kind: .fallback, storeName: configuration.storeName))
         if Self.initialImportCompleted(at: accountPath) && !fallbackLeft {
             let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
-            try install(account, reason: "the account store of '\(device.identityToken ?? "")' (its initial import completed earlier)", transition: transition)
+            let choice = try install(account, reason: "the account store of '\(device.identityToken ?? "")' (its initial import completed earlier)", transition: transition)
             logger.log(.error, "PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 0")
             runInBackground { _ = try account.sync() }
+            return choice
         } else {
             // A fallback left by an earlier launch still holds saves not yet migrated: reuse it.
             let fallback = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .fallback)
-            try install(fallback, reason: "the fallback store of '\(device.identityToken ?? "")', while the initial import builds the account store", transition: transition)
+            let choice = try install(fallback, reason: "the fallback store of '\(device.identityToken ?? "")', while the initial import builds the account store", transition: transition)
             logger.log(.error, "PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 1")
             runInBackground { [self] in try initialImport(fallback: fallback) }
+            return choice
         }
     }
 
@@ -128,13 +138,14 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         return (try? statement.step()) == true && statement.string(0) == "1"
     }
 
-    private func install(_ peer: UbiquityPeer, reason: String, transition: StoreTransition?) throws {
+    private func install(_ peer: UbiquityPeer, reason: String, transition: StoreTransition?) throws -> StoreChoice {
         lock.withLock {
             current = peer
             self.reason = reason
         }
         if peer.kind == .account { peer.observe { [events] in events.post(.init($0)) } }
         events.post(.storesDidChange(transition, now: peer.kind))
+        return StoreChoice(kind: peer.kind, reason: reason)
     }
 
     private func runInBackground(_ work: @escaping @Sendable () throws -> Void) {

@@ -22,8 +22,8 @@ struct StoreCommand: ParsableCommand {
         coordinator.observe { [json] event in
             if json { events.append("\(event)") } else { Console.out("event: \(event)") }
         }
-        try coordinator.addStore()
-        let first = (coordinator.storeKind?.rawValue ?? "none", coordinator.storeReason)
+        let choice = try coordinator.addStore()
+        let first = (choice.kind.rawValue, choice.reason)
         if !json { Console.out("store: \(first.0) — \(first.1)") }
         try coordinator.waitForBackgroundImport()
         let now = (coordinator.storeKind?.rawValue ?? "none", coordinator.storeReason)
