@@ -57,7 +57,7 @@ public struct PeerConfiguration: Sendable {
             throw .invalidOption("container identifier '\(containerIdentifier)' is not a valid folder name")
         }
         guard CloudNames.isValidPathComponent(storeName) else { throw .invalidOption("store name '\(storeName)' is not a valid file name") }
-        guard cloud.hasPrefix("/") || !cloud.isEmpty else { throw .invalidOption("the cloud directory must be given") }
+        guard !cloud.isEmpty else { throw .invalidOption("the cloud directory must be given") }
         if let peerToken, !CloudNames.isValidPathComponent(peerToken.lowercased()) || peerToken.contains("~") {
             throw .invalidOption("peer token '\(peerToken)' must hold only letters, digits, '.', '_', '-'")
         }
