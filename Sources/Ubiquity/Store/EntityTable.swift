@@ -17,6 +17,7 @@ struct EntityTable {
     let quotedName: String
     let selectRowSQL: String
     let writeRowSQL: String
+    let insertNewRowSQL: String
 
     static let gidColumn = 0, aliveColumn = 1, versionColumn = 2
 
@@ -53,7 +54,9 @@ struct EntityTable {
         // Built once: the merge code runs these for every record it applies.
         quotedName = SQLiteDatabase.quote(tableName)
         selectRowSQL = "SELECT * FROM \(quotedName) WHERE gid = ?"
-        writeRowSQL = "INSERT OR REPLACE INTO \(quotedName) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        writeRowSQL = "INSERT OR REPLACE INTO \(quotedName) VALUES (\(placeholders))"
+        insertNewRowSQL = "INSERT INTO \(quotedName) VALUES (\(placeholders)) ON CONFLICT(gid) DO NOTHING"
     }
 
     var createSQL: String {

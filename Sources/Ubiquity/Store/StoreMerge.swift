@@ -60,6 +60,11 @@ extension PersistentStore {
 
     private func apply(_ record: ChangeRecord, isInsert: Bool, writer: TransactionWriter, changes: inout ObjectChanges) throws {
         let table = try table(record.id.entity)
+        if isInsert, try insertIfNew(record, table: table, writer: writer) {
+            _ = try applyToManyChanges(record, table: table, writer: writer, changes: &changes)
+            changes.note(record.id, wasAlive: false, isAlive: true, changed: true)
+            return
+        }
         let existing = try loadRow(table, record.id)
         var row = existing ?? table.emptyRow(id: record.id)
         let wasAlive = row[EntityTable.aliveColumn] == .integer(1)
@@ -103,7 +108,19 @@ extension PersistentStore {
             dirty = true
         }
 
-        // To-many changes.
+        if try applyToManyChanges(record, table: table, writer: writer, changes: &changes) { changed = true }
+
+        guard dirty || changed || isAlive != wasAlive || existing == nil else { return }
+        row[EntityTable.aliveColumn] = .integer(isAlive ? 1 : 0)
+        if case let .integer(version) = row[EntityTable.versionColumn] { row[EntityTable.versionColumn] = .integer(version + 1) }
+        try writeRow(table, row)
+        changes.note(record.id, wasAlive: wasAlive, isAlive: isAlive, changed: changed)
+    }
+
+    /// Applies a record's to-many changes (pairs, or to-one writes on the targets for a to-many
+    /// derived from its inverse); `true` when something changed.
+    private func applyToManyChanges(_ record: ChangeRecord, table: EntityTable, writer: TransactionWriter, changes: inout ObjectChanges) throws -> Bool {
+        var changed = false
         for (name, change) in record.relationships {
             guard case let .toMany(added, removed) = change, let relationship = table.entity.relationship(name) else { continue }
             switch model.storage(of: relationship, in: table.entity) {
@@ -134,12 +151,24 @@ extension PersistentStore {
                 continue
             }
         }
+        return changed
+    }
 
-        guard dirty || changed || isAlive != wasAlive || existing == nil else { return }
-        row[EntityTable.aliveColumn] = .integer(isAlive ? 1 : 0)
-        if case let .integer(version) = row[EntityTable.versionColumn] { row[EntityTable.versionColumn] = .integer(version + 1) }
-        try writeRow(table, row)
-        changes.note(record.id, wasAlive: wasAlive, isAlive: isAlive, changed: changed)
+    /// The common case of an import: an object this store has never seen. One `INSERT … ON
+    /// CONFLICT DO NOTHING` writes it whole; `false` sends an existing row down the merge path.
+    private func insertIfNew(_ record: ChangeRecord, table: EntityTable, writer: TransactionWriter) throws -> Bool {
+        var row = table.emptyRow(id: record.id)
+        row[EntityTable.aliveColumn] = .integer(1)
+        row[EntityTable.versionColumn] = .integer(1)
+        for slot in table.slots {
+            let incoming = incomingValues(of: slot, in: record, table: table)
+            guard !incoming.isEmpty else { continue }
+            for (column, value) in incoming { row[column] = value }
+            row[table.slotStampColumn[slot.name]!] = writer.stampText
+            row[table.slotNumberColumn[slot.name]!] = .integer(writer.number)
+        }
+        try database.statement(table.insertNewRowSQL).bind(row).run()
+        return database.changes == 1
     }
 
     /// The (column, value) pairs a record writes into one slot. A to-one set to an object that
