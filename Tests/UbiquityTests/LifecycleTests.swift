@@ -206,4 +206,35 @@ struct LifecycleTests {
         #expect(try other.store.count(FetchRequest(entity: "Note")) == 13)
         rebuilt.close()
     }
+
+    struct InterruptedImport: Error {}
+
+    @Test func savesInAFallbackSurviveAnInterruptedInitialImport() throws {
+        let cloud = try TestCloud()
+        let other = try cloud.peer("other")
+        let context = other.newContext()
+        try context.insert("Note", key: "from-other")
+        try context.save()
+
+        let first = try cloud.coordinator("phone")
+        first.beforeHandover = { throw InterruptedImport() }
+        #expect(try first.addStore().kind == .fallback)
+        let fallback = try first.newContext()
+        try fallback.insert("Note", key: "saved-in-fallback")["title"] = .string("must survive")
+        try fallback.save()
+        #expect(throws: InterruptedImport.self) { try first.waitForBackgroundImport() }
+        #expect(first.storeKind == .fallback, "the app stays on the fallback when the import fails")
+        first.close()
+
+        // The next launch finds the fallback, finishes the import and migrates its saves.
+        let second = try cloud.coordinator("phone")
+        #expect(try second.addStore().kind == .fallback)
+        try second.waitForBackgroundImport()
+        let store = try #require(second.peer).store
+        #expect(try store.snapshot(of: GlobalID(entity: "Note", key: "saved-in-fallback"))?.values["title"] == .string("must survive"))
+        #expect(try store.snapshot(of: GlobalID(entity: "Note", key: "from-other")) != nil)
+        _ = try other.sync()
+        #expect(try other.store.snapshot(of: GlobalID(entity: "Note", key: "saved-in-fallback")) != nil, "and it reaches the other peer")
+        second.close()
+    }
 }
