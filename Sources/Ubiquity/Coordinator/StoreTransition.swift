@@ -1,3 +1,13 @@
+/// Which of a device's stores a peer works on.
+public enum StoreKind: String, Sendable, Equatable {
+    /// The store of the signed-in account; syncs through the cloud.
+    case account
+    /// A temporary store used while the account's initial import runs; never syncs.
+    case fallback
+    /// The store used while signed out; never syncs.
+    case local
+}
+
 /// Why the stores change (Core Data's `NSPersistentStoreUbiquitousTransitionType`).
 public enum StoreTransition: Int, Sendable, Equatable, CustomStringConvertible {
     case accountAdded = 1

@@ -1,52 +1,6 @@
 import Foundation
 import UbiquityPlist
 
-/// What a peer tells its subscribers.
-public enum PeerEvent: Sendable, Equatable {
-    /// Logs of other peers were imported; the changed object IDs as this store sees them.
-    case didImport(ObjectChanges)
-}
-
-/// The result of one `sync()`.
-public struct SyncSummary: Sendable, Equatable {
-    public var exported = 0
-    public var imported = ImportReport()
-    /// Local logs still waiting in the outbox (the container refused them).
-    public var outboxPending = 0
-    public var exportError: String?
-    public var knowledge = KnowledgeVector()
-    public var signedOut = false
-    /// Another peer removed the content; this store started over empty.
-    public var contentRemoved = false
-    /// The author of the baseline this store started from in this sync, if it did.
-    public var adoptedBaseline: String?
-    public var baseline: BaselineDecision?
-    public var garbage: GarbageReport?
-
-    /// One line for people: `exported 2, imported 5 (3 inserted, 1 updated, 0 deleted), 0 waiting, 0 quarantined`.
-    public var line: String {
-        if signedOut { return "signed out: working on the local store, nothing to sync" }
-        var text = contentRemoved ? "content removed by another peer: started over empty; " : ""
-        if let adoptedBaseline { text += "started from the baseline of \(adoptedBaseline); " }
-        text += "exported \(exported), imported \(imported.applied.count) (\(imported.changes.inserted.count) inserted, \(imported.changes.updated.count) updated, \(imported.changes.deleted.count) deleted), \(imported.waiting) waiting, \(imported.quarantined.count) quarantined"
-        if outboxPending > 0 { text += ", \(outboxPending) in outbox" }
-        if case .rolled? = baseline { text += ", rolled a baseline" }
-        if let deleted = garbage?.deleted.count, deleted > 0 { text += ", deleted \(deleted) old log(s)" }
-        if let exportError { text += " — \(exportError)" }
-        return text
-    }
-}
-
-/// Which of a device's stores a peer works on.
-public enum StoreKind: String, Sendable, Equatable {
-    /// The store of the signed-in account; syncs through the cloud.
-    case account
-    /// A temporary store used while the account's initial import runs; never syncs.
-    case fallback
-    /// The store used while signed out; never syncs.
-    case local
-}
-
 /// One device running one app store: opens one of the device's stores (the current account's
 /// by default), exports each save and imports other peers' logs. Opened on its own, it owns the
 /// device (a lock); a `UbiquitousStoreCoordinator` opens peers under its own lock.

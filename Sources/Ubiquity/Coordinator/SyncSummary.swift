@@ -1,0 +1,59 @@
+import Foundation
+
+/// What a peer tells its subscribers.
+public enum PeerEvent: Sendable, Equatable {
+    /// Logs of other peers were imported; the changed object IDs as this store sees them.
+    case didImport(ObjectChanges)
+}
+
+/// The result of one `sync()`.
+public struct SyncSummary: Sendable, Equatable {
+    public var exported = 0
+    public var imported = ImportReport()
+    /// Local logs still waiting in the outbox (the container refused them).
+    public var outboxPending = 0
+    public var exportError: String?
+    public var knowledge = KnowledgeVector()
+    public var signedOut = false
+    /// Another peer removed the content; this store started over empty.
+    public var contentRemoved = false
+    /// The author of the baseline this store started from in this sync, if it did.
+    public var adoptedBaseline: String?
+    public var baseline: BaselineDecision?
+    public var garbage: GarbageReport?
+
+    /// One line for people: `exported 2, imported 5 (3 inserted, 1 updated, 0 deleted), 0 waiting, 0 quarantined`.
+    public var line: String {
+        if signedOut { return "signed out: working on the local store, nothing to sync" }
+        var text = contentRemoved ? "content removed by another peer: started over empty; " : ""
+        if let adoptedBaseline { text += "started from the baseline of \(adoptedBaseline); " }
+        text += "exported \(exported), imported \(imported.applied.count) (\(imported.changes.inserted.count) inserted, \(imported.changes.updated.count) updated, \(imported.changes.deleted.count) deleted), \(imported.waiting) waiting, \(imported.quarantined.count) quarantined"
+        if outboxPending > 0 { text += ", \(outboxPending) in outbox" }
+        if case .rolled? = baseline { text += ", rolled a baseline" }
+        if let deleted = garbage?.deleted.count, deleted > 0 { text += ", deleted \(deleted) old log(s)" }
+        if let exportError { text += " — \(exportError)" }
+        return text
+    }
+}
+
+extension SyncSummary {
+    /// `{exported, applied, inserted, updated, deleted, waiting, quarantined, outbox, kv, signedOut,
+    /// contentRemoved, adoptedBaseline?, baselineRolled, deletedLogs, exportError?}`
+    public var jsonValue: JSONValue {
+        var fields: [String: JSONValue] = [
+            "exported": .int(Int64(exported)), "applied": .int(Int64(imported.applied.count)),
+            "inserted": .array(imported.changes.inserted.sorted().map { .string($0.description) }),
+            "updated": .array(imported.changes.updated.sorted().map { .string($0.description) }),
+            "deleted": .array(imported.changes.deleted.sorted().map { .string($0.description) }),
+            "waiting": .int(Int64(imported.waiting)),
+            "quarantined": .array(imported.quarantined.map { .object(["path": .string($0.path), "reason": .string($0.reason)]) }),
+            "outbox": .int(Int64(outboxPending)), "kv": .string(knowledge.description),
+            "signedOut": .bool(signedOut), "contentRemoved": .bool(contentRemoved),
+            "baselineRolled": .bool({ if case .rolled? = baseline { return true } else { return false } }()),
+            "deletedLogs": .int(Int64(garbage?.deleted.count ?? 0)),
+        ]
+        if let adoptedBaseline { fields["adoptedBaseline"] = .string(adoptedBaseline) }
+        if let exportError { fields["exportError"] = .string(exportError) }
+        return .object(fields)
+    }
+}
