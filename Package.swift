@@ -50,13 +50,17 @@ let package = Package(
             name: "ubiq-bench",
             dependencies: ["Ubiquity", "UbiquityPlist", "CSQLite"]
         ),
+        .target(
+            name: "UbiquityTestSupport",
+            path: "Tests/UbiquityTestSupport"
+        ),
         .testTarget(
             name: "UbiquityPlistTests",
-            dependencies: ["UbiquityPlist"]
+            dependencies: ["UbiquityPlist", "UbiquityTestSupport"]
         ),
         .testTarget(
             name: "UbiquityTests",
-            dependencies: ["Ubiquity", "ubiq"]
+            dependencies: ["Ubiquity", "ubiq", "UbiquityTestSupport"]
         ),
     ]
 )

@@ -61,12 +61,11 @@ struct GlobalOptions: ParsableArguments {
                           containerIdentifier: container, logFormat: format.plistFormat, logger: try logger())
     }
 
-    /// Opens this device's peer for the length of `body` and closes it after, releasing the device.
-    func withPeer<T>(_ body: (UbiquityPeer) throws -> T) throws -> T {
-        let configuration = try configuration()
-        // Checked first so that a mistyped --device is reported without leaving a folder behind
-        // (opening a peer creates the device directory to take its lock).
-        _ = try Device.load(from: configuration.device)
+    /// Opens this device's peer (its configuration changed by `adjust`) for the length of
+    /// `body` and closes it after, releasing the device.
+    func withPeer<T>(adjust: (inout PeerConfiguration) -> Void = { _ in }, _ body: (UbiquityPeer) throws -> T) throws -> T {
+        var configuration = try configuration()
+        adjust(&configuration)
         let peer = try UbiquityPeer(configuration: configuration)
         defer { peer.close() }
         return try body(peer)

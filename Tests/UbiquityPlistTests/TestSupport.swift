@@ -1,24 +1,6 @@
 import Foundation
 @testable import UbiquityPlist
-
-/// SplitMix64: tiny, seedable, good enough to drive mutation tests reproducibly.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// The seed for randomized tests: UBIQUITY_TEST_SEED when set, else a fixed default.
-func testSeed(default value: UInt64) -> UInt64 {
-    if let text = ProcessInfo.processInfo.environment["UBIQUITY_TEST_SEED"], let seed = UInt64(text) { return seed }
-    return value
-}
+@_exported import UbiquityTestSupport
 
 enum Samples {
     /// One value of every kind with the edges the codec must preserve exactly.
@@ -62,7 +44,7 @@ enum Samples {
 
     /// Change records shaped like transaction-log entries.
     static func records(_ count: Int, seed: UInt64 = 1) -> PlistValue {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         var list = [PlistValue]()
         for i in 0 ..< count {
             list.append(.dictionary([

@@ -54,7 +54,7 @@ struct QuarantineTests {
         fields["format"] = .integer(2)
         fields["checksum"] = .string(CanonicalEncoding.sha256Hex(of: .dictionary(fields)))
         try AtomicFile.makeDirectory(location.logDirectory(of: future))
-        try AtomicFile.write(PropertyListCodecSeamForTests.encode(.dictionary(fields)),
+        try AtomicFile.write(PlistSeam.encode(.dictionary(fields), format: .binary),
                              to: location.logDirectory(of: future) + "/" + TransactionLog.fileName(number: 1))
         // Hostile and foreign names: never imported, never a crash.
         let root = location.ubiquityRoot
@@ -135,9 +135,4 @@ struct QuarantineTests {
         let second = try cloud.peer("solo")
         #expect(second.peerID == first.peerID)
     }
-}
-
-/// Encodes a plist the way peers do, for tests that forge files.
-enum PropertyListCodecSeamForTests {
-    static func encode(_ value: PlistValue) -> [UInt8] { PlistSeam.encode(value, format: .binary) }
 }

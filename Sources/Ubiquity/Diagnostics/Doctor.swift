@@ -79,7 +79,7 @@ public enum Doctor {
 
         // Garbage collection held back.
         let garbage = GarbageCollector(store: peer.store, location: location, logger: .silent)
-            .collectionPreview(baseline: peer.baselineMetadata, policy: peer.configuration.baselinePolicy ?? .apple, now: now)
+            .collect(baseline: peer.baselineMetadata, policy: peer.configuration.baselinePolicy ?? .apple, now: now, dryRun: true)
         for (blocker, number) in garbage.blockingPeers.sorted(by: { $0.key < $1.key }) {
             findings.append(DoctorFinding(kind: .blockedGarbageCollection,
                 message: "peer \(blocker)'s receipt (at \(number) of this peer) holds back the deletion of logs the baseline covers",
@@ -123,26 +123,5 @@ public enum Doctor {
         }
         if (try? Exporter(store: peer.store, location: location, logger: .silent).writeReceipt()) != nil { done.append("rewrote this peer's receipt") }
         return done
-    }
-}
-
-extension GarbageCollector {
-    /// What a collection would be held back by, without deleting anything.
-    func collectionPreview(baseline: BaselineMetadata?, policy: BaselinePolicy, now: Date) -> GarbageReport {
-        var report = GarbageReport()
-        guard let baseline else { return report }
-        let me = store.peerID
-        let scan = ContainerScan(location: location)
-        let covered = scan.logs.filter { $0.peerID == me && $0.number <= baseline.knowledge[me] }
-        for peer in scan.peers where peer != me {
-            guard let bytes = try? AtomicFile.read(location.receiptPath(of: peer), limit: 1 << 20), let receipt = try? Receipt(decoding: bytes) else {
-                if !covered.isEmpty { report.blockingPeers[peer] = 0 }
-                continue
-            }
-            if receipt.date < now.timeIntervalSince1970 - policy.gracePeriod { report.staleReceipts.append(peer) }
-            if covered.contains(where: { $0.number > receipt.knowledge[me] }) { report.blockingPeers[peer] = receipt.knowledge[me] }
-        }
-        report.staleReceipts.sort()
-        return report
     }
 }

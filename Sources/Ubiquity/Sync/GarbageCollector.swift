@@ -22,7 +22,8 @@ struct GarbageCollector {
     let location: ContainerLocation
     let logger: UbiquityLogger
 
-    func collect(baseline: BaselineMetadata?, policy: BaselinePolicy, now: Date = Date()) -> GarbageReport {
+    /// With `dryRun`, nothing is deleted: `deleted` lists what would be (doctor uses this).
+    func collect(baseline: BaselineMetadata?, policy: BaselinePolicy, now: Date = Date(), dryRun: Bool = false) -> GarbageReport {
         var report = GarbageReport()
         let me = store.peerID
         let scan = ContainerScan(location: location)
@@ -52,9 +53,10 @@ struct GarbageCollector {
                 for peer in peersWithoutReceipt { report.blockingPeers[peer] = 0 }
                 continue
             }
-            if unlink(location.logDirectory(of: me) + "/" + log.name) == 0 { report.deleted.append(log.name) } else { report.kept += 1 }
+            if dryRun || unlink(location.logDirectory(of: me) + "/" + log.name) == 0 { report.deleted.append(log.name) } else { report.kept += 1 }
         }
         report.staleReceipts.sort()
+        if dryRun { return report }
         logger.log(.info, "PFUbiquityGarbageCollector", "collect", "deleted \(report.deleted.count) own log(s), kept \(report.kept)\(report.blockingPeers.isEmpty ? "" : "; held back by \(report.blockingPeers.keys.sorted().joined(separator: ", "))")")
         return report
     }

@@ -47,13 +47,10 @@ struct BaselineRollCommand: ParsableCommand {
 
     func run() throws {
         // Sync without the automatic roll, so the decision printed is this command's.
-        var configuration = try global.configuration()
-        configuration.baselinePolicy = nil
-        _ = try Device.load(from: configuration.device)
-        let peer = try UbiquityPeer(configuration: configuration)
-        defer { peer.close() }
-        _ = try peer.sync()
-        let decision = try peer.rollBaseline(force: force)
+        let decision = try global.withPeer(adjust: { $0.baselinePolicy = nil }) { peer in
+            _ = try peer.sync()
+            return try peer.rollBaseline(force: force)
+        }
         if json {
             Console.out(decision.jsonValue.text())
         } else if case .rolled = decision {

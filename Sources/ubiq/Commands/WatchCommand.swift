@@ -12,10 +12,10 @@ struct WatchCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let configuration = try global.configuration()
-        _ = try Device.load(from: configuration.device)
-        let peer = try UbiquityPeer(configuration: configuration)
-        defer { peer.close() }
+        try global.withPeer { peer in try watch(peer) }
+    }
+
+    private func watch(_ peer: UbiquityPeer) throws {
         guard let location = peer.location else { throw CLIError("the device is signed out: nothing to watch") }
         try AtomicFile.makeDirectory(location.ubiquityRoot)
 

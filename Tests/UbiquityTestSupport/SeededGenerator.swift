@@ -1,12 +1,13 @@
 import Foundation
 
 /// SplitMix64: a small seeded generator, so a failing random test replays exactly from its seed.
-struct SeededGenerator: RandomNumberGenerator {
+/// Shared by both test targets.
+public struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -15,7 +16,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     /// The seed from `UBIQUITY_TEST_SEED`, or a fresh one; tests print it in every failure message.
-    static func seedFromEnvironment(default fallback: UInt64 = UInt64.random(in: 1...UInt64.max)) -> UInt64 {
+    public static func seedFromEnvironment(default fallback: UInt64 = UInt64.random(in: 1...UInt64.max)) -> UInt64 {
         ProcessInfo.processInfo.environment["UBIQUITY_TEST_SEED"].flatMap(UInt64.init) ?? fallback
     }
 }
