@@ -28,6 +28,9 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     private var reason = "no store added yet"
     private let importDone = DispatchGroup()
     private var importError: (any Error)?
+    /// Where the initial import and the launch catch-up run.
+    public let background: BackgroundWork
+    private let watchesDevice: Bool
     let events: EventHub<CoordinatorEvent>
     let logger: UbiquityLogger
     /// Runs on the import thread after the account store is built and before the handover
@@ -35,11 +38,14 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     var beforeHandover: (@Sendable () throws -> Void)?
 
     /// Validates the options as Apple did and takes the device. Subscribe before `addStore()`
-    /// to see every event.
-    public init(configuration: PeerConfiguration) throws {
+    /// to see every event. `background` runs the imports (a manual one lets a scenario decide
+    /// when); without `watchesDevice`, account changes are noticed only by `checkAccount()`.
+    public init(configuration: PeerConfiguration, background: BackgroundWork = BackgroundWork(), watchesDevice: Bool = true) throws {
         try configuration.validate()
         try Self.checkCloud(configuration.cloud)
         self.configuration = configuration
+        self.background = background
+        self.watchesDevice = watchesDevice
         (currentDevice, deviceLock) = try UbiquityPeer.openDevice(configuration)
         var logger = configuration.logger
         logger.peerID = currentDevice.peerID(peerToken: configuration.peerToken)
@@ -64,7 +70,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     @discardableResult
     public func addStore() throws -> StoreChoice {
         let choice = try openStore(for: device, transition: nil)
-        if watcher == nil {
+        if watchesDevice, watcher == nil {
             watcher = try? DirectoryWatcher(directory: configuration.device) { [weak self] name in
                 guard name == "device.plist", let self else { return }
                 do { try self.checkAccount() } catch {
@@ -121,6 +127,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             let transition: StoreTransition = fresh.identityToken == nil ? .accountRemoved : .accountAdded
             logger.log(.error, "PFUbiquitySetupAssistant", "accountChanged", "the account changed from '\(old.identityToken ?? "signed out")' to '\(fresh.identityToken ?? "signed out")'")
             events.post(.storesWillChange(transition))
+            background.runPending()
             _ = importDone.wait(timeout: .now() + 600)
             if let previous = lock.withLock({ current }) {
                 previous.store.retire("the device switched accounts; make new contexts")
@@ -150,13 +157,13 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
 
     private func runInBackground(_ work: @escaping @Sendable () throws -> Void) {
         importDone.enter()
-        DispatchQueue.global().async { [self] in
+        background.submit(run: { [self] in
             defer { importDone.leave() }
             do { try work() } catch {
                 lock.withLock { importError = error }
                 logger.log(.error, "PFUbiquitySetupAssistant", "initialImport", "the background import failed: \(error); the app stays on its current store and a later sync retries")
             }
-        }
+        }, cancel: { [importDone] in importDone.leave() })
     }
 
     /// Builds the account store, migrates what was saved in the fallback meanwhile, and hands over.
@@ -208,6 +215,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// `false` on timeout. Throws what the import threw.
     @discardableResult
     public func waitForBackgroundImport(timeout: Double = 600) throws -> Bool {
+        background.runPending()
         guard importDone.wait(timeout: .now() + timeout) == .success else { return false }
         if let error = lock.withLock({ importError }) { throw error }
         return true
@@ -241,9 +249,12 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// Calls `handler` with every event from now on, on the posting thread, in order.
     public func observe(_ handler: @escaping @Sendable (CoordinatorEvent) -> Void) { events.observe(handler) }
 
-    /// Waits for background work, then releases the device.
+    /// Waits for background work (work not started yet on a manual `background` is dropped,
+    /// as when an app quits mid-import: a fallback left behind is migrated at the next launch),
+    /// then releases the device.
     public func close() {
         watcher?.stop()
+        background.cancelPending()
         _ = importDone.wait(timeout: .now() + 60)
         lock.withLock { current }?.close()
         events.finish()

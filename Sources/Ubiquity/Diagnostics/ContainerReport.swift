@@ -1,17 +1,5 @@
 import Foundation
 
-/// File states as Xcode's iCloud report showed them.
-public enum FileState: String, Sendable {
-    /// In the cloud and applied here.
-    case current = "Current"
-    /// In the cloud, not imported here yet (not downloaded yet).
-    case storedInCloud = "Stored in Cloud"
-    /// Saved here, not in the cloud yet (not uploaded yet: it waits in the outbox).
-    case dataNotPresent = "Data Not Present"
-    /// A `.nosync` name: never travels.
-    case excluded = "Excluded"
-}
-
 /// One peer seen in the container.
 public struct PeerSummary: Sendable {
     public let peerID: String

@@ -131,3 +131,11 @@ public enum BaselineError: Error, CustomStringConvertible, Equatable, Sendable {
         }
     }
 }
+
+extension BaselineMetadata {
+    /// Reads the metadata of the baseline archive at `path` (a file-sync tool uses it to keep the
+    /// dominating one of two conflicting baselines).
+    public init(archiveAt path: String) throws(BaselineError) {
+        self = try BaselineArchive.readMetadata(path)
+    }
+}

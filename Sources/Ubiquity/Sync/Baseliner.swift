@@ -66,7 +66,7 @@ struct Baseliner {
         let covered = try store.writeStateFile(to: stateFile)
         let metadata = BaselineMetadata(
             author: store.peerID, knowledge: covered, previousKnowledge: baseKnowledge, modelVersionHash: store.model.hash,
-            storeName: store.storeName, contentName: store.contentName, created: Date().timeIntervalSince1970,
+            storeName: store.storeName, contentName: store.contentName, created: store.now,
             storeChecksum: try BaselineArchive.sha256Hex(ofFile: stateFile),
             modelChecksum: CanonicalEncoding.sha256Hex(of: store.model.plistValue))
         let directory = (location.baselinePath as NSString).deletingLastPathComponent

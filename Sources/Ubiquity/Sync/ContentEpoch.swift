@@ -9,10 +9,10 @@ enum ContentEpoch {
         return plist["epoch"]?.stringValue
     }
 
-    /// Writes a new epoch and returns it.
-    static func write(_ location: ContainerLocation) throws -> String {
+    /// Writes a new epoch, dated `date` (seconds since 1970), and returns it.
+    static func write(_ location: ContainerLocation, date: Double) throws -> String {
         let epoch = UUID().uuidString
-        let value = PlistValue.dictionary(["format": .integer(1), "epoch": .string(epoch), "date": .real(Date().timeIntervalSince1970)])
+        let value = PlistValue.dictionary(["format": .integer(1), "epoch": .string(epoch), "date": .real(date)])
         do {
             try AtomicFile.makeDirectory((location.contentEpochPath as NSString).deletingLastPathComponent)
             try AtomicFile.write(PlistSeam.encode(value, format: .xml), to: location.contentEpochPath)
