@@ -19,12 +19,12 @@ extension UbiquityPeer {
     }
 
     /// Deletes this peer's own logs that the baseline covers and nobody needs any more.
-    public func collectGarbage(policy: BaselinePolicy? = nil, now: Date = Date()) -> GarbageReport {
+    public func collectGarbage(policy: BaselinePolicy? = nil, now: Date? = nil) -> GarbageReport {
         guard let location else { return GarbageReport(note: "signed out: nothing in the cloud") }
         return syncLock.withLock {
             let baseliner = makeBaseliner(location)
             return GarbageCollector(store: store, location: location, logger: logger)
-                .collect(baseline: baseliner.currentMetadata(), policy: policy ?? configuration.baselinePolicy ?? .apple, now: now)
+                .collect(baseline: baseliner.currentMetadata(), policy: policy ?? configuration.baselinePolicy ?? .apple, now: now ?? configuration.clock.now)
         }
     }
 
@@ -38,40 +38,49 @@ extension UbiquityPeer {
                 try? FileManager.default.removeItem(atPath: "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)")
             }
             try? FileManager.default.removeItem(atPath: "\(location.ubiquityRoot)/.baseline/\(location.contentName)")
-            let epoch = try ContentEpoch.write(location)
+            let epoch = try ContentEpoch.write(location, date: store.now)
             try store.resetToEmpty()
             try store.setContentEpoch(epoch)
         }
         logger.log(.error, "PFUbiquitySetupAssistant", "removeUbiquitousContent", "removed the content \(location.contentName) from the cloud")
     }
 
-    /// Whether another peer removed the content since this store last looked.
+    /// Whether another peer removed the content since this store last looked. Only a removal
+    /// writes an epoch: a store that knows none and holds nothing yet simply starts in the
+    /// current one; a store that holds data of an epoch that is no longer current lost it.
+    /// An epoch file that is missing or unreadable (late or damaged in transfer) is no removal.
     public func contentEpochChanged() throws -> Bool {
         guard let location, let epoch = ContentEpoch.read(location) else { return false }
         guard let known = try store.contentEpoch() else {
-            try store.setContentEpoch(epoch)
-            return false
+            if store.knowledge.entries.isEmpty {
+                try store.setContentEpoch(epoch)
+                return false
+            }
+            return true
         }
         return known != epoch
     }
 
-    /// Starts over on an empty store after another peer removed the content.
+    /// A new store starts in the content epoch it finds, so a removal made long before is not
+    /// mistaken for one that wipes what the app is about to save.
+    func recordContentEpochOfNewStore() throws {
+        guard let location, store.knowledge.entries.isEmpty, try store.contentEpoch() == nil, let epoch = ContentEpoch.read(location) else { return }
+        try store.setContentEpoch(epoch)
+    }
+
+    /// Starts over on an empty store after another peer removed the content. This peer's own
+    /// files left in the container belong to the removed content (saved before it noticed):
+    /// they go too, so their numbers cannot be mistaken for the new content's.
     func resetForRemovedContent() throws {
         guard let location, let epoch = ContentEpoch.read(location) else { return }
         try syncLock.withLock {
             try store.resetToEmpty()
             try store.setContentEpoch(epoch)
+            for file in DirectoryEntry.list(location.logDirectory(of: peerID)) where file.isRegularFile {
+                unlink(location.logDirectory(of: peerID) + "/" + file.name)
+            }
         }
         logger.log(.error, "PFUbiquitySetupAssistant", "contentRemoved", "the content was removed by another peer: continuing on an empty store")
-    }
-
-    /// The first export of new content writes its epoch.
-    func ensureContentEpoch(_ location: ContainerLocation) throws {
-        if let epoch = ContentEpoch.read(location) {
-            if try store.contentEpoch() == nil { try store.setContentEpoch(epoch) }
-            return
-        }
-        try store.setContentEpoch(try ContentEpoch.write(location))
     }
 }
 

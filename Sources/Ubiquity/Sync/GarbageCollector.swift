@@ -23,7 +23,7 @@ struct GarbageCollector {
     let logger: UbiquityLogger
 
     /// With `dryRun`, nothing is deleted: `deleted` lists what would be (doctor uses this).
-    func collect(baseline: BaselineMetadata?, policy: BaselinePolicy, now: Date = Date(), dryRun: Bool = false) -> GarbageReport {
+    func collect(baseline: BaselineMetadata?, policy: BaselinePolicy, now: Date, dryRun: Bool = false) -> GarbageReport {
         var report = GarbageReport()
         let me = store.peerID
         let scan = ContainerScan(location: location)
@@ -53,7 +53,14 @@ struct GarbageCollector {
                 for peer in peersWithoutReceipt { report.blockingPeers[peer] = 0 }
                 continue
             }
-            if dryRun || unlink(location.logDirectory(of: me) + "/" + log.name) == 0 { report.deleted.append(log.name) } else { report.kept += 1 }
+            if dryRun {
+                report.deleted.append(log.name)
+            } else if unlink(location.logDirectory(of: me) + "/" + log.name) == 0 {
+                try? store.forgetSent(log.number)
+                report.deleted.append(log.name)
+            } else {
+                report.kept += 1
+            }
         }
         report.staleReceipts.sort()
         if dryRun { return report }
