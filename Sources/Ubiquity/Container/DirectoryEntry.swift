@@ -18,17 +18,22 @@ public struct DirectoryEntry: Sendable, Equatable {
 
     /// The entries of `path` (without `.` and `..`), sorted by name; empty if it does not exist.
     public static func list(_ path: String) -> [DirectoryEntry] {
+        names(path).compactMap { DirectoryEntry(name: $0, path: path + "/" + $0) }
+    }
+
+    /// The names in `path` (without `.` and `..`), sorted, without asking for any file's
+    /// metadata: cheap when most names can be judged by themselves (logs already imported).
+    public static func names(_ path: String) -> [String] {
         guard let directory = opendir(path) else { return [] }
         defer { closedir(directory) }
-        var entries: [DirectoryEntry] = []
+        var names: [String] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            if name == "." || name == ".." { continue }
-            if let found = DirectoryEntry(name: name, path: path + "/" + name) { entries.append(found) }
+            if name != "." && name != ".." { names.append(name) }
         }
-        return entries.sorted { $0.name < $1.name }
+        return names.sorted()
     }
 
     /// The entry at `path` (not following a symbolic link), or `nil` when there is none.

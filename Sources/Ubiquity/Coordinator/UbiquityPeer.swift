@@ -200,8 +200,13 @@ public final class UbiquityPeer: @unchecked Sendable {
         // coordinator opens it directly from now on.
         if summary.imported.waiting == 0, try !store.initialImportCompleted() { try store.markInitialImportCompleted() }
         if let policy = configuration.baselinePolicy, summary.exportError == nil {
-            summary.baseline = try? syncLock.withLock { try baseliner.rollIfNeeded(policy: policy) }
-            summary.garbage = collectGarbage(policy: policy)
+            // One listing serves both: neither the roll nor the collection adds logs.
+            let scan = ContainerScan(location: location)
+            summary.baseline = try? syncLock.withLock { try baseliner.rollIfNeeded(policy: policy, scan: scan) }
+            summary.garbage = syncLock.withLock {
+                GarbageCollector(store: store, location: location, logger: logger)
+                    .collect(baseline: baseliner.currentMetadata(), policy: policy, now: configuration.clock.now, scan: scan)
+            }
         }
         summary.outboxPending = try store.pendingOutbox().count
         summary.knowledge = store.knowledge

@@ -10,22 +10,27 @@ public struct Receipt: Sendable, Equatable {
     /// Seconds since 1970.
     public var date: Double
     public var modelVersionHash: String
+    /// The content epoch of the knowledge (`nil`: content never removed).
+    public var contentEpoch: String?
 
     public var plistValue: PlistValue {
-        .dictionary([
+        var fields: [String: PlistValue] = [
             "format": .integer(1),
             "peerID": .string(peerID),
             "kvStr": .string(knowledge.description),
             "date": .real(date),
             "modelVersionHash": .string(modelVersionHash),
-        ])
+        ]
+        if let contentEpoch { fields["contentEpoch"] = .string(contentEpoch) }
+        return .dictionary(fields)
     }
 
-    public init(peerID: String, knowledge: KnowledgeVector, date: Double, modelVersionHash: String) {
+    public init(peerID: String, knowledge: KnowledgeVector, date: Double, modelVersionHash: String, contentEpoch: String? = nil) {
         self.peerID = peerID
         self.knowledge = knowledge
         self.date = date
         self.modelVersionHash = modelVersionHash
+        self.contentEpoch = contentEpoch
     }
 
     public init(decoding bytes: [UInt8]) throws(LogError) {
@@ -36,6 +41,7 @@ public struct Receipt: Sendable, Equatable {
               let hash = plist["modelVersionHash"]?.stringValue else {
             throw .malformed("receipt: missing peerID, kvStr or modelVersionHash")
         }
-        self.init(peerID: peer, knowledge: kv, date: plist["date"]?.doubleValue ?? 0, modelVersionHash: hash)
+        self.init(peerID: peer, knowledge: kv, date: plist["date"]?.doubleValue ?? 0, modelVersionHash: hash,
+                  contentEpoch: plist["contentEpoch"]?.stringValue)
     }
 }

@@ -18,6 +18,9 @@ public struct TransactionLog: Sendable, Equatable {
     public var inserted: [ChangeRecord]
     public var updated: [ChangeRecord]
     public var deleted: [GlobalID]
+    /// The content epoch the author was in (`nil`: content never removed). A log of another
+    /// epoch than the reader's belongs to removed content and is never applied.
+    public var contentEpoch: String? = nil
 
     /// Whether the log holds no change at all.
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
@@ -32,9 +35,15 @@ public struct TransactionLog: Sendable, Equatable {
     public static func transactionNumber(inFileName name: String) -> Int64? {
         let bytes = Array(name.utf8)
         guard bytes.count == 10 + 1 + 36 + 6, name.hasSuffix(".1.cdt"), bytes[10] == UInt8(ascii: "-") else { return nil }
-        guard bytes[0..<10].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              UUID(uuidString: String(decoding: bytes[11..<47], as: UTF8.self)) != nil else { return nil }
-        return Int64(String(decoding: bytes[0..<10], as: UTF8.self))
+        guard bytes[0..<10].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        // The UUID's shape, checked on bytes: every name of every listing comes through here.
+        for (offset, byte) in bytes[11..<47].enumerated() {
+            let dash = offset == 8 || offset == 13 || offset == 18 || offset == 23
+            let hex = (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F"))
+                || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+            guard dash ? byte == UInt8(ascii: "-") : hex else { return nil }
+        }
+        return bytes[0..<10].reduce(0) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
     }
 }
 

@@ -43,7 +43,7 @@ extension PersistentStore {
                         peerID: peerID, transactionNumber: number, knowledge: knowledge, stamp: clock.tick(now: date),
                         transactionDate: date.timeIntervalSince1970, modelVersionHash: model.hash,
                         storeName: storeName, contentName: contentName,
-                        inserted: inserted, updated: updated, deleted: deleted)
+                        inserted: inserted, updated: updated, deleted: deleted, contentEpoch: try meta("contentEpoch"))
                     let changes = try applyRecords(of: log)
                     try advanceKnowledge(peer: peerID, to: number)
                     try recordHistory(log, isLocal: true)

@@ -27,6 +27,11 @@ struct Baseliner {
         do {
             let metadata = try BaselineArchive.readMetadata(location.baselinePath)
             guard metadata.modelVersionHash == store.model.hash else { throw BaselineError.otherModel(metadata.modelVersionHash) }
+            // A baseline of removed content (rolled before its author knew) is no baseline here.
+            guard metadata.contentEpoch == (try? store.contentEpoch()) ?? nil else {
+                logger.log(.verbose, "PFUbiquityBaseline", "metadata", "ignoring the baseline of \(metadata.author): it belongs to another content epoch")
+                return nil
+            }
             return metadata
         } catch {
             logger.log(.warning, "PFUbiquityBaseline", "metadata", "ignoring the baseline at \(location.baselinePath): \(error)")
@@ -36,10 +41,11 @@ struct Baseliner {
 
     /// Rolls a baseline if this peer may (its knowledge covers every visible log) and should
     /// (the policy's thresholds), or always when `force` is set and it may.
-    func rollIfNeeded(policy: BaselinePolicy, force: Bool = false) throws -> BaselineDecision {
+    /// `scan` saves a listing of the container when the caller has a fresh one.
+    func rollIfNeeded(policy: BaselinePolicy, force: Bool = false, scan: ContainerScan? = nil) throws -> BaselineDecision {
         let current = currentMetadata()
         let knowledge = store.knowledge
-        let scan = ContainerScan(location: location)
+        let scan = scan ?? ContainerScan(location: location)
         if let ahead = scan.logs.first(where: { $0.number > knowledge[$0.peerID] }) {
             return skipped("this peer has not imported every visible log (\(ahead.peerID) has transaction \(ahead.number))")
         }
@@ -68,7 +74,7 @@ struct Baseliner {
             author: store.peerID, knowledge: covered, previousKnowledge: baseKnowledge, modelVersionHash: store.model.hash,
             storeName: store.storeName, contentName: store.contentName, created: store.now,
             storeChecksum: try BaselineArchive.sha256Hex(ofFile: stateFile),
-            modelChecksum: CanonicalEncoding.sha256Hex(of: store.model.plistValue))
+            modelChecksum: CanonicalEncoding.sha256Hex(of: store.model.plistValue), contentEpoch: try store.contentEpoch())
         let directory = (location.baselinePath as NSString).deletingLastPathComponent
         try AtomicFile.makeDirectory(directory)
         let temporary = directory + "/.baseline-" + UUID().uuidString + ".zip.nosync"

@@ -65,7 +65,8 @@ struct Exporter {
 
     /// Rewrites this peer's receipt with its current knowledge.
     func writeReceipt() throws {
-        let receipt = Receipt(peerID: store.peerID, knowledge: store.knowledge, date: store.now, modelVersionHash: location.modelHash)
+        let receipt = Receipt(peerID: store.peerID, knowledge: store.knowledge, date: store.now, modelVersionHash: location.modelHash,
+                              contentEpoch: try store.contentEpoch())
         let directory = location.logDirectory(of: store.peerID)
         do {
             try AtomicFile.makeDirectory(directory)

@@ -35,15 +35,18 @@ struct Importer {
                 logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(folder.name)/\(location.contentName)/\(other.name): other model version")
             }
             let relativeDirectory = "\(folder.name)/\(location.contentName)/\(location.modelHash)"
-            for file in DirectoryEntry.list(location.logDirectory(of: folder.name)) {
-                let relativePath = relativeDirectory + "/" + file.name
-                if file.name == "receipt.0.cdt" || file.name.hasSuffix(".nosync") { continue }
-                guard file.isRegularFile, let number = TransactionLog.transactionNumber(inFileName: file.name) else {
-                    report.ignored.append(relativePath)
+            let directory = location.logDirectory(of: folder.name)
+            // Names first: a log already imported is judged by its name alone, without a stat.
+            for name in DirectoryEntry.names(directory) {
+                let relativePath = relativeDirectory + "/" + name
+                if name == "receipt.0.cdt" || name.hasSuffix(".nosync") { continue }
+                let number = TransactionLog.transactionNumber(inFileName: name)
+                if let number, number <= knowledge[folder.name] {
+                    logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(relativePath): already imported (knowledge of \(folder.name) is \(knowledge[folder.name]))")
                     continue
                 }
-                guard number > knowledge[folder.name] else {
-                    logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(relativePath): already imported (knowledge of \(folder.name) is \(knowledge[folder.name]))")
+                guard let file = DirectoryEntry.at(directory + "/" + name), file.isRegularFile, let number else {
+                    report.ignored.append(relativePath)
                     continue
                 }
                 if try store.isQuarantined(path: relativePath, size: file.size, modificationTime: file.modificationTime) {
@@ -58,7 +61,8 @@ struct Importer {
             logger.log(.info, "PFUbiquityTransactionLogImporter", "scan", "ignoring \(report.ignored.count) name(s) that are not logs: \(report.ignored.prefix(5).joined(separator: ", "))")
         }
 
-        // Decode and verify; one log per (peer, number).
+        // Decode and verify; one log per (peer, number), of this store's content epoch.
+        let epoch = try store.contentEpoch()
         var pending: [String: [Int64: (log: TransactionLog, arrived: Double)]] = [:]
         for candidate in candidates {
             if pending[candidate.peerID]?[candidate.number] != nil {
@@ -74,6 +78,13 @@ struct Importer {
                 guard log.peerID == candidate.peerID else { throw LogError.wrongAuthor(folder: candidate.peerID, log: log.peerID) }
                 guard log.transactionNumber == candidate.number else {
                     throw LogError.wrongNumber(fileName: candidate.entry.name, log: log.transactionNumber)
+                }
+                guard log.contentEpoch == epoch else {
+                    // Saved before its author knew of a removal (or after one this store has not
+                    // seen yet): not this content. Left alone, never applied, never quarantined.
+                    report.ignored.append(candidate.relativePath)
+                    logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(candidate.relativePath): it belongs to content epoch \(log.contentEpoch ?? "(first)"), this store is in \(epoch ?? "(first)")")
+                    continue
                 }
                 pending[candidate.peerID, default: [:]][candidate.number] = (log, candidate.entry.modificationTime)
             } catch let error as LogError {
