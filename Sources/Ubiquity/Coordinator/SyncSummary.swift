@@ -4,6 +4,10 @@ import Foundation
 public enum PeerEvent: Sendable, Equatable {
     /// Logs of other peers were imported; the changed object IDs as this store sees them.
     case didImport(ObjectChanges)
+    /// Another peer removed the content: the store is about to be emptied (the app's last
+    /// chance to look at it), then it was.
+    case storeWillReset
+    case storeDidReset
 }
 
 /// The result of one `sync()`.

@@ -150,7 +150,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             current = peer
             self.reason = reason
         }
-        if peer.kind == .account { peer.observe { [events] in events.post(.init($0)) } }
+        if peer.kind == .account { peer.observe { [weak self] in self?.forward($0) } }
         events.post(.storesDidChange(transition, now: peer.kind))
         return StoreChoice(kind: peer.kind, reason: reason)
     }
@@ -169,7 +169,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// Builds the account store, migrates what was saved in the fallback meanwhile, and hands over.
     private func initialImport(fallback: UbiquityPeer) throws {
         let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
-        account.observe { [events] in events.post(.init($0)) }
+        account.observe { [weak self] in self?.forward($0) }
         _ = try account.sync(importBatchSize: 100)
         try beforeHandover?()
 
@@ -229,18 +229,12 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             summary.signedOut = peer?.kind == .local
             return summary
         }
-        if try peer.contentEpochChanged() {
-            events.post(.storesWillChange(.contentRemoved))
-            try peer.resetForRemovedContent()
-            lock.withLock { reason = "the account store, emptied because another peer removed the content" }
-            events.post(.storesDidChange(.contentRemoved, now: .account))
-        }
         return try peer.sync()
     }
 
     /// Removes the content from the cloud and empties this store (Apple's `removeUbiquitousContent`).
     public func removeUbiquitousContent() throws {
-        guard let peer, peer.kind == .account else { throw SyncError.signedOut }
+        guard let peer, peer.kind == .account else { throw peer?.kind == .fallback ? SyncError.initialImportPending : SyncError.signedOut }
         try peer.removeUbiquitousContent()
     }
 
@@ -262,10 +256,17 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     }
 }
 
-extension CoordinatorEvent {
-    init(_ event: PeerEvent) {
+extension UbiquitousStoreCoordinator {
+    /// A peer's event as the app sees it: a content removal is the `contentRemoved` transition.
+    private func forward(_ event: PeerEvent) {
         switch event {
-        case let .didImport(changes): self = .didImport(changes)
+        case let .didImport(changes):
+            events.post(.didImport(changes))
+        case .storeWillReset:
+            events.post(.storesWillChange(.contentRemoved))
+        case .storeDidReset:
+            lock.withLock { reason = "the account store, emptied because another peer removed the content" }
+            events.post(.storesDidChange(.contentRemoved, now: .account))
         }
     }
 }

@@ -172,7 +172,11 @@ public final class UbiquityPeer: @unchecked Sendable {
             return summary
         }
         if try contentEpochChanged() {
+            // Posted from here, so a removal noticed by any sync (the coordinator's, or its
+            // catch-up at launch) reaches the app as a transition.
+            events.post(.storeWillReset)
             try resetForRemovedContent()
+            events.post(.storeDidReset)
             summary.contentRemoved = true
         }
         do {
