@@ -38,7 +38,7 @@ public struct DirectoryEntry: Sendable, Equatable {
 
     /// The entry at `path` (not following a symbolic link), or `nil` when there is none.
     public static func at(_ path: String) -> DirectoryEntry? {
-        DirectoryEntry(name: (path as NSString).lastPathComponent, path: path)
+        DirectoryEntry(name: path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path, path: path)
     }
 
     private init?(name: String, path: String) {

@@ -33,17 +33,32 @@ public struct TransactionLog: Sendable, Equatable {
 
     /// The transaction number in a log file name, or `nil` when the name is not a log's.
     public static func transactionNumber(inFileName name: String) -> Int64? {
-        let bytes = Array(name.utf8)
-        guard bytes.count == 10 + 1 + 36 + 6, name.hasSuffix(".1.cdt"), bytes[10] == UInt8(ascii: "-") else { return nil }
-        guard bytes[0..<10].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
-        // The UUID's shape, checked on bytes: every name of every listing comes through here.
-        for (offset, byte) in bytes[11..<47].enumerated() {
-            let dash = offset == 8 || offset == 13 || offset == 18 || offset == 23
-            let hex = (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F"))
-                || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
-            guard dash ? byte == UInt8(ascii: "-") : hex else { return nil }
+        // Every name of every listing comes through here: plain loops over the bytes, no UUID built.
+        guard name.utf8.count == 10 + 1 + 36 + 6, name.hasSuffix(".1.cdt") else { return nil }
+        var text = name
+        return text.withUTF8 { bytes -> Int64? in
+            guard bytes[10] == UInt8(ascii: "-") else { return nil }
+            var number: Int64 = 0
+            var index = 0
+            while index < 10 {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                number = number * 10 + Int64(digit)
+                index += 1
+            }
+            index = 11
+            while index < 47 {
+                let byte = bytes[index], offset = index - 11
+                if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+                    guard byte == UInt8(ascii: "-") else { return nil }
+                } else {
+                    let lower = byte | 0x20
+                    guard (byte &- UInt8(ascii: "0")) < 10 || (lower &- UInt8(ascii: "a")) < 6 else { return nil }
+                }
+                index += 1
+            }
+            return number
         }
-        return bytes[0..<10].reduce(0) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
     }
 }
 
