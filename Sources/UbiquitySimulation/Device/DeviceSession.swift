@@ -145,7 +145,7 @@ public final class DeviceSession: @unchecked Sendable {
                 throw SimulationError("no baseline rolled: \(reason)")
             }
         case .offline, .online, .corruptLog, .expectStore, .expectEvents, .expectValues, .expectDeleted, .expectCount,
-             .expectUploadsWaiting, .expectConflicts, .edit:
+             .expectUploadsWaiting, .expectConflicts, .edit, .waitFor:
             throw SimulationError("'\(verb)' is the runner's step, not the app's")
         }
     }

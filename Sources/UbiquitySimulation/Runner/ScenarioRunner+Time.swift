@@ -71,6 +71,22 @@ extension ScenarioRunner {
         if let error = reply.error { violate("\(device.name) could not sync: \(error)") }
     }
 
+    /// Lets time pass, moment by moment, until `device` posts `event` (since its last
+    /// `expect events`), or fails at `deadline`.
+    func waitFor(_ event: String, on device: RunDevice, until deadline: Double) throws {
+        let started = clock.seconds
+        while violations.isEmpty && !device.transitionsSinceExpect.contains(event) {
+            let now = clock.seconds
+            guard now < deadline else {
+                return violate("\(device.name) did not post \(event) within \(SimulatedDuration.text(deadline - started)); since its last expect events it posted [\(device.transitionsSinceExpect.joined(separator: ", "))]")
+            }
+            let wake = names.compactMap { name in
+                [devices[name]!.daemon?.nextWake(after: now), syncWake(devices[name]!)].compactMap { $0 }.min()
+            }.min().map { max($0, now + 1) } ?? deadline
+            try advance(to: min(wake, deadline))
+        }
+    }
+
     /// Lets time pass until nothing moves: no transfer waiting (but those of devices taken
     /// offline or refused over quota), no background import, and a sync on every running app
     /// imports nothing. Then checks the quiescent invariants.

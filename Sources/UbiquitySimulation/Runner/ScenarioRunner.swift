@@ -258,6 +258,8 @@ public final class ScenarioRunner {
             if found < least { violate("\(device.name) recorded \(found) conflict(s); the scenario expects at least \(least)") }
         case let .edit(entity):
             try send(.edit(entity: entity, key: "k\(Int.random(in: 0..<100, using: &random))", roll: random.next()), to: device)
+        case let .waitFor(event, within):
+            try waitFor(event, on: device, until: now + within)
         default:
             let reply = try send(.perform(verb), to: device)
             if let error = reply.error { return violate("\(device.name) \(Self.verbName(verb)) failed: \(error)") }

@@ -154,4 +154,7 @@ public enum DeviceVerb: Sendable, Equatable, Codable {
     case expectSaveFails
     case expectUploadsWaiting(Int)
     case expectConflicts(atLeast: Int)
+    /// Lets time pass until the device posts this transition (not consumed: a later
+    /// `expect events` still sees it), or fails after `within` seconds.
+    case waitFor(event: String, within: Double)
 }

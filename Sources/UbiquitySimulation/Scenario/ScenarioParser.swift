@@ -330,6 +330,13 @@ private struct Reader {
             try count(1...1, "on-will-change save|discard|nothing")
             guard ["save", "discard", "nothing"].contains(args[0]) else { throw error(line, "usage: DEVICE on-will-change save|discard|nothing") }
             return .onWillChange(args[0])
+        case "wait-for":
+            guard args.count == 1 || (args.count == 3 && args[1] == "within") else { throw error(line, "usage: DEVICE wait-for EVENT [within DURATION]") }
+            try checkEvent(args[0], line: line)
+            guard let within = args.count == 3 ? SimulatedDuration.seconds(args[2]) : 86_400, within > 0 else {
+                throw error(line, "'within' takes a positive duration such as 30m")
+            }
+            return .waitFor(event: args[0], within: within)
         case "roll-baseline":
             try count(0...1, "roll-baseline [force]")
             guard args.isEmpty || args[0] == "force" else { throw error(line, "usage: DEVICE roll-baseline [force]") }
@@ -342,7 +349,7 @@ private struct Reader {
         case "expect":
             return try deviceExpectation(args, line: line)
         default:
-            throw error(line, "unknown device step '\(verb)' (known: launch, quit, insert, update, delete, relate, unrelate, edit, save, rollback, sync, policy, on-will-change, sign-in, sign-out, offline, online, remove-content, roll-baseline, corrupt-log, expect)")
+            throw error(line, "unknown device step '\(verb)' (known: launch, quit, insert, update, delete, relate, unrelate, edit, save, rollback, sync, policy, on-will-change, sign-in, sign-out, offline, online, remove-content, roll-baseline, corrupt-log, wait-for, expect)")
         }
     }
 

@@ -80,6 +80,8 @@ struct ScenarioParserTests {
         ("scenario x", 0, "no devices"),
         ("devices a\nbaseline threshold=0", 2, "threshold takes a positive number"),
         ("devices a\nquota lots", 2, "'quota' takes a size"),
+        ("devices a\na wait-for did-change:soon:account", 2, "unknown event"),
+        ("devices a\na wait-for will-change:accountAdded within", 2, "usage: DEVICE wait-for"),
     ]
 
     @Test(arguments: mistakes.indices)
