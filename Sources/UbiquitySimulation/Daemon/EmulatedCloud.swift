@@ -11,7 +11,6 @@ public final class EmulatedCloud {
     private(set) var generation = 0
     /// One listing per account and generation, shared by every daemon and check.
     private var trees: [String: (generation: Int, tree: FileTree)] = [:]
-    private let listings = FileTree.ListingCache()
 
     public init(path: String) { self.path = path }
 
@@ -20,7 +19,7 @@ public final class EmulatedCloud {
     /// The files of the account `token` as they are now.
     func tree(of token: String) -> FileTree {
         if let cached = trees[token], cached.generation == generation { return cached.tree }
-        let tree = FileTree.list(path, under: token, cache: listings)
+        let tree = FileTree.list(path, under: token)
         trees[token] = (generation, tree)
         return tree
     }

@@ -30,7 +30,6 @@ public final class TransferDaemon {
     private var offlineUntil: Double?
     /// The last upload attempt was refused over quota (cleared by the next upload that passes).
     private var quotaRefused = false
-    private let mirrorListings = FileTree.ListingCache()
 
     public init(name: String, device: String, cloud: EmulatedCloud, plan: FaultPlan, seed: UInt64) {
         self.name = name
@@ -144,7 +143,7 @@ public final class TransferDaemon {
     /// With `cloudUnseen` (offline) the cloud is taken to be as it was last seen.
     private func scan(token: String, now: Double, cloudUnseen: Bool = false) {
         mirrorChanged = false
-        let local = FileTree.list(mirror, under: token, cache: mirrorListings).files
+        let local = FileTree.list(mirror, under: token).files
         let remote: [String: FileTree.Signature]
         if cloudUnseen {
             remote = known.compactMapValues(\.cloud).filter { $0.key.hasPrefix(token + "/") }

@@ -66,6 +66,8 @@ public struct DeviceReply: Codable, Sendable {
     public var events: [String] = []
     /// Transactions the app saved (including saves made in a will-change handler).
     public var saves: [SavedTransaction] = []
+    /// Accounts whose store was emptied because another peer removed the content.
+    public var resets: [String] = []
     public var state: DeviceState?
     /// `object`: attribute → JSON text of the value; `nil` when not alive.
     public var values: [String: String]?

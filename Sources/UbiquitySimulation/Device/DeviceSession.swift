@@ -24,6 +24,7 @@ public final class DeviceSession: @unchecked Sendable {
     private let lock = NSLock()
     private var events: [String] = []
     private var saves: [SavedTransaction] = []
+    private var resets: [String] = []
 
     public init(setup: DeviceSetup) throws {
         self.setup = setup
@@ -47,8 +48,10 @@ public final class DeviceSession: @unchecked Sendable {
         lock.withLock {
             reply.events = events
             reply.saves = saves
+            reply.resets = resets
             events.removeAll()
             saves.removeAll()
+            resets.removeAll()
         }
         return reply
     }
@@ -235,7 +238,12 @@ public final class DeviceSession: @unchecked Sendable {
             default: break
             }
         case let .storesDidChange(transition, kind):
-            lock.withLock { events.append("did-change:\(transition.map(Self.name) ?? "added"):\(kind.rawValue)") }
+            // During a switch the coordinator still names the old account: the one emptied.
+            let account = transition == .contentRemoved ? coordinator?.device.identityToken : nil
+            lock.withLock {
+                events.append("did-change:\(transition.map(Self.name) ?? "added"):\(kind.rawValue)")
+                if let account { resets.append(account) }
+            }
         case let .didImport(changes):
             lock.withLock { events.append("did-import:\(changes.inserted.count + changes.updated.count + changes.deleted.count)") }
             // As apps merged the did-import notification: objects without unsaved changes are refreshed.

@@ -293,10 +293,8 @@ public final class ScenarioRunner {
             device.transitions.append(event)
             device.transitionsSinceExpect.append(event)
             timeline.mark(now, device.name, .transition, event)
-            if event == "did-change:contentRemoved:account", let account = device.account {
-                ledger.storeReset(device: device.name, account: account)
-            }
         }
+        for account in reply.resets { ledger.storeReset(device: device.name, account: account) }
         for save in reply.saves {
             ledger.record(save)
             device.saves += 1
