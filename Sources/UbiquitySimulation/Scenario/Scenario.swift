@@ -36,8 +36,10 @@ public struct Scenario: Sendable {
         }
         guard (1...64).contains(count) else { throw ScenarioError(source: source, line: 0, "--peers must be from 1 to 64, not \(count)") }
         var copy = self
+        // Peers keep their own settings; new ones take the first peer's.
         let template = devices.first ?? DeviceDeclaration(name: "peer1", line: 0)
         copy.devices = (1...count).map { index in
+            if let existing = devices.first(where: { $0.name == "peer\(index)" }) { return existing }
             var device = template
             device.name = "peer\(index)"
             return device

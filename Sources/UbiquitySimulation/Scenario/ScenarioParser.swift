@@ -129,10 +129,18 @@ private struct Reader {
         scenario.devices.append(DeviceDeclaration(name: name, line: line))
     }
 
-    /// `device NAME [account TOKEN | signed-out] [skew DURATION] [direct]`
+    /// `device NAME|all [account TOKEN | signed-out] [skew DURATION] [direct]`
     mutating func describeDevice(_ words: [String], line: Int) throws(ScenarioError) {
-        guard let name = words.first else { throw error(line, "'device' takes a device's name and its settings") }
-        if scenario.genericPeers == nil, !scenario.devices.contains(where: { $0.name == name }) { try declare(name, line: line) }
+        guard let name = words.first else { throw error(line, "'device' takes a device's name (or all) and its settings") }
+        if name == "all" {
+            guard !scenario.devices.isEmpty else { throw error(line, "'device all' comes after 'devices' or 'peers'") }
+            for device in scenario.devices.map(\.name) { try describeDevice([device] + words.dropFirst(), line: line) }
+            return
+        }
+        if !scenario.devices.contains(where: { $0.name == name }) {
+            guard scenario.genericPeers == nil else { throw error(line, "no device '\(name)': the peers are peer1…peer\(scenario.genericPeers!) (or all)") }
+            try declare(name, line: line)
+        }
         var settings = Array(words.dropFirst())
         var declaration = scenario.devices.first { $0.name == name } ?? DeviceDeclaration(name: name, line: line)
         while !settings.isEmpty {
@@ -154,16 +162,7 @@ private struct Reader {
                 throw error(line, "unknown device setting '\(word)' (known: account TOKEN, signed-out, skew DURATION, direct)")
             }
         }
-        if scenario.genericPeers != nil {
-            // `device` on generic peers describes them all.
-            for index in scenario.devices.indices {
-                let keepName = scenario.devices[index].name
-                scenario.devices[index] = declaration
-                scenario.devices[index].name = keepName
-            }
-        } else if let at = scenario.devices.firstIndex(where: { $0.name == name }) {
-            scenario.devices[at] = declaration
-        }
+        if let at = scenario.devices.firstIndex(where: { $0.name == name }) { scenario.devices[at] = declaration }
     }
 
     // MARK: Steps

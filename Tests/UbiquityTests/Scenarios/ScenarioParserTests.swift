@@ -81,6 +81,8 @@ struct ScenarioParserTests {
         ("devices a\nbaseline threshold=0", 2, "threshold takes a positive number"),
         ("devices a\nquota lots", 2, "'quota' takes a size"),
         ("devices a\na wait-for did-change:soon:account", 2, "unknown event"),
+        ("peers 2\ndevice peer3 skew 1h", 2, "no device 'peer3'"),
+        ("device all skew 1h", 1, "'device all' comes after"),
         ("devices a\na wait-for will-change:accountAdded within", 2, "usage: DEVICE wait-for"),
     ]
 
@@ -95,6 +97,13 @@ struct ScenarioParserTests {
             #expect(error.description.contains(mistake.says), "\(error)")
             #expect(error.description.hasPrefix(mistake.line > 0 ? "bad.scenario:\(mistake.line): " : "bad.scenario: "))
         }
+    }
+
+    @Test func genericPeersTakeSettingsOneByOneOrAll() throws {
+        let scenario = try ScenarioParser.parse("peers 3\ndevice all account bob\ndevice peer2 skew 1h\nall launch", source: "peers.scenario")
+        #expect(scenario.devices.map(\.name) == ["peer1", "peer2", "peer3"])
+        #expect(scenario.devices.allSatisfy { $0.account == "bob" })
+        #expect(scenario.devices.map(\.skew) == [nil, 3_600, nil])
     }
 
     @Test func peersAndStepsApplyOnlyWhereTheScenarioAllowsThem() throws {
