@@ -33,7 +33,7 @@ for suite in options.selected {
         default: text = PlistBenchmarks.run(smoke: options.smoke)
         }
         print(text)
-        fflush(stdout)  // the suite's table before its timing line on stderr
+        fflush(nil)  // every stream: the suite's table before its timing line on stderr
         FileHandle.standardError.write(Data("ubiq-bench: \(suite) took \(Int(Date().timeIntervalSince(suiteStart))) s\n".utf8))
     } catch {
         FileHandle.standardError.write(Data("ubiq-bench: error: \(suite): \(error)\n".utf8))
