@@ -17,7 +17,7 @@ final class RawNotes {
             throw BenchmarkError("cannot open raw SQLite at \(path)")
         }
         db = handle
-        try execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF")
+        try execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF; PRAGMA cache_size=-65536")
         try execute("CREATE TABLE IF NOT EXISTS note (gid TEXT PRIMARY KEY, title TEXT, body TEXT, created REAL, pinned INTEGER) WITHOUT ROWID")
         insertStatement = try prepare("INSERT INTO note VALUES (?, ?, ?, ?, ?)")
         updateStatement = try prepare("UPDATE note SET title = ? WHERE gid = ?")
