@@ -14,6 +14,11 @@ public struct ObjectChanges: Sendable, Equatable {
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
     mutating func merge(_ other: ObjectChanges) {
+        // The first batch of an import is the whole answer: no need to replay it id by id.
+        if isEmpty {
+            self = other
+            return
+        }
         for id in other.inserted {
             if deleted.remove(id) != nil { updated.insert(id) } else { inserted.insert(id) }
         }

@@ -5,15 +5,18 @@ struct TransactionWriter {
     let peer: String
     let number: Int64
     let stamp: Stamp
-    /// The stamp's text, as stored in every slot it wins (formatted once per transaction).
+    /// The stamp's text, as pairs and tombstones store it (formatted once per transaction).
     let stampText: SQLiteValue
+    /// Its `Z_WRITERS` id, as every slot it wins stores it.
+    let id: SQLiteValue
     let knowledge: KnowledgeVector
 
-    init(_ log: TransactionLog) {
+    init(_ log: TransactionLog, stampText: String, id: Int64) {
         peer = log.peerID
         number = log.transactionNumber
         stamp = log.stamp
-        stampText = .text(log.stamp.description)
+        self.stampText = .text(stampText)
+        self.id = .integer(id)
         knowledge = log.knowledge
     }
 
@@ -27,14 +30,15 @@ struct TransactionWriter {
 // The state merge of DESIGN §4. Local saves and imported logs both come through
 // `applyRecords(of:)`, so that every peer that applied the same logs holds the same state.
 extension PersistentStore {
-    /// Applies every record of `log`. The caller holds the lock and an open transaction.
-    func applyRecords(of log: TransactionLog) throws -> ObjectChanges {
-        let writer = TransactionWriter(log)
-        var changes = ObjectChanges()
+    /// Applies every record of `log`, noting what changed in `changes` (which may already hold
+    /// earlier logs of the same batch). The caller holds the lock and an open transaction.
+    func applyRecords(of log: TransactionLog, into changes: inout ObjectChanges) throws {
+        let stampText = log.stamp.description
+        let id = try writerID(peer: log.peerID, number: log.transactionNumber, stamp: log.stamp, stampText: stampText)
+        let writer = TransactionWriter(log, stampText: stampText, id: id)
         for record in log.inserted { try apply(record, isInsert: true, writer: writer, changes: &changes) }
         for record in log.updated { try apply(record, isInsert: false, writer: writer, changes: &changes) }
         for id in log.deleted { try applyDelete(id, writer: writer, changes: &changes) }
-        return changes
     }
 
     // MARK: Rows
@@ -50,10 +54,9 @@ extension PersistentStore {
         try database.statement(table.writeRowSQL).bind(row).run()
     }
 
-    private func slotWriter(_ row: [SQLiteValue], _ table: EntityTable, _ slot: MergeSlot) -> (stamp: Stamp, number: Int64)? {
-        guard case let .text(text) = row[table.slotStampColumn[slot.name]!], let stamp = Stamp(text),
-              case let .integer(number) = row[table.slotNumberColumn[slot.name]!] else { return nil }
-        return (stamp, number)
+    private func slotWriter(_ row: [SQLiteValue], _ table: EntityTable, _ slot: MergeSlot) throws -> SlotWriter? {
+        guard case let .integer(id) = row[table.slotWriterColumn[slot.name]!] else { return nil }
+        return try slotWriter(id: id)
     }
 
     // MARK: Inserts and updates
@@ -89,7 +92,7 @@ extension PersistentStore {
         }
         for slot in touched.values.sorted(by: { $0.name < $1.name }) {
             let incoming = incomingValues(of: slot, in: record, table: table)
-            let current = slotWriter(row, table, slot)
+            let current = try slotWriter(row, table, slot)
             let incomingWins = current.map { writer.stamp > $0.stamp } ?? true
             if let current, writer.isConcurrent(withWriteOf: current.stamp.peerID, number: current.number) {
                 try recordConflicts(id: record.id, table: table, row: row, incoming: incoming,
@@ -103,8 +106,7 @@ extension PersistentStore {
                 row[column] = value
                 changed = true
             }
-            row[table.slotStampColumn[slot.name]!] = writer.stampText
-            row[table.slotNumberColumn[slot.name]!] = .integer(writer.number)
+            row[table.slotWriterColumn[slot.name]!] = writer.id
             dirty = true
         }
 
@@ -164,8 +166,7 @@ extension PersistentStore {
             let incoming = incomingValues(of: slot, in: record, table: table)
             guard !incoming.isEmpty else { continue }
             for (column, value) in incoming { row[column] = value }
-            row[table.slotStampColumn[slot.name]!] = writer.stampText
-            row[table.slotNumberColumn[slot.name]!] = .integer(writer.number)
+            row[table.slotWriterColumn[slot.name]!] = writer.id
         }
         try database.statement(table.insertNewRowSQL).bind(row).run()
         return database.changes == 1
@@ -214,7 +215,7 @@ extension PersistentStore {
                          [.text(id.description), .text(writer.peer), .integer(writer.number), writer.stampText])
         // Writes the deleter had not seen lose to the delete; each is recorded.
         for slot in table.slots {
-            guard let current = slotWriter(row, table, slot),
+            guard let current = try slotWriter(row, table, slot),
                   writer.isConcurrent(withWriteOf: current.stamp.peerID, number: current.number) else { continue }
             for attribute in slot.attributes {
                 let column = table.attributeColumn[attribute]!
@@ -245,7 +246,7 @@ extension PersistentStore {
     // MARK: Conflict history
 
     private func recordConflicts(id: GlobalID, table: EntityTable, row: [SQLiteValue], incoming: [(Int, SQLiteValue)],
-                                 incomingWins: Bool, writer: TransactionWriter, current: (stamp: Stamp, number: Int64)) throws {
+                                 incomingWins: Bool, writer: TransactionWriter, current: SlotWriter) throws {
         for (column, value) in incoming where row[column] != value {
             let property = String(table.columns[column].dropFirst(2))
             let mine = (value, writer.stamp, writer.number), theirs = (row[column], current.stamp, current.number)

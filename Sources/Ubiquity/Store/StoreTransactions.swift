@@ -43,7 +43,8 @@ extension PersistentStore {
                         transactionDate: Date().timeIntervalSince1970 + Double(clock.skewMilliseconds) / 1000, modelVersionHash: model.hash,
                         storeName: storeName, contentName: contentName,
                         inserted: inserted, updated: updated, deleted: deleted)
-                    let changes = try applyRecords(of: log)
+                    var changes = ObjectChanges()
+                    try applyRecords(of: log, into: &changes)
                     try advanceKnowledge(peer: peerID, to: number)
                     try recordHistory(log, isLocal: true)
                     try persistClock()
@@ -54,6 +55,7 @@ extension PersistentStore {
             } catch {
                 // The transaction rolled back: so must everything cached from it.
                 clock = savedClock
+                forgetSlotWriters()
                 knowledgeCache = try loadKnowledge()
                 throw error
             }
@@ -74,7 +76,7 @@ extension PersistentStore {
                             throw SyncError.notApplicable(peer: log.peerID, number: log.transactionNumber)
                         }
                         clock.observe(log.stamp)
-                        changes.merge(try applyRecords(of: log))
+                        try applyRecords(of: log, into: &changes)
                         try advanceKnowledge(peer: log.peerID, to: log.transactionNumber)
                         try recordHistory(log, isLocal: false)
                     }
@@ -83,6 +85,7 @@ extension PersistentStore {
                 }
             } catch {
                 clock = savedClock
+                forgetSlotWriters()
                 knowledgeCache = try loadKnowledge()
                 throw error
             }
