@@ -21,6 +21,10 @@ struct SchemaUpgradeTests {
                         """)
                 }
                 for slot in table.slots { try database.execute("ALTER TABLE \(table.quotedName) DROP COLUMN w_\(slot.name)") }
+                // Version 1 indexed every row's to-one, with or without a target.
+                for name in table.toOneColumn.keys {
+                    try database.execute("DROP INDEX \"I_\(entity.name)_\(name)\"; CREATE INDEX \"I_\(entity.name)_\(name)\" ON \(table.quotedName)(r_\(name))")
+                }
                 // Version 1's layout: per slot its stamp, then its number, after the to-ones.
                 let columns = try database.statement("SELECT name FROM pragma_table_info('\(table.tableName)')").rows { $0.string(0) ?? "" }
                 let expected = Array(table.columns.prefix { !$0.hasPrefix("w_") }) + table.slots.flatMap { ["s_" + $0.name, "n_" + $0.name] }
@@ -69,6 +73,8 @@ struct SchemaUpgradeTests {
         let upgraded = try cloud.peer("b", policy: nil)
         #expect(try upgraded.mergeStateText() == before, "the same stamps and writers, now by reference")
         #expect(try upgraded.store.meta("schemaVersion") == String(StoreSchema.version))
+        let index = try upgraded.store.locked { try upgraded.store.database.statement("SELECT sql FROM sqlite_master WHERE name = 'I_Note_folder'").rows { $0.string(0) ?? "" } }
+        #expect(index.first?.hasSuffix("WHERE \"r_folder\" IS NOT NULL") == true, "the to-one index skips rows without a target: \(index)")
         // Concurrent edits of the same title: the merge reads the upgraded writers' stamps.
         try save(a) { try $0.object(GlobalID(entity: "Note", key: "n0"))?["title"] = .string("from a") }
         try save(upgraded) { try $0.object(GlobalID(entity: "Note", key: "n0"))?["title"] = .string("from b") }

@@ -50,8 +50,20 @@ extension PersistentStore {
         return (0..<Int32(table.columns.count)).map { statement.value($0) }
     }
 
-    private func writeRow(_ table: EntityTable, _ row: [SQLiteValue]) throws {
-        try database.statement(table.writeRowSQL).bind(row).run()
+    /// Writes `row`. A row that exists gets an `UPDATE` of the columns that differ from
+    /// `existing`: rewriting the whole row would also delete and re-add its index entries.
+    private func writeRow(_ table: EntityTable, _ row: [SQLiteValue], existing: [SQLiteValue]?) throws {
+        guard let existing else {
+            try database.statement(table.writeRowSQL).bind(row).run()
+            return
+        }
+        var columns: [Int] = []
+        for index in row.indices where index != EntityTable.gidColumn && row[index] != existing[index] { columns.append(index) }
+        guard !columns.isEmpty else { return }
+        let statement = try database.statement(table.updateSQL(columns: columns))
+        for (offset, column) in columns.enumerated() { try statement.bind(row[column], at: Int32(offset + 1)) }
+        try statement.bind(row[EntityTable.gidColumn], at: Int32(columns.count + 1))
+        try statement.run()
     }
 
     private func slotWriter(_ row: [SQLiteValue], _ table: EntityTable, _ slot: MergeSlot) throws -> SlotWriter? {
@@ -85,12 +97,15 @@ extension PersistentStore {
         }
 
         // Attributes and to-ones, slot by slot: the larger stamp wins the whole slot.
-        var touched: [String: MergeSlot] = [:]
-        for name in record.values.keys { if let slot = table.slotOfProperty[name] { touched[slot.name] = slot } }
-        for (name, change) in record.relationships {
-            if case .toOne = change, let slot = table.slotOfProperty[name] { touched[slot.name] = slot }
+        var touched: [Int] = []
+        for name in record.values.keys {
+            if let index = table.slotIndexOfProperty[name], !touched.contains(index) { touched.append(index) }
         }
-        for slot in touched.values.sorted(by: { $0.name < $1.name }) {
+        for (name, change) in record.relationships {
+            if case .toOne = change, let index = table.slotIndexOfProperty[name], !touched.contains(index) { touched.append(index) }
+        }
+        touched.sort { table.slots[$0].name < table.slots[$1].name }
+        for slot in touched.map({ table.slots[$0] }) {
             let incoming = incomingValues(of: slot, in: record, table: table)
             let current = try slotWriter(row, table, slot)
             let incomingWins = current.map { writer.stamp > $0.stamp } ?? true
@@ -115,7 +130,7 @@ extension PersistentStore {
         guard dirty || changed || isAlive != wasAlive || existing == nil else { return }
         row[EntityTable.aliveColumn] = .integer(isAlive ? 1 : 0)
         if case let .integer(version) = row[EntityTable.versionColumn] { row[EntityTable.versionColumn] = .integer(version + 1) }
-        try writeRow(table, row)
+        try writeRow(table, row, existing: existing)
         changes.note(record.id, wasAlive: wasAlive, isAlive: isAlive, changed: changed)
     }
 
@@ -162,11 +177,18 @@ extension PersistentStore {
         var row = table.emptyRow(id: record.id)
         row[EntityTable.aliveColumn] = .integer(1)
         row[EntityTable.versionColumn] = .integer(1)
-        for slot in table.slots {
-            let incoming = incomingValues(of: slot, in: record, table: table)
-            guard !incoming.isEmpty else { continue }
-            for (column, value) in incoming { row[column] = value }
-            row[table.slotWriterColumn[slot.name]!] = writer.id
+        for slot in table.slotLayouts {
+            var wrote = false
+            for (name, column) in slot.attributes {
+                guard let value = record.values[name] else { continue }
+                row[column] = value.sqliteValue
+                wrote = true
+            }
+            if let (name, column) = slot.toOne, case let .toOne(target)? = record.relationships[name] {
+                row[column] = target.map { .text($0.description) } ?? .null
+                wrote = true
+            }
+            if wrote { row[slot.writer] = writer.id }
         }
         try database.statement(table.insertNewRowSQL).bind(row).run()
         return database.changes == 1
@@ -209,7 +231,8 @@ extension PersistentStore {
 
     private func applyDelete(_ id: GlobalID, writer: TransactionWriter, changes: inout ObjectChanges) throws {
         let table = try table(id.entity)
-        var row = try loadRow(table, id) ?? table.emptyRow(id: id)
+        let existing = try loadRow(table, id)
+        var row = existing ?? table.emptyRow(id: id)
         let wasAlive = row[EntityTable.aliveColumn] == .integer(1)
         try database.run("INSERT OR IGNORE INTO Z_TOMBSTONES (gid, peer, number, stamp) VALUES (?, ?, ?, ?)",
                          [.text(id.description), .text(writer.peer), .integer(writer.number), writer.stampText])
@@ -229,7 +252,7 @@ extension PersistentStore {
         }
         row[EntityTable.aliveColumn] = .integer(0)
         if case let .integer(version) = row[EntityTable.versionColumn] { row[EntityTable.versionColumn] = .integer(version + 1) }
-        try writeRow(table, row)
+        try writeRow(table, row, existing: existing)
         changes.note(id, wasAlive: wasAlive, isAlive: false, changed: true)
     }
 

@@ -5,6 +5,8 @@ extension PersistentStore {
     /// Upgrades the version-1 database attached as `schema` (`main`, or a baseline's state
     /// file). The caller holds the lock and an open transaction.
     func upgradeSchemaFromVersion1(schema: String) throws {
+        // A read left open (the version just checked) would lock the tables the upgrade alters.
+        database.resetActiveStatements()
         try database.execute(StoreSchema.writersSQL(schema: schema))
         for table in tables.values.sorted(by: { $0.tableName < $1.tableName }) {
             let qualified = "\(schema).\(table.quotedName)"
@@ -22,6 +24,9 @@ extension PersistentStore {
                     ALTER TABLE \(qualified) DROP COLUMN \(number);
                     """)
             }
+        }
+        if schema == "main" {
+            for table in tables.values { try database.execute(table.dropIndexSQL(schema: schema) + table.indexSQL(schema: schema)) }
         }
         try database.execute("UPDATE \(schema).Z_META SET value = '\(StoreSchema.version)' WHERE key = 'schemaVersion'")
         forgetSlotWriters()
