@@ -70,6 +70,8 @@ extension PersistentStore {
             do {
                 return try database.transaction {
                     var changes = ObjectChanges()
+                    changes.reserveCapacity(inserted: logs.reduce(0) { $0 + $1.inserted.count }, updated: logs.reduce(0) { $0 + $1.updated.count },
+                                            deleted: logs.reduce(0) { $0 + $1.deleted.count })
                     for log in logs {
                         guard log.transactionNumber > knowledgeCache[log.peerID] else { continue }
                         guard log.transactionNumber == knowledgeCache[log.peerID] + 1, knowledgeCache.dominates(log.knowledge.removing(log.peerID)) else {
