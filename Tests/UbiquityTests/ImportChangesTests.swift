@@ -71,4 +71,18 @@ struct ImportChangesTests {
         #expect(report.changes == ObjectChanges(updated: [try note("x"), try note("y")]), "y was deleted and inserted again: an update")
         #expect(try reader.mergeStateText() == writer.mergeStateText())
     }
+
+    @Test func aNewcomerStartingFromABaselineReportsItsLiveObjectsAsInserted() throws {
+        let cloud = try TestCloud()
+        let writer = try cloud.peer("writer", policy: nil)
+        try writeThreeLogs(writer)
+        _ = try writer.rollBaseline(force: true)
+        let newcomer = try cloud.peer("newcomer", policy: nil)
+        let events = EventLog<PeerEvent>()
+        newcomer.observe { events.append($0) }
+        let summary = try newcomer.sync()
+        #expect(summary.adoptedBaseline == writer.peerID)
+        #expect(events.events == [.didImport(ObjectChanges(inserted: [try note("x"), try note("z")]))], "y is only a tombstone")
+        #expect(try newcomer.mergeStateText() == writer.mergeStateText())
+    }
 }

@@ -56,6 +56,20 @@ extension PersistentStore {
         }
     }
 
+    /// Every live object.
+    func liveObjectIDs() throws -> Set<GlobalID> {
+        try locked {
+            var result: Set<GlobalID> = []
+            for table in tables.values {
+                let statement = try database.statement("SELECT gid FROM \(table.quotedName) WHERE alive = 1")
+                while try statement.step() {
+                    if let id = try? GlobalID(statement.string(0) ?? "") { result.insert(id) }
+                }
+            }
+            return result
+        }
+    }
+
     /// Every live object with a fingerprint of its slots (their stamps), to tell what a state swap changed.
     func liveObjectVersions() throws -> [GlobalID: String] {
         try locked {
