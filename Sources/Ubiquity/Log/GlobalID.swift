@@ -30,6 +30,13 @@ public struct GlobalID: Hashable, Comparable, Sendable, CustomStringConvertible 
         try self.init(entity: String(text[..<slash]), key: text[text.utf8.index(after: slash)...], text: text)
     }
 
+    /// An ID this store wrote itself (validated when it came in): only split, not checked again.
+    init?(stored text: String) {
+        guard let slash = text.utf8.firstIndex(of: UInt8(ascii: "/")) else { return nil }
+        entity = String(text[..<slash])
+        description = text
+    }
+
     /// Validates the parts; `text`, when given, is already `<entity>/<key>`.
     private init(entity: String, key: Substring, text: String?) throws(GlobalIDError) {
         guard Identifier.isValid(entity) else { throw GlobalIDError(text: "\(entity)/\(key)", reason: "invalid entity name") }

@@ -61,9 +61,11 @@ extension PersistentStore {
         try locked {
             var result: Set<GlobalID> = []
             for table in tables.values {
+                let count = try database.statement("SELECT count(*) FROM \(table.quotedName) WHERE alive = 1")
+                if try count.step() { result.reserveCapacity(result.count + count.int(0)) }
                 let statement = try database.statement("SELECT gid FROM \(table.quotedName) WHERE alive = 1")
                 while try statement.step() {
-                    if let id = try? GlobalID(statement.string(0) ?? "") { result.insert(id) }
+                    if let id = statement.string(0).flatMap(GlobalID.init(stored:)) { result.insert(id) }
                 }
             }
             return result
