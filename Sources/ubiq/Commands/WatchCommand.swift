@@ -36,7 +36,8 @@ struct WatchCommand: ParsableCommand {
             source.resume()
             sources.append(source)
         }
-        let watcher = try DirectoryWatcher(directory: location.ubiquityRoot) { _ in wake.signal() }
+        // Temporary `.nosync` files of atomic writes never matter: their rename into place does.
+        let watcher = try DirectoryWatcher(directory: location.ubiquityRoot) { name in if !name.hasSuffix(".nosync") { wake.signal() } }
         defer { watcher.stop() }
         var watched: Set<String> = []
         func watchNewFolders() {
@@ -61,9 +62,12 @@ struct WatchCommand: ParsableCommand {
             importedAt.clear()
             let summary = try peer.sync()
             if json { printJSON(summary, importedAt: importedAt.value) } else { print(summary, to: peer) }
-            // Wait for a file event; a slow timer only as a safety net for missed events.
+            // Wait for a file event; a slow timer only as a safety net for missed events. Events
+            // already queued are served by the sync that follows; one arriving during that sync
+            // leaves a signal and so another round. (Waiting for 50 ms of quiet first, as before,
+            // put 50 ms into every save's way to this peer.)
             _ = wake.wait(timeout: .now() + 30)
-            while wake.wait(timeout: .now() + 0.05) == .success {}   // coalesce a burst of events
+            while wake.wait(timeout: .now()) == .success {}
         }
         _ = sources
         Console.out(json ? JSONValue.object(["event": .string("stopped"), "time": .double(Date().timeIntervalSince1970)]).text() : "stopped")
