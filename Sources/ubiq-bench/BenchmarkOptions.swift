@@ -30,8 +30,7 @@ struct BenchmarkOptions {
 
     /// How many times each figure is measured (the median is reported): fewer for big sizes.
     func runs(objects: Int) -> Int {
-        if smoke { return 1 }
-        return objects >= 1_000_000 ? 1 : objects >= 100_000 ? 3 : 5
+        smoke ? 1 : objects >= 100_000 ? 3 : 5
     }
 
     /// The object count of the headline tables (import, join, roll).
