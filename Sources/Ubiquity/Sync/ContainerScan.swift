@@ -9,6 +9,8 @@ struct ContainerScan {
     }
 
     var logs: [LogFile] = []
+    /// `.nosync` files in the log folders (peer, file name): never travel, shown as Excluded.
+    var excluded: [(peerID: String, name: String)] = []
     /// Valid peer folders (holding this content and model or not).
     var peers: [String] = []
 
@@ -16,6 +18,10 @@ struct ContainerScan {
         for folder in DirectoryEntry.list(location.ubiquityRoot) where folder.isDirectory && CloudNames.isValidPeerID(folder.name) {
             peers.append(folder.name)
             for file in DirectoryEntry.list(location.logDirectory(of: folder.name)) where file.isRegularFile {
+                if file.name.hasSuffix(".nosync") {
+                    excluded.append((folder.name, file.name))
+                    continue
+                }
                 guard let number = TransactionLog.transactionNumber(inFileName: file.name) else { continue }
                 logs.append(LogFile(peerID: folder.name, number: number, name: file.name, size: file.size, modificationTime: file.modificationTime))
             }
