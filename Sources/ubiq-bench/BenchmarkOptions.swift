@@ -10,6 +10,8 @@ struct BenchmarkOptions {
     var smoke = false
     /// Adds the 1,000,000-object row to the scaling suite (minutes of work).
     var large = false
+    /// Print the usage and run nothing.
+    var help = false
 
     init(_ arguments: [String]) throws(BenchmarkError) {
         var named: [String] = []
@@ -17,7 +19,7 @@ struct BenchmarkOptions {
             switch argument {
             case "--smoke": smoke = true
             case "--large": large = true
-            case "-h", "--help": throw BenchmarkError(Self.usage)
+            case "-h", "--help": help = true
             case _ where argument.hasPrefix("-"): throw BenchmarkError("unknown option '\(argument)' (\(Self.usage))")
             case _ where !Self.suites.contains(argument):
                 throw BenchmarkError("unknown suite '\(argument)' (known: \(Self.suites.joined(separator: ", ")))")

@@ -9,6 +9,10 @@ do {
     FileHandle.standardError.write(Data("ubiq-bench: error: \(error)\n".utf8))
     exit(2)
 }
+if options.help {
+    print(BenchmarkOptions.usage + "\nSuites run in that order; every suite when none is named. See Docs/Benchmarks.md.")
+    exit(0)
+}
 #if DEBUG
 let build = "debug build: figures are meaningless"
 #else
