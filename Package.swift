@@ -50,7 +50,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "ubiq-bench",
-            dependencies: ["Ubiquity", "UbiquityPlist", "CSQLite"]
+            // "ubiq": the latency suite runs `ubiq watch`, so building the bench builds the tool too.
+            dependencies: ["Ubiquity", "UbiquityPlist", "CSQLite", "ubiq"]
         ),
         .target(
             name: "UbiquitySimulation",

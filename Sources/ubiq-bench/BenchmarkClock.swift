@@ -8,15 +8,54 @@ struct Measurement {
     var min: Double { samples.min() ?? 0 }
     var max: Double { samples.max() ?? 0 }
 
-    /// `12.3 ms (11.9–13.0)`
-    var text: String { "\(Self.ms(median)) (\(Self.ms(min))–\(Self.ms(max)))" }
+    /// `12.3 ms (11.9–13.0)`; one run shows no range.
+    var text: String {
+        samples.count == 1 ? Self.ms(median) : "\(Self.ms(median)) (\(Self.number(min * 1000))–\(Self.number(max * 1000)))"
+    }
 
-    static func ms(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
+    /// The same figure per item (e.g. per transaction when a run did `count` of them).
+    func per(_ count: Int) -> Measurement { Measurement(samples: samples.map { $0 / Double(Swift.max(1, count)) }) }
+
+    /// Items per second at the median.
+    func rate(_ count: Int) -> String { Self.grouped(Int((Double(count) / Swift.max(median, 1e-9)).rounded())) }
+
+    static func ms(_ seconds: Double) -> String { number(seconds * 1000) + " ms" }
+
+    /// Three significant digits at most below 1,000, whole and grouped above.
+    static func number(_ value: Double) -> String {
+        switch value {
+        case ..<10: return String(format: "%.2f", value)
+        case ..<100: return String(format: "%.1f", value)
+        case ..<1000: return String(format: "%.0f", value)
+        default: return grouped(Int(value.rounded()))
+        }
+    }
+
+    static func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var result = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { result += "," }
+            result.append(digit)
+        }
+        return (value < 0 ? "-" : "") + result
+    }
 
     /// Runs `body` `runs` times; `body` returns the seconds of the part it measures.
     static func run(_ runs: Int, _ body: () throws -> Double) rethrows -> Measurement {
         Measurement(samples: try (0..<Swift.max(1, runs)).map { _ in try body() })
     }
+}
+
+/// How Ubiquity compares with its reference: the time ratio and the share of the reference's speed.
+struct Comparison {
+    let ours: Measurement
+    let reference: Measurement
+
+    /// `2.4×` Ubiquity's median time over the reference's.
+    var times: String { String(format: "%.1f×", ours.median / Swift.max(reference.median, 1e-12)) }
+    /// `42 %` of the reference's speed.
+    var share: String { String(format: "%.0f %%", 100 * reference.median / Swift.max(ours.median, 1e-12)) }
 }
 
 /// Seconds taken by `body`.

@@ -1,21 +1,47 @@
 import Foundation
 
 // Entry point of the release-mode benchmark; see Docs/Benchmarks.md.
-//   ubiq-bench [import] [plist] [--smoke]
-let arguments = Array(CommandLine.arguments.dropFirst())
-let smoke = arguments.contains("--smoke")
-let suites = arguments.filter { !$0.hasPrefix("--") }
-let known = ["import", "plist"]
-if let unknown = suites.first(where: { !known.contains($0) }) {
-    FileHandle.standardError.write(Data("ubiq-bench: error: unknown suite '\(unknown)' (known: \(known.joined(separator: ", ")))\n".utf8))
-    exit(2)
-}
-print("# ubiq-bench\(smoke ? " (smoke: tiny sizes, one run)" : "")\n")
-print("Machine: \(ProcessInfo.processInfo.processorCount) cores, \(ProcessInfo.processInfo.operatingSystemVersionString)\n")
+//   ubiq-bench [save|import|join|maintenance|scaling|logsize|latency|plist]… [--smoke] [--large]
+let options: BenchmarkOptions
 do {
-    if suites.isEmpty || suites.contains("import") { print(try ImportBenchmarks.run(smoke: smoke) + "\n") }
-    if suites.isEmpty || suites.contains("plist") { print(PlistBenchmarks.run(smoke: smoke)) }
+    options = try BenchmarkOptions(Array(CommandLine.arguments.dropFirst()))
 } catch {
     FileHandle.standardError.write(Data("ubiq-bench: error: \(error)\n".utf8))
-    exit(1)
+    exit(2)
 }
+if options.help {
+    print(BenchmarkOptions.usage + "\nSuites run in that order; every suite when none is named. See Docs/Benchmarks.md.")
+    exit(0)
+}
+#if DEBUG
+let build = "debug build: figures are meaningless"
+#else
+let build = "release build"
+#endif
+print("# ubiq-bench\(options.smoke ? " (smoke: tiny sizes, one run)" : options.large ? " --large" : "")\n")
+print("\(ProcessInfo.processInfo.processorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString), \(build)\n")
+let book = FigureBook(options: options)
+let started = Date()
+for suite in options.selected {
+    let suiteStart = Date()
+    do {
+        let text: String
+        switch suite {
+        case "save": text = try SaveBenchmarks.run(options)
+        case "import": text = try ImportBenchmarks.run(book)
+        case "join": text = try JoinBenchmarks.run(book)
+        case "maintenance": text = try MaintenanceBenchmarks.run(book)
+        case "scaling": text = try ScalingBenchmarks.run(book)
+        case "logsize": text = try LogSizeBenchmarks.run(options)
+        case "latency": text = try LatencyBenchmarks.run(options)
+        default: text = PlistBenchmarks.run(smoke: options.smoke)
+        }
+        print(text)
+        fflush(nil)  // every stream: the suite's table before its timing line on stderr
+        FileHandle.standardError.write(Data("ubiq-bench: \(suite) took \(Int(Date().timeIntervalSince(suiteStart))) s\n".utf8))
+    } catch {
+        FileHandle.standardError.write(Data("ubiq-bench: error: \(suite): \(error)\n".utf8))
+        exit(1)
+    }
+}
+print("Total: \(Int(Date().timeIntervalSince(started))) s")

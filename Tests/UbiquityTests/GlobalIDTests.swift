@@ -33,6 +33,18 @@ struct GlobalIDTests {
         #expect(KnowledgeVector(string: "a:1:b") == nil && KnowledgeVector(string: "a:x") == nil)
         #expect(vector.dominates(KnowledgeVector(["a~1": 5])) && !KnowledgeVector(["a~1": 5]).dominates(vector))
     }
+
+    @Test func logFileNamesGiveTheirTransactionNumber() {
+        let uuid = "819E83D7-4F9C-4F90-A858-295D46647C27"
+        #expect(TransactionLog.transactionNumber(inFileName: "0000000042-\(uuid).1.cdt") == 42)
+        #expect(TransactionLog.transactionNumber(inFileName: "9999999999-\(uuid.lowercased()).1.cdt") == 9_999_999_999)
+        #expect(TransactionLog.transactionNumber(inFileName: TransactionLog.fileName(number: 7)) == 7)
+        for bad in ["0000000042-\(uuid).1.cdx", "000000042-\(uuid).1.cdt", "00000000x2-\(uuid).1.cdt", "0000000042_\(uuid).1.cdt",
+                    "0000000042-\(uuid.replacingOccurrences(of: "A", with: "G")).1.cdt", "0000000042-0x9E83D7-4F9C-4F90-A858-295D46647C27.1.cdt",
+                    "0000000042-819E83D74-F9C-4F90-A858-295D46647C27.1.cdt", "receipt.0.cdt", ""] {
+            #expect(TransactionLog.transactionNumber(inFileName: bad) == nil, "\(bad)")
+        }
+    }
 }
 
 @Suite("Log file names")

@@ -170,7 +170,10 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     private func initialImport(fallback: UbiquityPeer) throws {
         let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
         account.observe { [weak self] in self?.forward($0) }
-        _ = try account.sync(importBatchSize: 100)
+        // 1,000 logs per SQLite transaction: each commit rewrites every page its batch touched,
+        // and batches of 100 made a newcomer write the same pages ten times over (join of 100k
+        // objects: 0.85 → 0.58 s); the app still gets a did-import per batch.
+        _ = try account.sync(importBatchSize: 1_000)
         try beforeHandover?()
 
         events.post(.storesWillChange(.initialImportCompleted))

@@ -57,22 +57,22 @@ public struct ContainerReport: Sendable {
             let highest = Dictionary(readable.map { ($0.peerID, $0.number) }, uniquingKeysWith: max)
             let daemon = peer.device.mirrorsCloud ? TransferStatus.load(device: peer.device.directory) : nil
             transfers = daemon
+            // One listing serves everything below: listing a folder of 10,000 logs twice was half of a status.
+            let logsByPeer = Dictionary(grouping: scan.logs, by: \.peerID)
             for name in scan.peers {
-                let logs = scan.logs.filter { $0.peerID == name }
+                let logs = logsByPeer[name] ?? []
                 let receipt = (try? AtomicFile.read(location.receiptPath(of: name), limit: 1 << 20)).flatMap { try? Receipt(decoding: $0) }
                 // A peer is never behind on its own logs.
                 let behind = highest.filter { $0.key != name }.reduce(Int64(0)) { $0 + max(0, $1.value - (receipt?.knowledge[$1.key] ?? 0)) }
                 peers.append(PeerSummary(peerID: name, logCount: logs.count, logBytes: logs.reduce(0) { $0 + $1.size },
                                          highestLog: highest[name] ?? 0, receipt: receipt, behind: behind))
+                // A device with a transfer daemon takes its states from the daemon (below).
                 guard daemon == nil else { continue }
-                for file in DirectoryEntry.list(location.logDirectory(of: name)) where file.isRegularFile {
-                    let path = "\(name)/\(location.contentName)/\(location.modelHash)/\(file.name)"
-                    if file.name.hasSuffix(".nosync") {
-                        files.append((path, .excluded))
-                    } else if let number = TransactionLog.transactionNumber(inFileName: file.name) {
-                        files.append((path, number <= knowledge[name] ? .current : .storedInCloud))
-                    }
-                }
+                let folder = "\(name)/\(location.contentName)/\(location.modelHash)/"
+                for log in logs { files.append((folder + log.name, log.number <= knowledge[name] ? .current : .storedInCloud)) }
+            }
+            for file in scan.excluded where daemon == nil {
+                files.append(("\(file.peerID)/\(location.contentName)/\(location.modelHash)/\(file.name)", .excluded))
             }
             if let daemon {
                 // The daemon knows what is on which side: its states are the truth here.

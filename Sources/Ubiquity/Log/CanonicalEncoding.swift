@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import UbiquityPlist
 
 /// A deterministic byte form of a property-list value, used only for checksums: the same value
@@ -38,16 +39,40 @@ enum CanonicalEncoding {
             for element in a { append(element, to: &bytes) }
         case let .dictionary(d):
             bytes.append(UInt8(ascii: "m")); appendNumber(UInt64(d.count), to: &bytes)
-            for key in d.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-                appendString(key, to: &bytes)
-                append(d[key]!, to: &bytes)
+            // The keys are sorted in a scratch buffer on the stack: a log holds a few small
+            // dictionaries per record, and sorting copies of their pairs cost more than the hash.
+            withUnsafeTemporaryAllocation(of: String.self, capacity: d.count) { buffer in
+                var keys = buffer
+                _ = keys.initialize(from: d.keys)
+                keys.sort(by: precedes)
+                for key in keys {
+                    appendString(key, to: &bytes)
+                    append(d[key]!, to: &bytes)
+                }
+                keys.deinitialize()
             }
         }
     }
 
     private static func appendString(_ string: String, to bytes: inout [UInt8]) {
-        appendNumber(UInt64(string.utf8.count), to: &bytes)
-        bytes.append(contentsOf: string.utf8)
+        var string = string
+        // Contiguous UTF-8 is copied at once (a log's checksum walks every string it holds).
+        string.withUTF8 { utf8 in
+            appendNumber(UInt64(utf8.count), to: &bytes)
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    /// Whether `a` sorts before `b` by their UTF-8 bytes.
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let common = min(x.count, y.count)
+                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+                return order != 0 ? order < 0 : x.count < y.count
+            }
+        }
     }
 
     private static func appendNumber(_ value: UInt64, to bytes: inout [UInt8]) {

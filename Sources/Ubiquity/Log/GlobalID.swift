@@ -4,37 +4,57 @@ import Foundation
 /// app-supplied natural key (so two peers creating "the same" object do not duplicate it).
 public struct GlobalID: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let entity: String
-    public let key: String
+    /// `<entity>/<key>`, kept whole: logs, rows and bindings all use this text, and an import
+    /// would otherwise build it again for every object it applies.
+    public let description: String
+
+    /// The part after the entity and its slash.
+    public var key: String { String(description[description.utf8.index(description.startIndex, offsetBy: entity.utf8.count + 1)...]) }
 
     /// A new object identity with a random UUID key.
     public init(entity: String) {
         self.entity = entity
-        self.key = UUID().uuidString
+        description = entity + "/" + UUID().uuidString
     }
 
     /// An identity with an app-chosen natural key. The key must be 1–200 printable characters
     /// (no control characters); it may hold `/`.
     public init(entity: String, key: String) throws(GlobalIDError) {
-        guard Identifier.isValid(entity) else { throw GlobalIDError(text: "\(entity)/\(key)", reason: "invalid entity name") }
-        guard !key.isEmpty, key.utf8.count <= 200 else { throw GlobalIDError(text: key, reason: "a key must hold 1 to 200 bytes") }
-        guard !Self.containsControlCharacter(key) else {
-            throw GlobalIDError(text: key, reason: "a key must not hold control characters")
-        }
-        self.entity = entity
-        self.key = key
+        try self.init(entity: entity, key: Substring(key), text: nil)
     }
 
     /// Parses `<entity>/<key>`.
     public init(_ text: String) throws(GlobalIDError) {
-        guard let slash = text.firstIndex(of: "/") else { throw GlobalIDError(text: text, reason: "expected <Entity>/<key>") }
-        try self.init(entity: String(text[..<slash]), key: String(text[text.index(after: slash)...]))
+        // Searched as bytes: an import parses every object ID it reads.
+        guard let slash = text.utf8.firstIndex(of: UInt8(ascii: "/")) else { throw GlobalIDError(text: text, reason: "expected <Entity>/<key>") }
+        try self.init(entity: String(text[..<slash]), key: text[text.utf8.index(after: slash)...], text: text)
     }
 
-    public var description: String { "\(entity)/\(key)" }
+    /// An ID this store wrote itself (validated when it came in): only split, not checked again.
+    init?(stored text: String) {
+        guard let slash = text.utf8.firstIndex(of: UInt8(ascii: "/")) else { return nil }
+        entity = String(text[..<slash])
+        description = text
+    }
+
+    /// Validates the parts; `text`, when given, is already `<entity>/<key>`.
+    private init(entity: String, key: Substring, text: String?) throws(GlobalIDError) {
+        guard Identifier.isValid(entity) else { throw GlobalIDError(text: "\(entity)/\(key)", reason: "invalid entity name") }
+        guard !key.isEmpty, key.utf8.count <= 200 else { throw GlobalIDError(text: String(key), reason: "a key must hold 1 to 200 bytes") }
+        guard !Self.containsControlCharacter(key) else {
+            throw GlobalIDError(text: String(key), reason: "a key must not hold control characters")
+        }
+        self.entity = entity
+        description = text ?? entity + "/" + key
+    }
+
+    public static func == (lhs: GlobalID, rhs: GlobalID) -> Bool { lhs.description == rhs.description }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(description) }
 
     /// C0 and C1 control characters and DEL, checked on the UTF-8 bytes (this runs for every
     /// object ID an import reads).
-    private static func containsControlCharacter(_ text: String) -> Bool {
+    private static func containsControlCharacter(_ text: Substring) -> Bool {
         var previous: UInt8 = 0
         for byte in text.utf8 {
             if byte < 0x20 || byte == 0x7f || (previous == 0xc2 && byte >= 0x80 && byte <= 0x9f) { return true }

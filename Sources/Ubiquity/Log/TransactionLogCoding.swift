@@ -108,11 +108,15 @@ extension TransactionLog {
     }
 
     private static func objectID(_ item: PlistValue, model: ObjectModel) throws(LogError) -> (id: GlobalID, entity: EntityDescription) {
-        guard let text = item["gid"]?.stringValue else { throw .malformed("a record has no 'gid'") }
+        try objectID(item.dictionaryValue ?? [:], model: model)
+    }
+
+    private static func objectID(_ fields: [String: PlistValue], model: ObjectModel) throws(LogError) -> (id: GlobalID, entity: EntityDescription) {
+        guard case let .string(text)? = fields["gid"] else { throw .malformed("a record has no 'gid'") }
         let id: GlobalID
         do { id = try GlobalID(text) } catch { throw .malformed("\(error)") }
         guard let entity = model.entity(id.entity) else { throw .malformed("record \(id) names unknown entity '\(id.entity)'") }
-        if let declared = item["entity"]?.stringValue, declared != id.entity {
+        if case let .string(declared)? = fields["entity"], declared != id.entity {
             throw .malformed("record \(id) claims entity '\(declared)'")
         }
         return (id, entity)
@@ -132,20 +136,29 @@ extension TransactionLog {
     }
 
     private static func changeRecord(_ item: PlistValue, model: ObjectModel) throws(LogError) -> ChangeRecord {
-        let (id, entity) = try objectID(item, model: model)
+        // Every record of every log comes through here: the fields are looked up once each.
+        guard case let .dictionary(fields) = item else { throw .malformed("a record is not a dictionary") }
+        let (id, entity) = try objectID(fields, model: model)
         var record = ChangeRecord(id: id)
-        for (name, raw) in item["values"]?.dictionaryValue ?? [:] {
-            guard let attribute = entity.attribute(name) else { throw .malformed("record \(id) sets unknown attribute '\(name)'") }
-            if raw.isNullMarker {
-                record.values[name] = .some(nil)
-            } else {
-                guard let value = AttributeValue(plist: raw, type: attribute.type) else {
-                    throw .malformed("record \(id): value of '\(name)' is not of type \(attribute.type.rawValue)")
+        if case let .dictionary(rawValues)? = fields["values"] {
+            var values = [String: AttributeValue?](minimumCapacity: rawValues.count)
+            for (name, raw) in rawValues {
+                guard let attribute = entity.attributes.first(where: { $0.name == name }) else {
+                    throw .malformed("record \(id) sets unknown attribute '\(name)'")
                 }
-                record.values[name] = value
+                if raw.isNullMarker {
+                    values[name] = .some(nil)
+                } else {
+                    guard let value = AttributeValue(plist: raw, type: attribute.type) else {
+                        throw .malformed("record \(id): value of '\(name)' is not of type \(attribute.type.rawValue)")
+                    }
+                    values[name] = value
+                }
             }
+            record.values = values
         }
-        for (name, raw) in item["relationships"]?.dictionaryValue ?? [:] {
+        guard case let .dictionary(rawRelationships)? = fields["relationships"] else { return record }
+        for (name, raw) in rawRelationships {
             guard let relationship = entity.relationship(name) else { throw .malformed("record \(id) changes unknown relationship '\(name)'") }
             if relationship.isToMany {
                 guard raw.dictionaryValue != nil else { throw .malformed("record \(id): change of '\(name)' is not a dictionary") }

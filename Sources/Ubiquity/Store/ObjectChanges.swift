@@ -14,6 +14,11 @@ public struct ObjectChanges: Sendable, Equatable {
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
     mutating func merge(_ other: ObjectChanges) {
+        // The first batch of an import is the whole answer: no need to replay it id by id.
+        if isEmpty {
+            self = other
+            return
+        }
         for id in other.inserted {
             if deleted.remove(id) != nil { updated.insert(id) } else { inserted.insert(id) }
         }
@@ -24,16 +29,24 @@ public struct ObjectChanges: Sendable, Equatable {
         }
     }
 
+    /// Makes room for about as many objects as a batch of logs holds (growing a set rehashes it).
+    mutating func reserveCapacity(inserted: Int, updated: Int, deleted: Int) {
+        self.inserted.reserveCapacity(inserted)
+        self.updated.reserveCapacity(updated)
+        self.deleted.reserveCapacity(deleted)
+    }
+
     /// Records one object's before/after liveness and whether it changed.
     mutating func note(_ id: GlobalID, wasAlive: Bool, isAlive: Bool, changed: Bool) {
+        // An import notes every object it applies: empty sets are not searched (each search hashes the ID).
         switch (wasAlive, isAlive) {
         case (false, true):
-            if deleted.remove(id) != nil { updated.insert(id) } else { inserted.insert(id) }
+            if !deleted.isEmpty, deleted.remove(id) != nil { updated.insert(id) } else { inserted.insert(id) }
         case (true, false):
-            updated.remove(id)
-            if inserted.remove(id) == nil { deleted.insert(id) }
+            if !updated.isEmpty { updated.remove(id) }
+            if inserted.isEmpty || inserted.remove(id) == nil { deleted.insert(id) }
         case (true, true) where changed:
-            if !inserted.contains(id) { updated.insert(id) }
+            if inserted.isEmpty || !inserted.contains(id) { updated.insert(id) }
         default:
             break
         }

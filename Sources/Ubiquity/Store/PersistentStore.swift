@@ -20,6 +20,8 @@ public final class PersistentStore: @unchecked Sendable {
     var clock: HybridLogicalClock
     private var wallClockStorage = WallClock.system
     var knowledgeCache: KnowledgeVector
+    /// `Z_WRITERS` rows by id (`SlotWriters.swift`).
+    var slotWriterCache: [Int64: SlotWriter] = [:]
     /// Set when the store was handed over (a fallback after the initial import): saves then fail.
     var retiredReason: String?
 
@@ -52,6 +54,7 @@ public final class PersistentStore: @unchecked Sendable {
             for table in pairTables.values.sorted(by: { $0.tableName < $1.tableName }) { try database.execute(table.createSQL) }
             try checkOrWriteMeta("modelHash", model.hash) { StoreError.modelMismatch(store: $0, model: model.hash) }
             try checkOrWriteMeta("peerID", peerID) { StoreError.peerMismatch(store: $0, peer: peerID) }
+            if try meta("schemaVersion") == "1" { try upgradeSchemaFromVersion1(schema: "main") }
             try checkOrWriteMeta("schemaVersion", String(StoreSchema.version)) { StoreError.schemaMismatch($0) }
         }
         clock = HybridLogicalClock(peerID: peerID, last: try meta("lastStamp").flatMap(Stamp.init))

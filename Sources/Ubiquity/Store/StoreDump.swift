@@ -41,10 +41,18 @@ extension PersistentStore {
         try locked {
             var state: [String: JSONValue] = [:]
             for table in tables.values {
-                let columns = table.columns.enumerated().filter { $0.offset != EntityTable.versionColumn }
+                let writerColumns = Set(table.slotWriterColumn.values)
+                let columns = table.columns.enumerated().filter { $0.offset != EntityTable.versionColumn && !writerColumns.contains($0.offset) }
                 let statement = try database.statement("SELECT * FROM \(table.quotedName) ORDER BY gid")
                 state[table.tableName] = .array(try statement.rows { row in
-                    .object(Dictionary(uniqueKeysWithValues: columns.map { ($0.element, row.value(Int32($0.offset)).jsonValue) }))
+                    var fields = Dictionary(uniqueKeysWithValues: columns.map { ($0.element, row.value(Int32($0.offset)).jsonValue) })
+                    // Each slot's writer as its stamp and number: writer ids differ from peer to peer.
+                    for slot in table.slots {
+                        let writer = try row.value(Int32(table.slotWriterColumn[slot.name]!)).integerValue.flatMap { try slotWriter(id: $0) }
+                        fields["s_" + slot.name] = writer.map { .string($0.stamp.description) } ?? .null
+                        fields["n_" + slot.name] = writer.map { .int($0.number) } ?? .null
+                    }
+                    return .object(fields)
                 })
             }
             for pairs in pairTables.values {
@@ -61,6 +69,8 @@ extension PersistentStore {
 }
 
 extension SQLiteValue {
+    var integerValue: Int64? { if case let .integer(i) = self { return i } else { return nil } }
+
     /// The stored value in JSON; blobs as base64.
     var jsonValue: JSONValue {
         switch self {

@@ -5,15 +5,18 @@ struct TransactionWriter {
     let peer: String
     let number: Int64
     let stamp: Stamp
-    /// The stamp's text, as stored in every slot it wins (formatted once per transaction).
+    /// The stamp's text, as pairs and tombstones store it (formatted once per transaction).
     let stampText: SQLiteValue
+    /// Its `Z_WRITERS` id, as every slot it wins stores it.
+    let id: SQLiteValue
     let knowledge: KnowledgeVector
 
-    init(_ log: TransactionLog) {
+    init(_ log: TransactionLog, stampText: String, id: Int64) {
         peer = log.peerID
         number = log.transactionNumber
         stamp = log.stamp
-        stampText = .text(log.stamp.description)
+        self.stampText = .text(stampText)
+        self.id = .integer(id)
         knowledge = log.knowledge
     }
 
@@ -27,14 +30,15 @@ struct TransactionWriter {
 // The state merge of DESIGN §4. Local saves and imported logs both come through
 // `applyRecords(of:)`, so that every peer that applied the same logs holds the same state.
 extension PersistentStore {
-    /// Applies every record of `log`. The caller holds the lock and an open transaction.
-    func applyRecords(of log: TransactionLog) throws -> ObjectChanges {
-        let writer = TransactionWriter(log)
-        var changes = ObjectChanges()
+    /// Applies every record of `log`, noting what changed in `changes` (which may already hold
+    /// earlier logs of the same batch). The caller holds the lock and an open transaction.
+    func applyRecords(of log: TransactionLog, into changes: inout ObjectChanges) throws {
+        let stampText = log.stamp.description
+        let id = try writerID(peer: log.peerID, number: log.transactionNumber, stamp: log.stamp, stampText: stampText)
+        let writer = TransactionWriter(log, stampText: stampText, id: id)
         for record in log.inserted { try apply(record, isInsert: true, writer: writer, changes: &changes) }
         for record in log.updated { try apply(record, isInsert: false, writer: writer, changes: &changes) }
         for id in log.deleted { try applyDelete(id, writer: writer, changes: &changes) }
-        return changes
     }
 
     // MARK: Rows
@@ -46,14 +50,25 @@ extension PersistentStore {
         return (0..<Int32(table.columns.count)).map { statement.value($0) }
     }
 
-    private func writeRow(_ table: EntityTable, _ row: [SQLiteValue]) throws {
-        try database.statement(table.writeRowSQL).bind(row).run()
+    /// Writes `row`. A row that exists gets an `UPDATE` of the columns that differ from
+    /// `existing`: rewriting the whole row would also delete and re-add its index entries.
+    private func writeRow(_ table: EntityTable, _ row: [SQLiteValue], existing: [SQLiteValue]?) throws {
+        guard let existing else {
+            try database.statement(table.writeRowSQL).bind(row).run()
+            return
+        }
+        var columns: [Int] = []
+        for index in row.indices where index != EntityTable.gidColumn && row[index] != existing[index] { columns.append(index) }
+        guard !columns.isEmpty else { return }
+        let statement = try database.statement(table.updateSQL(columns: columns))
+        for (offset, column) in columns.enumerated() { try statement.bind(row[column], at: Int32(offset + 1)) }
+        try statement.bind(row[EntityTable.gidColumn], at: Int32(columns.count + 1))
+        try statement.run()
     }
 
-    private func slotWriter(_ row: [SQLiteValue], _ table: EntityTable, _ slot: MergeSlot) -> (stamp: Stamp, number: Int64)? {
-        guard case let .text(text) = row[table.slotStampColumn[slot.name]!], let stamp = Stamp(text),
-              case let .integer(number) = row[table.slotNumberColumn[slot.name]!] else { return nil }
-        return (stamp, number)
+    private func slotWriter(_ row: [SQLiteValue], _ table: EntityTable, _ slot: MergeSlot) throws -> SlotWriter? {
+        guard case let .integer(id) = row[table.slotWriterColumn[slot.name]!] else { return nil }
+        return try slotWriter(id: id)
     }
 
     // MARK: Inserts and updates
@@ -82,14 +97,17 @@ extension PersistentStore {
         }
 
         // Attributes and to-ones, slot by slot: the larger stamp wins the whole slot.
-        var touched: [String: MergeSlot] = [:]
-        for name in record.values.keys { if let slot = table.slotOfProperty[name] { touched[slot.name] = slot } }
-        for (name, change) in record.relationships {
-            if case .toOne = change, let slot = table.slotOfProperty[name] { touched[slot.name] = slot }
+        var touched: [Int] = []
+        for name in record.values.keys {
+            if let index = table.slotIndexOfProperty[name], !touched.contains(index) { touched.append(index) }
         }
-        for slot in touched.values.sorted(by: { $0.name < $1.name }) {
+        for (name, change) in record.relationships {
+            if case .toOne = change, let index = table.slotIndexOfProperty[name], !touched.contains(index) { touched.append(index) }
+        }
+        touched.sort { table.slots[$0].name < table.slots[$1].name }
+        for slot in touched.map({ table.slots[$0] }) {
             let incoming = incomingValues(of: slot, in: record, table: table)
-            let current = slotWriter(row, table, slot)
+            let current = try slotWriter(row, table, slot)
             let incomingWins = current.map { writer.stamp > $0.stamp } ?? true
             if let current, writer.isConcurrent(withWriteOf: current.stamp.peerID, number: current.number) {
                 try recordConflicts(id: record.id, table: table, row: row, incoming: incoming,
@@ -103,8 +121,7 @@ extension PersistentStore {
                 row[column] = value
                 changed = true
             }
-            row[table.slotStampColumn[slot.name]!] = writer.stampText
-            row[table.slotNumberColumn[slot.name]!] = .integer(writer.number)
+            row[table.slotWriterColumn[slot.name]!] = writer.id
             dirty = true
         }
 
@@ -113,7 +130,7 @@ extension PersistentStore {
         guard dirty || changed || isAlive != wasAlive || existing == nil else { return }
         row[EntityTable.aliveColumn] = .integer(isAlive ? 1 : 0)
         if case let .integer(version) = row[EntityTable.versionColumn] { row[EntityTable.versionColumn] = .integer(version + 1) }
-        try writeRow(table, row)
+        try writeRow(table, row, existing: existing)
         changes.note(record.id, wasAlive: wasAlive, isAlive: isAlive, changed: changed)
     }
 
@@ -160,12 +177,18 @@ extension PersistentStore {
         var row = table.emptyRow(id: record.id)
         row[EntityTable.aliveColumn] = .integer(1)
         row[EntityTable.versionColumn] = .integer(1)
-        for slot in table.slots {
-            let incoming = incomingValues(of: slot, in: record, table: table)
-            guard !incoming.isEmpty else { continue }
-            for (column, value) in incoming { row[column] = value }
-            row[table.slotStampColumn[slot.name]!] = writer.stampText
-            row[table.slotNumberColumn[slot.name]!] = .integer(writer.number)
+        for slot in table.slotLayouts {
+            var wrote = false
+            for (name, column) in slot.attributes {
+                guard let value = record.values[name] else { continue }
+                row[column] = value.sqliteValue
+                wrote = true
+            }
+            if let (name, column) = slot.toOne, case let .toOne(target)? = record.relationships[name] {
+                row[column] = target.map { .text($0.description) } ?? .null
+                wrote = true
+            }
+            if wrote { row[slot.writer] = writer.id }
         }
         try database.statement(table.insertNewRowSQL).bind(row).run()
         return database.changes == 1
@@ -208,13 +231,14 @@ extension PersistentStore {
 
     private func applyDelete(_ id: GlobalID, writer: TransactionWriter, changes: inout ObjectChanges) throws {
         let table = try table(id.entity)
-        var row = try loadRow(table, id) ?? table.emptyRow(id: id)
+        let existing = try loadRow(table, id)
+        var row = existing ?? table.emptyRow(id: id)
         let wasAlive = row[EntityTable.aliveColumn] == .integer(1)
         try database.run("INSERT OR IGNORE INTO Z_TOMBSTONES (gid, peer, number, stamp) VALUES (?, ?, ?, ?)",
                          [.text(id.description), .text(writer.peer), .integer(writer.number), writer.stampText])
         // Writes the deleter had not seen lose to the delete; each is recorded.
         for slot in table.slots {
-            guard let current = slotWriter(row, table, slot),
+            guard let current = try slotWriter(row, table, slot),
                   writer.isConcurrent(withWriteOf: current.stamp.peerID, number: current.number) else { continue }
             for attribute in slot.attributes {
                 let column = table.attributeColumn[attribute]!
@@ -228,7 +252,7 @@ extension PersistentStore {
         }
         row[EntityTable.aliveColumn] = .integer(0)
         if case let .integer(version) = row[EntityTable.versionColumn] { row[EntityTable.versionColumn] = .integer(version + 1) }
-        try writeRow(table, row)
+        try writeRow(table, row, existing: existing)
         changes.note(id, wasAlive: wasAlive, isAlive: false, changed: true)
     }
 
@@ -245,7 +269,7 @@ extension PersistentStore {
     // MARK: Conflict history
 
     private func recordConflicts(id: GlobalID, table: EntityTable, row: [SQLiteValue], incoming: [(Int, SQLiteValue)],
-                                 incomingWins: Bool, writer: TransactionWriter, current: (stamp: Stamp, number: Int64)) throws {
+                                 incomingWins: Bool, writer: TransactionWriter, current: SlotWriter) throws {
         for (column, value) in incoming where row[column] != value {
             let property = String(table.columns[column].dropFirst(2))
             let mine = (value, writer.stamp, writer.number), theirs = (row[column], current.stamp, current.number)

@@ -1,6 +1,9 @@
 /// The bookkeeping tables every store has besides its entity tables.
+///
+/// Version 2 replaced each slot's stamp text and number (`s_<slot>`, `n_<slot>`) by a reference
+/// to `Z_WRITERS`; version-1 stores and baselines are upgraded when opened (`StoreSchemaUpgrade`).
 enum StoreSchema {
-    static let version = 1
+    static let version = 2
 
     static let bookkeepingSQL = """
     CREATE TABLE IF NOT EXISTS Z_META (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
@@ -9,6 +12,7 @@ enum StoreSchema {
     CREATE TABLE IF NOT EXISTS Z_TRANSACTIONS (peer TEXT NOT NULL, number INTEGER NOT NULL, stamp TEXT NOT NULL,
         kv TEXT NOT NULL, date REAL NOT NULL, source TEXT NOT NULL, inserted INTEGER NOT NULL,
         updated INTEGER NOT NULL, deleted INTEGER NOT NULL, applied REAL NOT NULL, PRIMARY KEY (peer, number));
+    \(writersSQL(schema: "main"))
     CREATE TABLE IF NOT EXISTS Z_TOMBSTONES (gid TEXT NOT NULL, peer TEXT NOT NULL, number INTEGER NOT NULL,
         stamp TEXT NOT NULL, PRIMARY KEY (gid, peer, number)) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS Z_CONFLICTS (id INTEGER PRIMARY KEY AUTOINCREMENT, gid TEXT NOT NULL,
@@ -20,4 +24,15 @@ enum StoreSchema {
     CREATE TABLE IF NOT EXISTS Z_QUARANTINE (path TEXT PRIMARY KEY NOT NULL, size INTEGER NOT NULL,
         mtime REAL NOT NULL, reason TEXT NOT NULL, recorded REAL NOT NULL);
     """
+}
+
+extension StoreSchema {
+    /// The transactions that wrote a slot: part of the merge state (baselines carry it).
+    /// Ids are local to a store; `(peer, number)` names the transaction everywhere.
+    static func writersSQL(schema: String) -> String {
+        """
+        CREATE TABLE IF NOT EXISTS \(schema).Z_WRITERS (id INTEGER PRIMARY KEY, peer TEXT NOT NULL, number INTEGER NOT NULL,
+            stamp TEXT NOT NULL, UNIQUE (peer, number));
+        """
+    }
 }

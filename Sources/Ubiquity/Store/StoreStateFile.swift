@@ -35,15 +35,40 @@ extension PersistentStore {
                 throw StoreError.validation("the baseline's store was made for another model")
             }
             hash.reset()
+            let version = try database.statement("SELECT value FROM baseline.Z_META WHERE key = 'schemaVersion'")
+            let baselineVersion = try version.step() ? version.string(0) : nil
+            version.reset()
+            guard baselineVersion == "1" || baselineVersion == String(StoreSchema.version) else {
+                throw StoreError.validation("the baseline's store has schema version \(baselineVersion ?? "none"); this build reads \(StoreSchema.version)")
+            }
             try database.transaction {
-                let tables = self.tables.values.map(\.quotedName) + pairTables.values.map(\.quotedName) + ["Z_TOMBSTONES"]
+                if baselineVersion == "1" { try upgradeSchemaFromVersion1(schema: "baseline") }
+                let tables = self.tables.values.map(\.quotedName) + pairTables.values.map(\.quotedName) + ["Z_TOMBSTONES", "Z_WRITERS"]
                 for table in tables {
                     try database.execute("DELETE FROM main.\(table); INSERT INTO main.\(table) SELECT * FROM baseline.\(table)")
                 }
+                // The rows now name the baseline's writers.
+                forgetSlotWriters()
                 try database.execute("DELETE FROM Z_KNOWLEDGE")
                 knowledgeCache = KnowledgeVector()
                 for (peer, number) in knowledge.entries { try advanceKnowledge(peer: peer, to: number) }
             }
+        }
+    }
+
+    /// Every live object.
+    func liveObjectIDs() throws -> Set<GlobalID> {
+        try locked {
+            var result: Set<GlobalID> = []
+            for table in tables.values {
+                let count = try database.statement("SELECT count(*) FROM \(table.quotedName) WHERE alive = 1")
+                if try count.step() { result.reserveCapacity(result.count + count.int(0)) }
+                let statement = try database.statement("SELECT gid FROM \(table.quotedName) WHERE alive = 1")
+                while try statement.step() {
+                    if let id = statement.string(0).flatMap(GlobalID.init(stored:)) { result.insert(id) }
+                }
+            }
+            return result
         }
     }
 
@@ -52,7 +77,8 @@ extension PersistentStore {
         try locked {
             var result: [GlobalID: String] = [:]
             for table in tables.values {
-                let stamps = table.slots.map { SQLiteDatabase.quote("s_" + $0.name) }
+                // Stamps, not writer ids: ids are local, and a swap brings the baseline's.
+                let stamps = table.slots.map { "(SELECT stamp FROM Z_WRITERS WHERE id = \(SQLiteDatabase.quote("w_" + $0.name)))" }
                 let fingerprint = stamps.isEmpty ? "''" : stamps.map { "coalesce(\($0), '')" }.joined(separator: " || '|' || ")
                 let statement = try database.statement("SELECT gid, \(fingerprint) FROM \(table.quotedName) WHERE alive = 1")
                 while try statement.step() {
@@ -68,8 +94,9 @@ extension PersistentStore {
         try locked {
             try database.transaction {
                 let tables = self.tables.values.map(\.quotedName) + pairTables.values.map(\.quotedName)
-                    + ["Z_TOMBSTONES", "Z_KNOWLEDGE", "Z_OUTBOX", "Z_SENT"]
+                    + ["Z_TOMBSTONES", "Z_WRITERS", "Z_KNOWLEDGE", "Z_OUTBOX", "Z_SENT"]
                 for table in tables { try database.execute("DELETE FROM \(table)") }
+                forgetSlotWriters()
                 knowledgeCache = KnowledgeVector()
             }
         }

@@ -44,7 +44,8 @@ extension PersistentStore {
                         transactionDate: date.timeIntervalSince1970, modelVersionHash: model.hash,
                         storeName: storeName, contentName: contentName,
                         inserted: inserted, updated: updated, deleted: deleted, contentEpoch: try meta("contentEpoch"))
-                    let changes = try applyRecords(of: log)
+                    var changes = ObjectChanges()
+                    try applyRecords(of: log, into: &changes)
                     try advanceKnowledge(peer: peerID, to: number)
                     try recordHistory(log, isLocal: true)
                     try persistClock()
@@ -55,6 +56,7 @@ extension PersistentStore {
             } catch {
                 // The transaction rolled back: so must everything cached from it.
                 clock = savedClock
+                forgetSlotWriters()
                 knowledgeCache = try loadKnowledge()
                 throw error
             }
@@ -69,13 +71,15 @@ extension PersistentStore {
             do {
                 return try database.transaction {
                     var changes = ObjectChanges()
+                    changes.reserveCapacity(inserted: logs.reduce(0) { $0 + $1.inserted.count }, updated: logs.reduce(0) { $0 + $1.updated.count },
+                                            deleted: logs.reduce(0) { $0 + $1.deleted.count })
                     for log in logs {
                         guard log.transactionNumber > knowledgeCache[log.peerID] else { continue }
                         guard log.transactionNumber == knowledgeCache[log.peerID] + 1, knowledgeCache.dominates(log.knowledge.removing(log.peerID)) else {
                             throw SyncError.notApplicable(peer: log.peerID, number: log.transactionNumber)
                         }
                         clock.observe(log.stamp)
-                        changes.merge(try applyRecords(of: log))
+                        try applyRecords(of: log, into: &changes)
                         try advanceKnowledge(peer: log.peerID, to: log.transactionNumber)
                         try recordHistory(log, isLocal: false)
                     }
@@ -84,6 +88,7 @@ extension PersistentStore {
                 }
             } catch {
                 clock = savedClock
+                forgetSlotWriters()
                 knowledgeCache = try loadKnowledge()
                 throw error
             }

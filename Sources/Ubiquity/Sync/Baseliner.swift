@@ -123,12 +123,18 @@ struct Baseliner {
         let stateFile = try BaselineArchive.extractStore(location.baselinePath, metadata: metadata, into: work)
         let before = try store.liveObjectVersions()
         try store.adoptStateFile(at: stateFile, knowledge: metadata.knowledge)
-        let after = try store.liveObjectVersions()
         var changes = ObjectChanges()
-        for (id, version) in after {
-            if let old = before[id] { if old != version { changes.updated.insert(id) } } else { changes.inserted.insert(id) }
+        if before.isEmpty {
+            // A newcomer: everything alive in the baseline is new here, no fingerprint needed
+            // (computing them was 40 % of joining a container of 100k objects).
+            changes.inserted = try store.liveObjectIDs()
+        } else {
+            let after = try store.liveObjectVersions()
+            for (id, version) in after {
+                if let old = before[id] { if old != version { changes.updated.insert(id) } } else { changes.inserted.insert(id) }
+            }
+            changes.deleted = Set(before.keys).subtracting(after.keys)
         }
-        changes.deleted = Set(before.keys).subtracting(after.keys)
         logger.log(.info, "PFUbiquityBaseline", "adoptBaseline", "started from the baseline of \(metadata.author) at \(metadata.knowledge)")
         return changes
     }

@@ -13,6 +13,8 @@ struct ContainerScan {
     }
 
     var logs: [LogFile] = []
+    /// `.nosync` files in the log folders (peer, file name): never travel, shown as Excluded.
+    var excluded: [(peerID: String, name: String)] = []
     /// Valid peer folders (holding this content and model or not).
     var peers: [String] = []
 
@@ -21,6 +23,10 @@ struct ContainerScan {
             peers.append(folder.name)
             let directory = location.logDirectory(of: folder.name)
             for name in DirectoryEntry.names(directory) {
+                if name.hasSuffix(".nosync") {
+                    excluded.append((folder.name, name))
+                    continue
+                }
                 guard let number = TransactionLog.transactionNumber(inFileName: name) else { continue }
                 logs.append(LogFile(peerID: folder.name, number: number, name: name, path: directory + "/" + name))
             }

@@ -7,9 +7,16 @@ struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Run as a long-lived peer: import as soon as files land (inotify) and print what changed.",
-        discussion: "Stops cleanly on SIGINT or SIGTERM.\nExample: ubiq watch --device ./laptop")
+        discussion: """
+            Stops cleanly on SIGINT or SIGTERM. With --json, each line is one JSON object: \
+            {"event": "watching", …}, then {"event": "sync", …} for every sync that changed something \
+            (the fields of 'sync --json', plus "time": when the sync ended and "importedAt": when its \
+            last import committed, in seconds since 1970), and {"event": "stopped"}.
+            Example: ubiq watch --device ./laptop
+            """)
 
     @OptionGroup var global: GlobalOptions
+    @Flag(help: "Print one JSON object per line, with timestamps (for tools and benchmarks).") var json = false
 
     func run() throws {
         try global.withPeer { peer in try watch(peer) }
@@ -29,7 +36,8 @@ struct WatchCommand: ParsableCommand {
             source.resume()
             sources.append(source)
         }
-        let watcher = try DirectoryWatcher(directory: location.ubiquityRoot) { _ in wake.signal() }
+        // Temporary `.nosync` files of atomic writes never matter: their rename into place does.
+        let watcher = try DirectoryWatcher(directory: location.ubiquityRoot) { name in if !name.hasSuffix(".nosync") { wake.signal() } }
         defer { watcher.stop() }
         var watched: Set<String> = []
         func watchNewFolders() {
@@ -40,17 +48,38 @@ struct WatchCommand: ParsableCommand {
                 }
             }
         }
-        Console.out("watching \(location.ubiquityRoot) as \(peer.peerID)")
+        // When the last import committed: the moment its changes became visible in the store.
+        let importedAt = Timestamp()
+        peer.observe { event in if case .didImport = event { importedAt.set(Date().timeIntervalSince1970) } }
+        if json {
+            Console.out(JSONValue.object(["event": .string("watching"), "root": .string(location.ubiquityRoot), "peerID": .string(peer.peerID),
+                                          "time": .double(Date().timeIntervalSince1970)]).text())
+        } else {
+            Console.out("watching \(location.ubiquityRoot) as \(peer.peerID)")
+        }
         while !stop.isSet {
             watchNewFolders()
+            importedAt.clear()
             let summary = try peer.sync()
-            print(summary, to: peer)
-            // Wait for a file event; a slow timer only as a safety net for missed events.
+            if json { printJSON(summary, importedAt: importedAt.value) } else { print(summary, to: peer) }
+            // Wait for a file event; a slow timer only as a safety net for missed events. Events
+            // already queued are served by the sync that follows; one arriving during that sync
+            // leaves a signal and so another round. (Waiting for 50 ms of quiet first, as before,
+            // put 50 ms into every save's way to this peer.)
             _ = wake.wait(timeout: .now() + 30)
-            while wake.wait(timeout: .now() + 0.05) == .success {}   // coalesce a burst of events
+            while wake.wait(timeout: .now()) == .success {}
         }
         _ = sources
-        Console.out("stopped")
+        Console.out(json ? JSONValue.object(["event": .string("stopped"), "time": .double(Date().timeIntervalSince1970)]).text() : "stopped")
+    }
+
+    private func printJSON(_ summary: SyncSummary, importedAt: Double?) {
+        guard !summary.imported.changes.isEmpty || summary.exported > 0 || !summary.imported.quarantined.isEmpty,
+              case var .object(fields) = summary.jsonValue else { return }
+        fields["event"] = .string("sync")
+        fields["time"] = .double(Date().timeIntervalSince1970)
+        fields["importedAt"] = importedAt.map(JSONValue.double) ?? .null
+        Console.out(JSONValue.object(fields).text())
     }
 
     private func print(_ summary: SyncSummary, to peer: UbiquityPeer) {
@@ -66,6 +95,15 @@ struct WatchCommand: ParsableCommand {
         guard let snapshot = try? peer.store.snapshot(of: id), let value = snapshot.values["title"] ?? snapshot.values["name"], let text = value else { return "" }
         return "  \"\(text)\""
     }
+}
+
+/// A time set by the peer's event handler, read by the loop.
+final class Timestamp: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Double?
+    func set(_ time: Double) { lock.withLock { stored = time } }
+    func clear() { lock.withLock { stored = nil } }
+    var value: Double? { lock.withLock { stored } }
 }
 
 /// Set from a signal handler, read by the loop.

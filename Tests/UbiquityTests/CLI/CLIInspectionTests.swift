@@ -138,6 +138,33 @@ struct CLIInspectionTests {
         #expect(result.status == 0 && !result.signaled, "a clean stop on SIGTERM: \(result)")
         #expect(result.stdoutLines.last == "stopped")
     }
+
+    /// `watch --json`: one object per line, the imported IDs with when the import committed.
+    @Test func watchJSONReportsEachImportWithItsTime() throws {
+        let sandbox = try CLISandbox()
+        try sandbox.initDevice("writer")
+        try sandbox.initDevice("watcher")
+        let watch = try sandbox.start(["watch", "--json"], device: "watcher")
+        func lines() -> [[String: Any]] {
+            watch.stdoutSoFar.split(separator: "\n").compactMap { try? json(String($0)) as? [String: Any] }
+        }
+        func waitFor(_ found: ([[String: Any]]) -> Bool) -> Bool {
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline, watch.isRunning, !found(lines()) { usleep(20_000) }
+            return found(lines())
+        }
+        #expect(waitFor { $0.first?["event"] as? String == "watching" }, "\(watch.stdoutSoFar)")
+        let before = Date().timeIntervalSince1970
+        _ = try sandbox.succeed(["insert", "Note", "--id", "live", "title=Hello"], device: "writer")
+        #expect(waitFor { $0.contains { ($0["inserted"] as? [String]) == ["Note/live"] } }, "\(watch.stdoutSoFar)")
+        let sync = try #require(lines().first { ($0["inserted"] as? [String]) == ["Note/live"] })
+        #expect(sync["event"] as? String == "sync" && sync["applied"] as? Int == 1)
+        let importedAt = try #require(sync["importedAt"] as? Double), time = try #require(sync["time"] as? Double)
+        #expect(before <= importedAt && importedAt <= time && time <= Date().timeIntervalSince1970)
+        watch.send(SIGTERM)
+        let result = watch.wait(timeout: 20)
+        #expect(result.status == 0 && (try? json(result.stdoutLines.last ?? "") as? [String: Any])?["event"] as? String == "stopped")
+    }
 }
 
 /// Library-side set-up of a container for the CLI to inspect, in a sandbox's folders.

@@ -1,0 +1,52 @@
+/// What one run of `ubiq-bench` measures, parsed from its arguments:
+/// `ubiq-bench [SUITE…] [--smoke] [--large]`.
+struct BenchmarkOptions {
+    static let suites = ["save", "import", "join", "maintenance", "scaling", "logsize", "latency", "plist"]
+    static let usage = "usage: ubiq-bench [\(suites.joined(separator: "|"))]… [--smoke] [--large]"
+
+    /// The suites to run, in the order of `suites`.
+    var selected: [String] = suites
+    /// Tiny sizes and one run: proves every suite works (CI), gives no figures.
+    var smoke = false
+    /// Adds the 1,000,000-object row to the scaling suite (minutes of work).
+    var large = false
+    /// Print the usage and run nothing.
+    var help = false
+
+    init(_ arguments: [String]) throws(BenchmarkError) {
+        var named: [String] = []
+        for argument in arguments {
+            switch argument {
+            case "--smoke": smoke = true
+            case "--large": large = true
+            case "-h", "--help": help = true
+            case _ where argument.hasPrefix("-"): throw BenchmarkError("unknown option '\(argument)' (\(Self.usage))")
+            case _ where !Self.suites.contains(argument):
+                throw BenchmarkError("unknown suite '\(argument)' (known: \(Self.suites.joined(separator: ", ")))")
+            default: named.append(argument)
+            }
+        }
+        if smoke && large { throw BenchmarkError("--smoke and --large contradict each other") }
+        if !named.isEmpty { selected = Self.suites.filter(named.contains) }
+    }
+
+    /// How many times each figure is measured (the median is reported): fewer for big sizes.
+    func runs(objects: Int) -> Int {
+        smoke ? 1 : objects >= 100_000 ? 3 : 5
+    }
+
+    /// The object count of the headline tables (import, join, roll).
+    var mainSize: Int { smoke ? 1_000 : 100_000 }
+
+    /// The object counts of the scaling table.
+    var scalingSizes: [Int] { smoke ? [500, 1_000] : large ? [10_000, 100_000, 1_000_000] : [10_000, 100_000] }
+
+    /// The peer counts of the scaling table.
+    var peerCounts: [Int] { smoke ? [2, 3] : [2, 8, 32] }
+}
+
+/// A benchmark that cannot run as asked; printed as one line.
+struct BenchmarkError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
