@@ -152,9 +152,8 @@ public final class UbiquityPeer: @unchecked Sendable {
         let report = try syncLock.withLock {
             let importer = Importer(store: store, location: location, quarantineDirectory: localDirectory + "/container/quarantine", logger: logger)
             let report = try importer.importAvailable(batchSize: batchSize) { events.post(.didImport($0)) }
-            if !report.applied.isEmpty || !FileManager.default.fileExists(atPath: location.receiptPath(of: peerID)) {
-                try? Exporter(store: store, location: location, logger: logger).writeReceipt()
-            }
+            let exporter = Exporter(store: store, location: location, logger: logger)
+            if !report.applied.isEmpty || exporter.receiptIsStale() { try? exporter.writeReceipt() }
             return report
         }
         return report

@@ -10,22 +10,29 @@ public struct Receipt: Sendable, Equatable {
     /// Seconds since 1970.
     public var date: Double
     public var modelVersionHash: String
+    /// The knowledge of the baseline this peer saw as current (`nil`: none, or an older
+    /// receipt). A file-sync tool can replace a baseline by a concurrent one that covers less,
+    /// so a peer deletes its own logs only once every peer's baseline covers them too.
+    public var baselineKnowledge: KnowledgeVector?
 
     public var plistValue: PlistValue {
-        .dictionary([
+        var fields: [String: PlistValue] = [
             "format": .integer(1),
             "peerID": .string(peerID),
             "kvStr": .string(knowledge.description),
             "date": .real(date),
             "modelVersionHash": .string(modelVersionHash),
-        ])
+        ]
+        if let baselineKnowledge { fields["baselineKvStr"] = .string(baselineKnowledge.description) }
+        return .dictionary(fields)
     }
 
-    public init(peerID: String, knowledge: KnowledgeVector, date: Double, modelVersionHash: String) {
+    public init(peerID: String, knowledge: KnowledgeVector, date: Double, modelVersionHash: String, baselineKnowledge: KnowledgeVector? = nil) {
         self.peerID = peerID
         self.knowledge = knowledge
         self.date = date
         self.modelVersionHash = modelVersionHash
+        self.baselineKnowledge = baselineKnowledge
     }
 
     public init(decoding bytes: [UInt8]) throws(LogError) {
@@ -36,6 +43,7 @@ public struct Receipt: Sendable, Equatable {
               let hash = plist["modelVersionHash"]?.stringValue else {
             throw .malformed("receipt: missing peerID, kvStr or modelVersionHash")
         }
-        self.init(peerID: peer, knowledge: kv, date: plist["date"]?.doubleValue ?? 0, modelVersionHash: hash)
+        self.init(peerID: peer, knowledge: kv, date: plist["date"]?.doubleValue ?? 0, modelVersionHash: hash,
+                  baselineKnowledge: plist["baselineKvStr"]?.stringValue.flatMap(KnowledgeVector.init(string:)))
     }
 }

@@ -17,6 +17,9 @@ public struct BaselineMetadata: Sendable, Equatable {
     /// SHA-256 (hex) of `store.sqlite` and `model.plist` in the archive.
     public var storeChecksum: String
     public var modelChecksum: String
+    /// The content removals (epoch UUIDs) its author had started over for: a baseline from
+    /// before a removal holds removed content and is never used after it.
+    public var contentRemovals: [String] = []
 
     var plistValue: PlistValue {
         .dictionary([
@@ -24,6 +27,7 @@ public struct BaselineMetadata: Sendable, Equatable {
             "previousKvStr": .string(previousKnowledge.description), "modelVersionHash": .string(modelVersionHash),
             "storeName": .string(storeName), "contentName": .string(contentName), "created": .real(created),
             "storeChecksum": .string(storeChecksum), "modelChecksum": .string(modelChecksum),
+            "contentRemovals": .array(contentRemovals.sorted().map(PlistValue.string)),
         ])
     }
 
@@ -39,10 +43,12 @@ public struct BaselineMetadata: Sendable, Equatable {
                   modelVersionHash: try string("modelVersionHash"), storeName: try string("storeName"),
                   contentName: try string("contentName"), created: plist["created"]?.doubleValue ?? 0,
                   storeChecksum: try string("storeChecksum"), modelChecksum: try string("modelChecksum"))
+        contentRemovals = (plist["contentRemovals"]?.arrayValue ?? []).compactMap(\.stringValue).sorted()
     }
 
     init(author: String, knowledge: KnowledgeVector, previousKnowledge: KnowledgeVector, modelVersionHash: String,
-         storeName: String, contentName: String, created: Double, storeChecksum: String, modelChecksum: String) {
+         storeName: String, contentName: String, created: Double, storeChecksum: String, modelChecksum: String,
+         contentRemovals: [String] = []) {
         self.author = author
         self.knowledge = knowledge
         self.previousKnowledge = previousKnowledge
@@ -52,6 +58,7 @@ public struct BaselineMetadata: Sendable, Equatable {
         self.created = created
         self.storeChecksum = storeChecksum
         self.modelChecksum = modelChecksum
+        self.contentRemovals = contentRemovals
     }
 }
 
@@ -123,11 +130,14 @@ enum BaselineArchive {
 public enum BaselineError: Error, CustomStringConvertible, Equatable, Sendable {
     case unreadable(String)
     case otherModel(String)
+    /// Rolled under other content removals than this store honours (listed).
+    case otherContent(String)
 
     public var description: String {
         switch self {
         case let .unreadable(reason): return "unreadable baseline: \(reason)"
         case let .otherModel(hash): return "the baseline is for another model (\(hash))"
+        case let .otherContent(removals): return "the baseline was rolled under other content removals than this store has started over for (its removals: \(removals))"
         }
     }
 }

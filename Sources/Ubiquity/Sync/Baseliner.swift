@@ -27,6 +27,12 @@ struct Baseliner {
         do {
             let metadata = try BaselineArchive.readMetadata(location.baselinePath)
             guard metadata.modelVersionHash == store.model.hash else { throw BaselineError.otherModel(metadata.modelVersionHash) }
+            // A file-sync tool may bring back a baseline of removed content (a machine that
+            // rolled it before hearing of the removal): it is not this content's.
+            let honoured = (try? store.honouredRemovals()) ?? nil
+            guard Set(metadata.contentRemovals) == honoured ?? [] else {
+                throw BaselineError.otherContent(metadata.contentRemovals.isEmpty ? "none" : metadata.contentRemovals.joined(separator: ", "))
+            }
             return metadata
         } catch {
             logger.log(.warning, "PFUbiquityBaseline", "metadata", "ignoring the baseline at \(location.baselinePath): \(error)")
@@ -48,9 +54,12 @@ struct Baseliner {
         let since = knowledge.entries.reduce(Int64(0)) { $0 + max(0, $1.value - baseKnowledge[$1.key]) }
         let bytes = scan.logs.filter { $0.number > baseKnowledge[$0.peerID] }.reduce(Int64(0)) { $0 + $1.size }
         let storeSize = store.fileSize
+        let stranded = strandedPeers(knowledge: knowledge, baseline: baseKnowledge, scan: scan)
         let reason: String
         if force {
             reason = "rolled on request (\(since) transactions since the last baseline)"
+        } else if !stranded.isEmpty {
+            reason = "the baseline lacks transactions whose logs are gone (of \(stranded.joined(separator: ", "))): a file-sync tool kept an older baseline"
         } else if since >= policy.transactionThreshold {
             reason = "\(since) transactions since the last baseline (threshold \(policy.transactionThreshold))"
         } else if bytes >= policy.minimumLogBytes && Double(bytes) >= policy.logBytesFraction * Double(storeSize) {
@@ -68,7 +77,8 @@ struct Baseliner {
             author: store.peerID, knowledge: covered, previousKnowledge: baseKnowledge, modelVersionHash: store.model.hash,
             storeName: store.storeName, contentName: store.contentName, created: Date().timeIntervalSince1970,
             storeChecksum: try BaselineArchive.sha256Hex(ofFile: stateFile),
-            modelChecksum: CanonicalEncoding.sha256Hex(of: store.model.plistValue))
+            modelChecksum: CanonicalEncoding.sha256Hex(of: store.model.plistValue),
+            contentRemovals: ((try store.honouredRemovals()) ?? []).sorted())
         let directory = (location.baselinePath as NSString).deletingLastPathComponent
         try AtomicFile.makeDirectory(directory)
         let temporary = directory + "/.baseline-" + UUID().uuidString + ".zip.nosync"
@@ -89,6 +99,19 @@ struct Baseliner {
         }
         logger.log(.info, "PFUbiquityBaseline", "rollBaseline", "rolled a baseline at \(covered): \(reason)")
         return .rolled(metadata, reason: reason)
+    }
+
+    /// Peers with transactions this peer has applied whose logs are gone from the container
+    /// while the baseline does not hold them (a file-sync tool kept a concurrent, older baseline
+    /// than the one they were collected under). A newcomer could never get them, so such a
+    /// baseline is replaced at once. Transactions of removed content (below the removal floor)
+    /// are nobody's loss.
+    private func strandedPeers(knowledge: KnowledgeVector, baseline: KnowledgeVector, scan: ContainerScan) -> [String] {
+        let removed = ContentEpoch.state(location).floor
+        return knowledge.entries.keys.sorted().filter { peer in
+            let held = max(baseline[peer], removed[peer])
+            return knowledge[peer] > held && !scan.has(peer: peer, number: held + 1)
+        }
     }
 
     private func skipped(_ reason: String) -> BaselineDecision {

@@ -31,9 +31,22 @@ struct Exporter {
         return written
     }
 
-    /// Rewrites this peer's receipt with its current knowledge.
+    /// The knowledge of the baseline this peer sees as current, as its receipt records it.
+    func currentBaselineKnowledge() -> KnowledgeVector {
+        Baseliner(store: store, location: location, scratchDirectory: "", logger: .silent).currentMetadata()?.knowledge ?? KnowledgeVector()
+    }
+
+    /// Whether this peer's receipt is missing or records another baseline than the current one.
+    func receiptIsStale() -> Bool {
+        guard let bytes = try? AtomicFile.read(location.receiptPath(of: store.peerID), limit: 1 << 20),
+              let receipt = try? Receipt(decoding: bytes) else { return true }
+        return receipt.baselineKnowledge != currentBaselineKnowledge()
+    }
+
+    /// Rewrites this peer's receipt with its current knowledge and the current baseline's.
     func writeReceipt() throws {
-        let receipt = Receipt(peerID: store.peerID, knowledge: store.knowledge, date: Date().timeIntervalSince1970, modelVersionHash: location.modelHash)
+        let receipt = Receipt(peerID: store.peerID, knowledge: store.knowledge, date: Date().timeIntervalSince1970, modelVersionHash: location.modelHash,
+                              baselineKnowledge: currentBaselineKnowledge())
         let directory = location.logDirectory(of: store.peerID)
         do {
             try AtomicFile.makeDirectory(directory)
