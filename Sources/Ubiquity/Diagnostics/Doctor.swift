@@ -5,6 +5,10 @@ public struct DoctorFinding: Sendable {
     public enum Kind: String, Sendable {
         case missingPredecessor, unreadableFile, foreignFile, blockedGarbageCollection, staleReceipt
         case staleFallback, staleTemporaryFile, modelMix, clockSkew
+        /// A file-sync tool's conflict copy (never imported).
+        case conflictCopy
+        /// Two logs for one transaction of a peer: two machines run as that peer.
+        case duplicatePeer
     }
 
     public let kind: Kind
@@ -33,7 +37,8 @@ public enum Doctor {
                 message: "a fallback store is left from an initial import that did not finish (\(fallback))",
                 repair: "run 'ubiq store': it finishes the import and migrates what was saved in the fallback", fixable: true))
         }
-        for record in try peer.store.quarantined() {
+        // A record whose file changed since is being retried; one whose file is gone is moot.
+        for record in try peer.store.quarantined() where Self.stillPresent(record, peer: peer) {
             findings.append(DoctorFinding(kind: .unreadableFile, message: "\(record.path) was quarantined: \(record.reason)",
                 repair: "the author should write it again (its outbox does, if it still has it); else delete the file — later logs of that peer wait for it", fixable: false))
         }
@@ -58,12 +63,18 @@ public enum Doctor {
                         findings.append(DoctorFinding(kind: .staleTemporaryFile, message: "\(folder.name)/…/\(file.name) is a leftover of an interrupted write",
                             repair: "delete it (doctor --fix does)", fixable: true))
                     }
+                } else if let artifact = SyncArtifact.classify(file.name) {
+                    let path = "\(folder.name)/\(location.contentName)/\(location.modelHash)/\(file.name)"
+                    findings += fileSyncFindings(artifact, path: path, file: file, place: .peerFolder(folder.name), now: now)
                 } else if !(isLog && file.isRegularFile) && file.name != "receipt.0.cdt" {
-                    findings.append(DoctorFinding(kind: .foreignFile, message: "\(folder.name)/\(location.contentName)/\(location.modelHash)/\(file.name) is not a log or receipt (a file-sync tool's copy?)",
+                    findings.append(DoctorFinding(kind: .foreignFile, message: "\(folder.name)/\(location.contentName)/\(location.modelHash)/\(file.name) is not a log or receipt",
                         repair: "delete it or move it aside; it is never imported", fixable: false))
                 }
             }
         }
+
+        findings += sharedFolderFindings(location, now: now)
+        findings += duplicateLogFindings(scan)
 
         // Missing predecessors: later logs present (damaged ones aside), the next one absent.
         let quarantined = Set(try peer.store.quarantined().map(\.path))

@@ -58,7 +58,9 @@ struct Importer {
             logger.log(.info, "PFUbiquityTransactionLogImporter", "scan", "ignoring \(report.ignored.count) name(s) that are not logs: \(report.ignored.prefix(5).joined(separator: ", "))")
         }
 
-        // Decode and verify; one log per (peer, number).
+        // Decode and verify; one log per (peer, number). A file quarantined earlier that now
+        // verifies (a file-sync tool exposed it before it had all arrived) loses its record.
+        let quarantinedBefore = Set(try store.quarantined().map(\.path))
         var pending: [String: [Int64: (log: TransactionLog, arrived: Double)]] = [:]
         for candidate in candidates {
             if pending[candidate.peerID]?[candidate.number] != nil {
@@ -76,6 +78,10 @@ struct Importer {
                     throw LogError.wrongNumber(fileName: candidate.entry.name, log: log.transactionNumber)
                 }
                 pending[candidate.peerID, default: [:]][candidate.number] = (log, candidate.entry.modificationTime)
+                if quarantinedBefore.contains(candidate.relativePath) {
+                    try store.clearQuarantine(path: candidate.relativePath)
+                    logger.log(.warning, "PFUbiquityTransactionLogImporter", "scan", "\(candidate.relativePath) is whole now: no longer quarantined")
+                }
             } catch let error as LogError {
                 try quarantine(candidate, reason: error.description)
                 report.quarantined.append((candidate.relativePath, error.description))
