@@ -1,0 +1,247 @@
+import Foundation
+import Testing
+@testable import Ubiquity
+
+/// Several machines whose clouds a file-sync engine keeps in step: files arrive in any order,
+/// late or not at all, baselines before or long after the logs they cover, deletions late,
+/// epoch files as conflict copies. Every peer converges, nothing is applied twice, nothing
+/// stalls, and what cannot go on yet is reported.
+@Suite("Delivery by a file-sync engine")
+struct FileSyncDeliveryTests {
+    /// Applied (peer, number) pairs, failing on the first one applied twice.
+    final class AppliedOnce {
+        private var seen: Set<String> = []
+        private(set) var duplicates: [String] = []
+        func record(_ report: ImportReport) {
+            for (peer, number) in report.applied where !seen.insert("\(peer):\(number)").inserted { duplicates.append("\(peer):\(number)") }
+        }
+        var count: Int { seen.count }
+    }
+
+    @Test func logsArrivingInAnyOrderLateOrNotAtAllNeverStallTheRest() throws {
+        let machines = try TestMachines(2)
+        let author = try machines.peer("author", on: 0), bystander = try machines.peer("bystander", on: 0)
+        let reader = try machines.peer("reader", on: 1)
+        for index in 1...5 { try saveNote(author, "a\(index)") }
+        try saveNote(bystander, "b1")
+        _ = try bystander.sync()
+        try saveNote(bystander, "b2")   // saw all of the author's: waits for them elsewhere
+        machines.engine.scan(0)
+
+        let applied = AppliedOnce()
+        let authorLogs = machines.engine.pending(1).filter { $0.contains(author.peerID) && $0.hasSuffix(".1.cdt") }.sorted()
+        #expect(authorLogs.count == 5)
+        // The author's logs arrive newest first, and the first one not at all for now.
+        for path in authorLogs.dropFirst().reversed() {
+            machines.engine.deliver(to: 1) { $0 == path }
+            let summary = try reader.sync()
+            applied.record(summary.imported)
+            #expect(summary.imported.applied.isEmpty, "nothing of the author applies before its first log")
+        }
+        machines.engine.deliver(to: 1) { $0.contains(bystander.peerID) }
+        let meanwhile = try reader.sync()
+        applied.record(meanwhile.imported)
+        #expect(meanwhile.imported.applied.map(\.number) == [1], "the bystander's first log does not wait for the author's")
+        #expect(meanwhile.imported.missingPredecessors.map(\.peerID) == [author.peerID])
+        let findings = try Doctor.examine(reader)
+        #expect(findings.contains { $0.kind == .missingPredecessor && $0.message.contains("missing transaction 1 of peer \(author.peerID)") })
+
+        machines.settle()
+        let last = try reader.sync()
+        applied.record(last.imported)
+        #expect(applied.duplicates.isEmpty, "\(applied.duplicates)")
+        #expect(applied.count == 7)
+        _ = try author.sync()
+        #expect(try reader.dumpText() == author.dumpText())
+        #expect(try noteKeys(reader) == ["a1", "a2", "a3", "a4", "a5", "b1", "b2"])
+    }
+
+    /// A newcomer that gets the baseline before the logs it covers starts from it and skips
+    /// them; one that gets newer logs long before the baseline waits (reported), then catches up.
+    @Test func aBaselineArrivingBeforeTheLogsItCoversOrLongAfter() throws {
+        let machines = try TestMachines(3)
+        machines.engine.online[2] = false
+        let author = try machines.peer("author", on: 0)
+        for index in 1...6 { try saveNote(author, "a\(index)") }
+        _ = try author.sync()
+        _ = try author.rollBaseline(force: true)
+        machines.engine.scan(0)
+
+        // Machine 1: the baseline first, the logs after.
+        machines.engine.deliver(to: 1) { $0.contains(".baseline/") || $0.contains(".content/") }
+        let early = try machines.peer("early", on: 1)
+        let started = try early.sync()
+        #expect(started.adoptedBaseline == author.peerID)
+        #expect(try noteKeys(early) == ["a1", "a2", "a3", "a4", "a5", "a6"])
+        machines.engine.deliver(to: 1) { _ in true }
+        #expect(try early.sync().imported.applied.isEmpty, "the logs the baseline covers are never applied again")
+
+        // The author collects its covered logs (everybody passed them) and saves more; machine 2
+        // gets the new logs and the deletions long before the baseline.
+        machines.settle()
+        _ = try author.sync()
+        try saveNote(author, "a7")
+        machines.engine.scan(0)
+        #expect(try logNames(of: author.peerID, at: author).count == 1, "logs 1–6 collected")
+        machines.engine.online[2] = true
+        machines.engine.deliver(to: 2) { !$0.contains(".baseline/") }
+        let late = try machines.peer("late", on: 2)
+        let waiting = try late.sync()
+        #expect(waiting.imported.applied.isEmpty && waiting.imported.waiting == 1)
+        #expect(try Doctor.examine(late).contains { $0.kind == .missingPredecessor && $0.message.contains("missing transaction 1 of peer \(author.peerID)") })
+        machines.settle()
+        let caughtUp = try late.sync()
+        #expect(caughtUp.adoptedBaseline == author.peerID)
+        #expect(caughtUp.imported.applied.map(\.number) == [7])
+        #expect(try late.dumpText() == author.dumpText())
+    }
+
+    /// Syncthing delivers the new content epoch before the deletions of the removed content:
+    /// the old logs still lie around when the peer starts over, and must stay dead.
+    @Test(arguments: [true, false])
+    func lateDeletionsAfterAContentRemovalNeverBringTheOldContentBack(epochFirst: Bool) throws {
+        let machines = try TestMachines(2)
+        let remover = try machines.peer("remover", on: 0), other = try machines.peer("other", on: 1)
+        try saveNote(remover, "old-r")
+        let oldNumber = try saveNote(other, "old-o")
+        machines.settle()
+        _ = try remover.sync()
+        _ = try other.sync()
+        machines.settle()
+        #expect(try noteKeys(other) == ["old-o", "old-r"])
+
+        try remover.removeUbiquitousContent()
+        machines.engine.scan(0)
+        let isEpoch: (String) -> Bool = { $0.contains(".content/") }
+        machines.engine.deliver(to: 1, where: epochFirst ? isEpoch : { !isEpoch($0) })
+        let noticed = try other.sync()
+        #expect(noticed.contentRemoved == epochFirst)
+        #expect(noticed.imported.applied.isEmpty, "no old log is applied: \(noticed.imported.applied)")
+        if epochFirst {
+            #expect(try noteKeys(other).isEmpty)
+            #expect(try logNames(of: remover.peerID, at: other).count == 1, "the old log is still there")
+        }
+        let newNumber = try saveNote(other, "new-o")
+        #expect(newNumber > oldNumber, "transaction numbers are never reused")
+        machines.settle()
+        // Saved before the removal reached it, the new note is above the removal's floor: it
+        // stays, and the peer takes its own log again after starting over.
+        let after = try other.sync()
+        #expect(after.imported.applied.allSatisfy { $0.peerID == other.peerID && $0.number == newNumber }, "\(after.imported.applied)")
+        _ = try remover.sync()
+        machines.settle()
+        _ = try other.sync()
+        #expect(try noteKeys(other) == ["new-o"])
+        #expect(try remover.dumpText() == other.dumpText())
+    }
+
+    /// Two machines create the content at once: their epochs collide and the sync tool keeps
+    /// one as a conflict copy. That is no removal: nobody starts over.
+    @Test func twoMachinesCreatingTheContentAtOnceIsNoRemoval() throws {
+        let machines = try TestMachines(2)
+        let left = try machines.peer("left", on: 0), right = try machines.peer("right", on: 1)
+        try saveNote(left, "l")
+        usleep(20_000)
+        try saveNote(right, "r")
+        machines.settle()
+        #expect(machines.engine.conflictCopiesMade >= 1)
+        for peer in [left, right] { #expect(try peer.sync().contentRemoved == false) }
+        machines.settle()
+        _ = try left.sync()
+        #expect(try noteKeys(left) == ["l", "r"])
+        #expect(try left.dumpText() == right.dumpText())
+        #expect(try Doctor.examine(left).contains { $0.kind == .conflictCopy && $0.message.hasPrefix(".content/") })
+    }
+
+    /// A removal whose epoch file lost to a newer creation epoch (a machine that had not heard of
+    /// it yet) survives only as a conflict copy: it is honoured all the same, and what the new
+    /// machine saved meanwhile is kept.
+    @Test func aRemovalKeptOnlyAsAConflictCopyIsStillHonoured() throws {
+        let machines = try TestMachines(3)
+        machines.engine.online[2] = false
+        let remover = try machines.peer("remover", on: 0), other = try machines.peer("other", on: 1)
+        try saveNote(remover, "old")
+        machines.settle()
+        _ = try other.sync()
+        try remover.removeUbiquitousContent()
+        machines.settle()
+        // The third machine comes later, saves before hearing anything, and writes a creation epoch.
+        usleep(20_000)
+        machines.engine.online[2] = true
+        let newcomer = try machines.peer("newcomer", on: 2)
+        try saveNote(newcomer, "meanwhile")
+        machines.settle()
+        let epochs = ContentEpoch.files(try #require(other.location))
+        #expect(epochs.count == 2, "the epoch and its conflict copy: \(epochs)")
+        #expect(ContentEpoch.state(try #require(other.location)).removals.count == 1)
+
+        #expect(try other.sync().contentRemoved)
+        #expect(try newcomer.sync().contentRemoved, "the newcomer held data from before a removal it never saw")
+        machines.settle()
+        for peer in [remover, other, newcomer] { _ = try peer.sync() }
+        #expect(try noteKeys(other) == ["meanwhile"], "what the newcomer saved was never part of the removed content")
+        #expect(try remover.dumpText() == other.dumpText())
+        #expect(try newcomer.dumpText() == other.dumpText())
+    }
+
+    /// Garbage collection waits for a receipt that is late or kept only as a conflict copy.
+    @Test func receiptsArrivingLateOrAsConflictCopiesNeverLetALogGo() throws {
+        let machines = try TestMachines(2)
+        let author = try machines.peer("author", on: 0), reader = try machines.peer("reader", on: 1)
+        for index in 1...3 { try saveNote(author, "a\(index)") }
+        _ = try author.sync()
+        _ = try author.rollBaseline(force: true)
+        try saveNote(reader, "r1")
+        machines.settle()
+        _ = try reader.sync()
+        machines.engine.scan(1)
+        // The reader's folder and logs reach the author's machine, its receipt not yet.
+        machines.engine.deliver(to: 0) { !$0.hasSuffix("receipt.0.cdt") }
+        #expect(author.collectGarbage().deleted.isEmpty)
+        #expect(try Doctor.examine(author).contains { $0.kind == .blockedGarbageCollection })
+        // The receipt arrives as a conflict copy only: still not proof.
+        let location = try #require(author.location)
+        let receipt = try AtomicFile.read(machines.machines[1].cloud + "/" + String(location.receiptPath(of: reader.peerID).dropFirst(machines.machines[0].cloud.count + 1)), limit: 1 << 20)
+        try AtomicFile.write(receipt, to: location.logDirectory(of: reader.peerID) + "/receipt.0.sync-conflict-20260101-120000-HOST1AB.cdt")
+        #expect(author.collectGarbage().deleted.isEmpty)
+        machines.engine.deliver(to: 0) { $0.hasSuffix("receipt.0.cdt") }
+        #expect(author.collectGarbage().deleted.count == 3)
+        #expect(try noteKeys(reader) == ["a1", "a2", "a3", "r1"])
+    }
+
+    /// Two machines roll baselines while apart; the sync tool keeps the older one under the
+    /// name (it was written later) after the newer one's logs were collected. The next sync of a
+    /// peer that knows everything replaces it, so a newcomer is never stranded.
+    @Test func aBaselineTheSyncToolKeptOverANewerOneIsReplaced() throws {
+        let machines = try TestMachines(2)
+        let author = try machines.peer("author", on: 0), other = try machines.peer("other", on: 1)
+        for index in 1...3 { try saveNote(author, "a\(index)") }
+        machines.settle()
+        _ = try other.sync()
+        machines.settle()
+
+        machines.engine.online[1] = false
+        for index in 4...5 { try saveNote(author, "a\(index)") }
+        _ = try author.rollBaseline(force: true)
+        #expect(author.collectGarbage(policy: BaselinePolicy(gracePeriod: 0)).deleted.count == 5)
+        machines.engine.scan(0)
+        usleep(20_000)
+        _ = try other.rollBaseline(force: true)   // knows only 1–3, written later: it wins the name
+        machines.engine.online[1] = true
+        machines.settle()
+        #expect(author.baselineMetadata?.author == other.peerID)
+        #expect(author.baselineMetadata?.knowledge[author.peerID] == 3)
+
+        let healed = try author.sync()
+        guard case let .rolled(_, reason)? = healed.baseline else { Issue.record("no roll: \(String(describing: healed.baseline))"); return }
+        #expect(reason.contains("lacks transactions whose logs are gone"), "\(reason)")
+        machines.settle()
+        let newcomer = try machines.peer("newcomer", on: 1)
+        _ = try newcomer.sync()
+        #expect(try noteKeys(newcomer) == ["a1", "a2", "a3", "a4", "a5"])
+        #expect(try newcomer.dumpText() == author.dumpText())
+        #expect(try Doctor.examine(newcomer).contains { $0.kind == .conflictCopy && $0.message.hasPrefix(".baseline/") },
+                "the losing baseline is kept as a copy, never read")
+        #expect(machines.engine.conflictCopiesMade >= 1)
+    }
+}
