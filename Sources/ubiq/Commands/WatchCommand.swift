@@ -7,20 +7,13 @@ struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Run as a long-lived peer: import as soon as files land (inotify) and print what changed.",
-        discussion: "Stops cleanly on SIGINT or SIGTERM.\nExample: ubiq watch --device ./laptop")
+        discussion: "Follows the device when it signs in to another account; stops cleanly on SIGINT or SIGTERM.\nExample: ubiq watch --device ./laptop")
 
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        try global.withPeer { peer in try watch(peer) }
-    }
-
-    private func watch(_ peer: UbiquityPeer) throws {
-        guard let location = peer.location else { throw CLIError("the device is signed out: nothing to watch") }
-        try AtomicFile.makeDirectory(location.ubiquityRoot)
-
-        let wake = DispatchSemaphore(value: 0)
         let stop = StopFlag()
+        let wake = DispatchSemaphore(value: 0)
         var sources: [any DispatchSourceSignal] = []
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber, SIG_IGN)
@@ -29,33 +22,53 @@ struct WatchCommand: ParsableCommand {
             source.resume()
             sources.append(source)
         }
+        // `ubiq account sign-in` rewrites device.plist: the peer of the new account takes over.
+        let deviceWatcher = try DirectoryWatcher(directory: global.devicePath) { name in if name == "device.plist" { wake.signal() } }
+        defer { deviceWatcher.stop() }
+        while !stop.isSet {
+            try global.withPeer { peer in try watch(peer, wake: wake, stop: stop) }
+        }
+        _ = sources
+        Console.out("stopped")
+    }
+
+    /// Syncs `peer` as files land until told to stop or the device changes account.
+    private func watch(_ peer: UbiquityPeer, wake: DispatchSemaphore, stop: StopFlag) throws {
+        guard let location = peer.location else { throw CLIError("the device is signed out: nothing to watch") }
+        try AtomicFile.makeDirectory(location.ubiquityRoot)
         let watcher = try DirectoryWatcher(directory: location.ubiquityRoot) { _ in wake.signal() }
         defer { watcher.stop() }
-        var watched: Set<String> = []
-        func watchNewFolders() {
+        let baselineDirectory = (location.baselinePath as NSString).deletingLastPathComponent
+        let epochDirectory = (location.contentEpochPath as NSString).deletingLastPathComponent
+        // Every pass adds the folders again: a file-sync tool creates them late, and a content
+        // removal deletes and recreates them (a watch dies with its folder).
+        func watchFolders() {
+            var directories = ["\(location.ubiquityRoot)/.baseline", "\(location.ubiquityRoot)/.baseline/\(location.contentName)", baselineDirectory, epochDirectory]
             for folder in DirectoryEntry.list(location.ubiquityRoot) where folder.isDirectory && !folder.name.hasPrefix(".") {
-                for directory in ["\(location.ubiquityRoot)/\(folder.name)", "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)", location.logDirectory(of: folder.name)]
-                where !watched.contains(directory) && watcher.add(directory) {
-                    watched.insert(directory)
-                }
+                directories += ["\(location.ubiquityRoot)/\(folder.name)", "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)", location.logDirectory(of: folder.name)]
             }
+            for directory in directories { watcher.add(directory) }
         }
         Console.out("watching \(location.ubiquityRoot) as \(peer.peerID)")
         while !stop.isSet {
-            watchNewFolders()
+            if let device = try? Device.load(from: global.devicePath), device.identityToken != peer.device.identityToken {
+                guard let account = device.identityToken else { throw CLIError("the device signed out: nothing to watch") }
+                Console.out("account changed to '\(account)'")
+                return
+            }
+            watchFolders()
             let summary = try peer.sync()
             print(summary, to: peer)
             // Wait for a file event; a slow timer only as a safety net for missed events.
             _ = wake.wait(timeout: .now() + 30)
             while wake.wait(timeout: .now() + 0.05) == .success {}   // coalesce a burst of events
         }
-        _ = sources
-        Console.out("stopped")
     }
 
     private func print(_ summary: SyncSummary, to peer: UbiquityPeer) {
         let changes = summary.imported.changes
-        guard !changes.isEmpty || summary.exported > 0 || !summary.imported.quarantined.isEmpty else { return }
+        guard !changes.isEmpty || summary.exported > 0 || !summary.imported.quarantined.isEmpty || summary.contentRemoved
+                || summary.adoptedBaseline != nil else { return }
         Console.out(summary.line)
         for id in changes.inserted.sorted() { Console.out("  inserted \(id)\(title(id, peer))") }
         for id in changes.updated.sorted() { Console.out("  updated  \(id)\(title(id, peer))") }
