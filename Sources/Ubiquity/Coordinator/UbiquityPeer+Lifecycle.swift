@@ -37,14 +37,24 @@ extension UbiquityPeer {
         try syncLock.withLock {
             let floor = removedContentFloor(location)
             for folder in DirectoryEntry.list(location.ubiquityRoot) where folder.isDirectory && CloudNames.isValidPeerID(folder.name) {
-                try? FileManager.default.removeItem(atPath: "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)")
+                Self.removeFiles(under: "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)")
             }
-            try? FileManager.default.removeItem(atPath: "\(location.ubiquityRoot)/.baseline/\(location.contentName)")
+            Self.removeFiles(under: "\(location.ubiquityRoot)/.baseline/\(location.contentName)")
             let epoch = try ContentEpoch.writeRemoval(location, floor: floor, by: peerID)
             try store.startOver(knowledge: floor, removals: [epoch], current: epoch)
             try? Exporter(store: store, location: location, logger: logger).writeReceipt()
         }
         logger.log(.error, "PFUbiquitySetupAssistant", "removeUbiquitousContent", "removed the content \(location.contentName) from the cloud")
+    }
+
+    /// Deletes the files below `directory` and keeps the folders: file-sync tools and watchers
+    /// (Syncthing's, `ubiq watch`) lose their watch on a folder deleted and made again, and
+    /// would then notice new files only at their next full scan.
+    private static func removeFiles(under directory: String) {
+        for entry in DirectoryEntry.list(directory) {
+            let path = directory + "/" + entry.name
+            if entry.isDirectory { removeFiles(under: path) } else if !entry.name.hasSuffix(".nosync") { unlink(path) }
+        }
     }
 
     /// The knowledge of everything the content holds: this store's, every log and receipt in
