@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "Ubiquity", targets: ["Ubiquity"]),
+        .library(name: "UbiquitySimulation", targets: ["UbiquitySimulation"]),
         .executable(name: "ubiq", targets: ["ubiq"]),
         .executable(name: "ubiq-bench", targets: ["ubiq-bench"]),
     ],
@@ -43,6 +44,7 @@ let package = Package(
             name: "ubiq",
             dependencies: [
                 "Ubiquity",
+                "UbiquitySimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -51,16 +53,16 @@ let package = Package(
             dependencies: ["Ubiquity", "UbiquityPlist", "CSQLite"]
         ),
         .target(
-            name: "UbiquityTestSupport",
-            path: "Tests/UbiquityTestSupport"
+            name: "UbiquitySimulation",
+            dependencies: ["Ubiquity"]
         ),
         .testTarget(
             name: "UbiquityPlistTests",
-            dependencies: ["UbiquityPlist", "UbiquityTestSupport"]
+            dependencies: ["UbiquityPlist", "UbiquitySimulation"]
         ),
         .testTarget(
             name: "UbiquityTests",
-            dependencies: ["Ubiquity", "ubiq", "UbiquityTestSupport"]
+            dependencies: ["Ubiquity", "UbiquitySimulation", "ubiq"]
         ),
     ]
 )

@@ -1,6 +1,6 @@
 import Foundation
 @testable import UbiquityPlist
-@_exported import UbiquityTestSupport
+@_exported import UbiquitySimulation
 
 enum Samples {
     /// One value of every kind with the edges the codec must preserve exactly.

@@ -56,8 +56,11 @@ struct FileSyncArtifactTests {
                              to: folder + "/receipt.0.sync-conflict-20260101-120000-ABCDEFG.cdt")
         let baselineFolder = (location.baselinePath as NSString).deletingLastPathComponent
         try AtomicFile.write(try AtomicFile.read(location.baselinePath, limit: 1 << 24), to: baselineFolder + "/baseline.sync-conflict-20260101-120000-ABCDEFG.zip")
-        try AtomicFile.write(try AtomicFile.read(location.contentEpochPath, limit: 1 << 20),
-                             to: ContentEpoch.directory(location) + "/Notes.sync-conflict-20260101-120000-ABCDEFG.plist")
+        // A removal's epoch that lost the name to another (the content was never removed here):
+        // a copy is never read, so it removes nothing.
+        let lostEpoch = PlistValue.dictionary(["format": .integer(1), "epoch": .string(UUID().uuidString), "date": .real(0)])
+        try AtomicFile.makeDirectory(ContentEpoch.directory(location))
+        try AtomicFile.write(PlistSeam.encode(lostEpoch, format: .xml), to: ContentEpoch.directory(location) + "/Notes.sync-conflict-20260101-120000-ABCDEFG.plist")
         // A temporary file of a transfer that died two hours ago.
         let stale = folder + "/.syncthing.receipt.0.cdt.tmp"
         try AtomicFile.write([1, 2, 3], to: stale)
@@ -65,6 +68,7 @@ struct FileSyncArtifactTests {
 
         let first = try reader.sync()
         #expect(first.contentRemoved == false, "a copy of the content epoch is no removal")
+        #expect(try reader.store.contentEpoch() == nil)
         #expect(first.imported.applied.map(\.number) == [1, 2], "only the real logs: \(first.imported.applied)")
         #expect(first.imported.ignored.count == 5, "the temporary files and the log copies are ignored: \(first.imported.ignored)")
         #expect(try reader.store.snapshot(of: GlobalID(entity: "Note", key: "n2"))?.values["title"] == .string("n2"))
@@ -75,7 +79,7 @@ struct FileSyncArtifactTests {
         #expect(copies.contains { $0.message.contains("two machines wrote") && $0.message.contains("Syncthing") })
         #expect(copies.contains { $0.message.contains("Dropbox") })
         #expect(copies.contains { $0.message.hasPrefix(".baseline/") && $0.message.contains("rolled a baseline") })
-        #expect(copies.contains { $0.message.hasPrefix(".content/") && $0.message.contains("removal in the copy is honoured") })
+        #expect(copies.contains { $0.message.hasPrefix(".content/") && $0.message.contains("the copy is never read") })
         let temporaries = findings.filter { $0.kind == .staleTemporaryFile }
         #expect(temporaries.count == 1 && temporaries[0].message.contains("receipt.0.cdt.tmp") && !temporaries[0].fixable,
                 "the transfer under way is not a problem; the dead one is, and only the sync tool may remove it: \(temporaries.map(\.message))")

@@ -96,8 +96,9 @@ struct FileSyncDeliveryTests {
         #expect(try late.dumpText() == author.dumpText())
     }
 
-    /// Syncthing delivers the new content epoch before the deletions of the removed content:
-    /// the old logs still lie around when the peer starts over, and must stay dead.
+    /// Syncthing delivers the new content epoch before the deletions of the removed content, or
+    /// after them: either way the old logs still lying around stay dead, and what a peer saved
+    /// before it heard of the removal goes with the removed content.
     @Test(arguments: [true, false])
     func lateDeletionsAfterAContentRemovalNeverBringTheOldContentBack(epochFirst: Bool) throws {
         let machines = try TestMachines(2)
@@ -109,8 +110,10 @@ struct FileSyncDeliveryTests {
         _ = try other.sync()
         machines.settle()
         #expect(try noteKeys(other) == ["old-o", "old-r"])
+        let oldLogs = try logNames(of: other.peerID, at: other)
 
         try remover.removeUbiquitousContent()
+        let epoch = try #require(try remover.store.contentEpoch())
         machines.engine.scan(0)
         let isEpoch: (String) -> Bool = { $0.contains(".content/") }
         machines.engine.deliver(to: 1, where: epochFirst ? isEpoch : { !isEpoch($0) })
@@ -119,44 +122,115 @@ struct FileSyncDeliveryTests {
         #expect(noticed.imported.applied.isEmpty, "no old log is applied: \(noticed.imported.applied)")
         if epochFirst {
             #expect(try noteKeys(other).isEmpty)
-            #expect(try logNames(of: remover.peerID, at: other).count == 1, "the old log is still there")
+            #expect(try other.store.contentEpoch() == epoch)
+            #expect(try logNames(of: remover.peerID, at: other).count == 1, "the remover's old log is still there")
+            #expect(noticed.imported.ignored.contains { $0.hasPrefix(remover.peerID + "/") }, "seen, and left alone: \(noticed.imported.ignored)")
+            #expect(try logNames(of: other.peerID, at: other).isEmpty, "its own old logs went when it started over")
+        } else {
+            #expect(try noteKeys(other) == ["old-o", "old-r"], "no removal is known without its epoch")
         }
+        // Saved after the removal reached it, the note belongs to the new content and its
+        // number starts again; saved before, it belongs to the removed content.
         let newNumber = try saveNote(other, "new-o")
-        #expect(newNumber > oldNumber, "transaction numbers are never reused")
+        #expect(newNumber == (epochFirst ? 1 : oldNumber + 1))
+        let newLog = try #require(try logNames(of: other.peerID, at: other).first { !oldLogs.contains($0) })
+        let decoded = try TransactionLog(decoding: try AtomicFile.read(try #require(other.location).logDirectory(of: other.peerID) + "/" + newLog, limit: 1 << 20),
+                                         model: other.store.model)
+        #expect(decoded.contentEpoch == (epochFirst ? epoch : nil), "a log names the content epoch its author was in")
         machines.settle()
-        // Saved before the removal reached it, the new note is above the removal's floor: it
-        // stays, and the peer takes its own log again after starting over.
         let after = try other.sync()
-        #expect(after.imported.applied.allSatisfy { $0.peerID == other.peerID && $0.number == newNumber }, "\(after.imported.applied)")
-        _ = try remover.sync()
+        #expect(after.contentRemoved == !epochFirst)
+        #expect(after.imported.applied.isEmpty, "\(after.imported.applied)")
+        let applied = AppliedOnce()
+        applied.record(try remover.sync().imported)
         machines.settle()
         _ = try other.sync()
-        #expect(try noteKeys(other) == ["new-o"])
+        applied.record(try remover.sync().imported)
+        #expect(applied.duplicates.isEmpty, "\(applied.duplicates)")
+        #expect(applied.count == (epochFirst ? 1 : 0), "the remover takes the new note's log once, never an old one")
+        #expect(try noteKeys(other) == (epochFirst ? ["new-o"] : []), "a save made before hearing of the removal goes with it")
         #expect(try remover.dumpText() == other.dumpText())
     }
 
-    /// Two machines create the content at once: their epochs collide and the sync tool keeps
-    /// one as a conflict copy. That is no removal: nobody starts over.
+    /// Only a removal writes a content epoch: two machines that create the content at once
+    /// write none, so there is nothing to collide and nobody starts over.
     @Test func twoMachinesCreatingTheContentAtOnceIsNoRemoval() throws {
         let machines = try TestMachines(2)
         let left = try machines.peer("left", on: 0), right = try machines.peer("right", on: 1)
         try saveNote(left, "l")
         usleep(20_000)
         try saveNote(right, "r")
+        for peer in [left, right] { _ = try peer.sync() }
         machines.settle()
-        #expect(machines.engine.conflictCopiesMade >= 1)
-        for peer in [left, right] { #expect(try peer.sync().contentRemoved == false) }
+        for peer in [left, right] {
+            #expect(ContentEpoch.status(try #require(peer.location)) == .none, "creating content writes no epoch")
+            #expect(try peer.sync().contentRemoved == false)
+        }
         machines.settle()
         _ = try left.sync()
+        #expect(machines.engine.conflictCopiesMade == 0)
         #expect(try noteKeys(left) == ["l", "r"])
         #expect(try left.dumpText() == right.dumpText())
-        #expect(try Doctor.examine(left).contains { $0.kind == .conflictCopy && $0.message.hasPrefix(".content/") })
+        #expect(!(try Doctor.examine(left)).contains { $0.kind == .conflictCopy })
     }
 
-    /// A removal whose epoch file lost to a newer creation epoch (a machine that had not heard of
-    /// it yet) survives only as a conflict copy: it is honoured all the same, and what the new
-    /// machine saved meanwhile is kept.
-    @Test func aRemovalKeptOnlyAsAConflictCopyIsStillHonoured() throws {
+    /// Two machines remove the content while apart; both save on their new content. The sync
+    /// tool keeps one epoch under the name everywhere and the other as a conflict copy, which
+    /// nobody reads: every peer ends in the kept epoch, and what was saved in the other one goes
+    /// like any edit concurrent with a removal. Nothing of the old content comes back.
+    @Test func twoMachinesRemovingTheContentAtOnceConvergeOnTheEpochKeptUnderTheName() throws {
+        let machines = try TestMachines(2)
+        let first = try machines.peer("first", on: 0), bystander = try machines.peer("bystander", on: 0)
+        let second = try machines.peer("second", on: 1)
+        for (peer, key) in [(first, "old-1"), (bystander, "old-b"), (second, "old-2")] { try saveNote(peer, key) }
+        machines.settle()
+        for peer in [first, bystander, second] { _ = try peer.sync() }
+        machines.settle()
+
+        machines.engine.online[1] = false
+        try first.removeUbiquitousContent()
+        try saveNote(first, "after-first")
+        _ = try bystander.sync()
+        try saveNote(bystander, "after-first-b")
+        _ = try first.sync()
+        usleep(20_000)
+        try second.removeUbiquitousContent()   // written later: its epoch keeps the name
+        try saveNote(second, "after-second")
+        let kept = try #require(try second.store.contentEpoch())
+        machines.engine.online[1] = true
+
+        var applied = [first, bystander, second].map { _ in AppliedOnce() }
+        var removals = [0, 0, 0]
+        for round in 0..<4 {
+            machines.settle(seed: UInt64(round + 1))
+            for (index, peer) in [first, bystander, second].enumerated() {
+                let summary = try peer.sync()
+                if summary.contentRemoved { removals[index] += 1; applied[index] = AppliedOnce() }
+                applied[index].record(summary.imported)
+            }
+        }
+        #expect(machines.engine.conflictCopiesMade >= 1)
+        let location = try #require(first.location)
+        #expect(ContentEpoch.read(location) == kept)
+        #expect(ContentEpoch.conflictCopies(location).count == 1, "the other epoch, as a copy")
+        for (index, peer) in [first, bystander, second].enumerated() {
+            #expect(try peer.store.contentEpoch() == kept, "\(peer.peerID) is in the kept epoch")
+            #expect(try noteKeys(peer) == ["after-second"], "\(peer.peerID): nothing old, nothing of the other epoch")
+            #expect(applied[index].duplicates.isEmpty)
+        }
+        #expect(removals == [1, 1, 0], "the peers of the lost epoch started over once more; the kept one's remover never")
+        #expect(try first.dumpText() == second.dumpText())
+        #expect(try bystander.dumpText() == second.dumpText())
+        #expect(try Doctor.examine(first).contains { $0.kind == .conflictCopy && $0.message.hasPrefix(".content/") })
+        #expect(try logNames(of: first.peerID, at: second).isEmpty && logNames(of: bystander.peerID, at: second).isEmpty,
+                "the peers of the lost epoch deleted what they saved in it")
+    }
+
+    /// A machine that was away during a removal gets a new device, which saves before the
+    /// removal's epoch file reaches the machine: it writes no epoch of its own (nothing collides)
+    /// and its saves belong to the removed content, so they go when the file arrives. It then
+    /// numbers its transactions from 1 again; nobody applies its old transaction 1 for the new one.
+    @Test func aMachineThatHadNotHeardOfARemovalLosesWhatItSavedMeanwhile() throws {
         let machines = try TestMachines(3)
         machines.engine.online[2] = false
         let remover = try machines.peer("remover", on: 0), other = try machines.peer("other", on: 1)
@@ -165,23 +239,38 @@ struct FileSyncDeliveryTests {
         _ = try other.sync()
         try remover.removeUbiquitousContent()
         machines.settle()
-        // The third machine comes later, saves before hearing anything, and writes a creation epoch.
-        usleep(20_000)
+        #expect(try other.sync().contentRemoved)
+        try saveNote(other, "new-other")
+        machines.settle()
+
         machines.engine.online[2] = true
         let newcomer = try machines.peer("newcomer", on: 2)
-        try saveNote(newcomer, "meanwhile")
+        #expect(try saveNote(newcomer, "meanwhile") == 1)
+        machines.engine.scan(2)
+        // Its log reaches the others before anything reaches its machine: they leave it alone.
+        machines.engine.deliver(to: 0) { _ in true }
+        machines.engine.deliver(to: 1) { _ in true }
+        for peer in [remover, other] {
+            let summary = try peer.sync()
+            #expect(summary.imported.applied.allSatisfy { $0.peerID != newcomer.peerID }, "\(summary.imported.applied)")
+        }
         machines.settle()
-        let epochs = ContentEpoch.files(try #require(other.location))
-        #expect(epochs.count == 2, "the epoch and its conflict copy: \(epochs)")
-        #expect(ContentEpoch.state(try #require(other.location)).removals.count == 1)
-
-        #expect(try other.sync().contentRemoved)
-        #expect(try newcomer.sync().contentRemoved, "the newcomer held data from before a removal it never saw")
-        machines.settle()
-        for peer in [remover, other, newcomer] { _ = try peer.sync() }
-        #expect(try noteKeys(other) == ["meanwhile"], "what the newcomer saved was never part of the removed content")
-        #expect(try remover.dumpText() == other.dumpText())
-        #expect(try newcomer.dumpText() == other.dumpText())
+        #expect(ContentEpoch.conflictCopies(try #require(other.location)).isEmpty, "no epoch collided")
+        #expect(try newcomer.sync().contentRemoved, "it held data saved without knowing of the removal")
+        #expect(try noteKeys(newcomer) == ["new-other"])
+        #expect(try saveNote(newcomer, "after") == 1, "numbers start again in the new content")
+        let applied = [remover, other].map { _ in AppliedOnce() }
+        for round in 0..<2 {
+            machines.settle(seed: UInt64(round + 1))
+            for (index, peer) in [remover, other].enumerated() { applied[index].record(try peer.sync().imported) }
+            _ = try newcomer.sync()
+        }
+        for (index, peer) in [remover, other].enumerated() {
+            #expect(applied[index].duplicates.isEmpty)
+            #expect(try noteKeys(peer) == ["after", "new-other"], "\(peer.peerID): the new transaction 1, never the old one")
+            #expect(try peer.dumpText() == newcomer.dumpText())
+        }
+        #expect(try Doctor.examine(other).allSatisfy { $0.kind != .duplicatePeer && $0.kind != .missingPredecessor })
     }
 
     /// Garbage collection waits for a receipt that is late or kept only as a conflict copy.

@@ -34,3 +34,25 @@ struct GlobalIDTests {
         #expect(vector.dominates(KnowledgeVector(["a~1": 5])) && !KnowledgeVector(["a~1": 5]).dominates(vector))
     }
 }
+
+@Suite("Log file names")
+struct LogFileNameTests {
+    @Test func aLogsNameGivesItsNumber() {
+        let name = TransactionLog.fileName(number: 42)
+        #expect(TransactionLog.transactionNumber(inFileName: name) == 42)
+        #expect(TransactionLog.transactionNumber(inFileName: "0000000007-6f9619ff-8b86-d011-b42d-00c04fc964ff.1.cdt") == 7)
+        #expect(TransactionLog.transactionNumber(inFileName: TransactionLog.fileName(number: 9_999_999_999)) == 9_999_999_999)
+    }
+
+    @Test(arguments: [
+        "receipt.0.cdt", "0000000001-6F9619FF-8B86-D011-B42D-00C04FC964FF.1.cdt.nosync",
+        "000000000a-6F9619FF-8B86-D011-B42D-00C04FC964FF.1.cdt", "0000000001_6F9619FF-8B86-D011-B42D-00C04FC964FF.1.cdt",
+        "0000000001-6F9619FF-8B86-D011-B42D-00C04FC964FG.1.cdt", "0000000001-6F9619FF+8B86-D011-B42D-00C04FC964FF.1.cdt",
+        "0000000001-6F9619FF-8B86-D011-B42D-00C04FC964FF 2.1.cdt", "0000000001-6F9619FF-8B86-D011-B42D-00C04FC964FF.2.cdt",
+        "0000000001-6F9619FF-8B86-D011-B42D-00C04FC964F.1.cdt", "0000000001-6F9619FF-8B86-D011-B42D-00C04FC964FF.1.cdt.sync-conflict-1",
+        "", "..", "0000000001-6F9619FF-8B86-D011-B42D-00C04FC964FÉ.1.cdt",
+    ])
+    func otherNamesAreNotLogs(name: String) {
+        #expect(TransactionLog.transactionNumber(inFileName: name) == nil, "\(name)")
+    }
+}

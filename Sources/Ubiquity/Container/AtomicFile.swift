@@ -7,7 +7,9 @@ import Glibc
 /// `rename()` into place, then fsync of the folder. Readers see the old file or the new one,
 /// never a part. `FileManager.replaceItemAt` is avoided: it is broken on Linux.
 public enum AtomicFile {
-    public static func write(_ bytes: [UInt8], to path: String) throws(FileError) {
+    /// Writes `bytes` to `path` atomically; with `modificationTime` (seconds since 1970) the
+    /// file carries that time, as a file-sync tool keeps the source's.
+    public static func write(_ bytes: [UInt8], to path: String, modificationTime: Double? = nil) throws(FileError) {
         let directory = (path as NSString).deletingLastPathComponent
         let temporary = directory + "/." + (path as NSString).lastPathComponent + "." + UUID().uuidString.prefix(8) + ".nosync"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -25,6 +27,12 @@ public enum AtomicFile {
                 throw error
             }
             offset += written
+        }
+        if let modificationTime {
+            let seconds = modificationTime.rounded(.down)
+            let time = timespec(tv_sec: Int(seconds), tv_nsec: Int((modificationTime - seconds) * 1e9))
+            var times = [time, time]
+            _ = futimens(descriptor, &times)
         }
         if fsync(descriptor) != 0 {
             let error = FileError(path: temporary, operation: "fsync", errno: errno)

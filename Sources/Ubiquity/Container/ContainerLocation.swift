@@ -9,6 +9,15 @@ public struct ContainerLocation: Sendable, Equatable {
     public let contentName: String
     public let modelHash: String
 
+    public init(cloud: String, identityToken: String, containerIdentifier: String, contentURL: String, contentName: String, modelHash: String) {
+        self.cloud = cloud
+        self.identityToken = identityToken
+        self.containerIdentifier = containerIdentifier
+        self.contentURL = contentURL
+        self.contentName = contentName
+        self.modelHash = modelHash
+    }
+
     public var ubiquityRoot: String { "\(cloud)/\(identityToken)/\(containerIdentifier)/\(contentURL)" }
 
     /// The folder of `peerID`'s logs and receipt.

@@ -3,26 +3,41 @@ import UbiquityPlist
 
 /// A local directory that plays one iOS device or Mac: its UUID, its user and the identity
 /// token of the iCloud account it is signed in to (none = signed out), kept in `device.plist`.
+///
+/// A device may keep a *mirror* of its containers (`Mobile Documents/`, as iOS does): its peers
+/// then read and write the mirror, and a transfer daemon (the emulated one of
+/// `UbiquitySimulation`, or any file-sync tool) carries files between the mirror and the cloud.
 public struct Device: Sendable, Equatable {
     public let directory: String
     public let deviceUUID: UUID
     public let userName: String
     public var identityToken: String?
+    /// Whether peers use the local mirror instead of the cloud directly.
+    public let mirrorsCloud: Bool
 
     /// The account a new device is signed in to unless told otherwise.
     public static let defaultAccount = "default"
 
     var plistPath: String { directory + "/device.plist" }
 
-    /// Creates `device.plist` in `directory` (the directory is created too).
-    public static func create(at directory: String, userName: String = "user", identityToken: String? = defaultAccount) throws(DeviceError) -> Device {
+    /// The local mirror of the device's containers; it has the cloud's layout.
+    public var mirrorDirectory: String { directory + "/Mobile Documents" }
+
+    /// Where this device's peers find `cloud`: the cloud itself, or the device's mirror of it.
+    public func cloudSeenHere(_ cloud: String) -> String { mirrorsCloud ? mirrorDirectory : cloud }
+
+    /// Creates `device.plist` in `directory` (the directory is created too). A given
+    /// `deviceUUID` makes peer IDs reproducible (scenarios); `mirrorsCloud` gives the device a
+    /// local mirror that a transfer daemon syncs with the cloud.
+    public static func create(at directory: String, userName: String = "user", identityToken: String? = defaultAccount,
+                              deviceUUID: UUID = UUID(), mirrorsCloud: Bool = false) throws(DeviceError) -> Device {
         guard CloudNames.isValidPathComponent(userName.lowercased()), !userName.contains("~") else {
             throw .invalid("user name '\(userName)' must hold only letters, digits, '.', '_', '-', '@', '+'")
         }
         if let identityToken, !CloudNames.isValidPathComponent(identityToken) {
             throw .invalid("identity token '\(identityToken)' must hold only letters, digits, '.', '_', '-', '@', '+'")
         }
-        let device = Device(directory: directory, deviceUUID: UUID(), userName: userName, identityToken: identityToken)
+        let device = Device(directory: directory, deviceUUID: deviceUUID, userName: userName, identityToken: identityToken, mirrorsCloud: mirrorsCloud)
         guard !FileManager.default.fileExists(atPath: device.plistPath) else { throw .alreadyExists(directory) }
         do { try AtomicFile.makeDirectory(directory) } catch { throw .unusable(directory, error.message) }
         try device.save()
@@ -39,13 +54,15 @@ public struct Device: Sendable, Equatable {
               let user = plist["userName"]?.stringValue else {
             throw .unusable(directory, "device.plist lacks deviceUUID or userName")
         }
-        return Device(directory: directory, deviceUUID: uuid, userName: user, identityToken: plist["identityToken"]?.stringValue)
+        return Device(directory: directory, deviceUUID: uuid, userName: user, identityToken: plist["identityToken"]?.stringValue,
+                      mirrorsCloud: plist["mirrorsCloud"]?.boolValue ?? false)
     }
 
     /// Writes `device.plist` atomically.
     public func save() throws(DeviceError) {
         var fields: [String: PlistValue] = ["deviceUUID": .string(deviceUUID.uuidString), "userName": .string(userName)]
         if let identityToken { fields["identityToken"] = .string(identityToken) }
+        if mirrorsCloud { fields["mirrorsCloud"] = .boolean(true) }
         do { try AtomicFile.write(PlistSeam.encode(.dictionary(fields), format: .xml), to: plistPath) } catch { throw .unusable(directory, error.description) }
     }
 

@@ -26,6 +26,9 @@ public struct PeerConfiguration: Sendable {
     /// `.keepWinner` is saved as a new local transaction, so every peer converges on it.
     public var importResolver: (@Sendable (ConflictRecord) -> ImportResolution)?
     public var logger: UbiquityLogger
+    /// The time the peer stamps transactions, receipts and baselines with and collects garbage
+    /// by (scenarios give each device a simulated, possibly skewed clock).
+    public var clock: WallClock = .system
 
     public init(cloud: String, device: String, model: ObjectModel, contentName: String,
                 containerIdentifier: String = "iCloud.ubiquity.default", contentURL: String = "CoreData",

@@ -74,7 +74,8 @@ extension UbiquitousStoreCoordinator {
     /// Deletes this device's stores of accounts other than the current one that were last used
     /// more than `seconds` ago (their data stays in their cloud containers). Returns the tokens.
     @discardableResult
-    public func removeUnusedAccountStores(unusedFor seconds: Double, now: Date = Date()) throws -> [String] {
+    public func removeUnusedAccountStores(unusedFor seconds: Double, now: Date? = nil) throws -> [String] {
+        let now = now ?? configuration.clock.now
         let device = self.device
         let support = (try UbiquityPeer.localDirectory(configuration, device: device, kind: .local) as NSString).deletingLastPathComponent
         var map = try UbiquityPeer.tokenMap(support: support)

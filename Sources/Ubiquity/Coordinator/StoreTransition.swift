@@ -1,5 +1,5 @@
 /// Which of a device's stores a peer works on.
-public enum StoreKind: String, Sendable, Equatable {
+public enum StoreKind: String, Sendable, Equatable, Codable {
     /// The store of the signed-in account; syncs through the cloud.
     case account
     /// A temporary store used while the account's initial import runs; never syncs.

@@ -4,11 +4,17 @@ import Foundation
 public enum PeerEvent: Sendable, Equatable {
     /// Logs of other peers were imported; the changed object IDs as this store sees them.
     case didImport(ObjectChanges)
+    /// Another peer removed the content: the store is about to be emptied (the app's last
+    /// chance to look at it), then it was.
+    case storeWillReset
+    case storeDidReset
 }
 
 /// The result of one `sync()`.
 public struct SyncSummary: Sendable, Equatable {
     public var exported = 0
+    /// Own logs found damaged in the container and written again from this peer's copy.
+    public var repaired: [Int64] = []
     public var imported = ImportReport()
     /// Local logs still waiting in the outbox (the container refused them).
     public var outboxPending = 0
@@ -29,6 +35,7 @@ public struct SyncSummary: Sendable, Equatable {
         if let adoptedBaseline { text += "started from the baseline of \(adoptedBaseline); " }
         text += "exported \(exported), imported \(imported.applied.count) (\(imported.changes.inserted.count) inserted, \(imported.changes.updated.count) updated, \(imported.changes.deleted.count) deleted), \(imported.waiting) waiting, \(imported.quarantined.count) quarantined"
         if outboxPending > 0 { text += ", \(outboxPending) in outbox" }
+        if !repaired.isEmpty { text += ", repaired damaged log(s) \(repaired.map(String.init).joined(separator: ", "))" }
         if case .rolled? = baseline { text += ", rolled a baseline" }
         if let deleted = garbage?.deleted.count, deleted > 0 { text += ", deleted \(deleted) old log(s)" }
         if let exportError { text += " — \(exportError)" }
@@ -37,7 +44,7 @@ public struct SyncSummary: Sendable, Equatable {
 }
 
 extension SyncSummary {
-    /// `{exported, applied, inserted, updated, deleted, waiting, quarantined, outbox, kv, signedOut,
+    /// `{exported, applied, inserted, updated, deleted, waiting, quarantined, outbox, repaired, kv, signedOut,
     /// contentRemoved, adoptedBaseline?, baselineRolled, deletedLogs, exportError?}`
     public var jsonValue: JSONValue {
         var fields: [String: JSONValue] = [
@@ -48,6 +55,7 @@ extension SyncSummary {
             "waiting": .int(Int64(imported.waiting)),
             "quarantined": .array(imported.quarantined.map { .object(["path": .string($0.path), "reason": .string($0.reason)]) }),
             "outbox": .int(Int64(outboxPending)), "kv": .string(knowledge.description),
+            "repaired": .array(repaired.map { .int($0) }),
             "signedOut": .bool(signedOut), "contentRemoved": .bool(contentRemoved),
             "baselineRolled": .bool({ if case .rolled? = baseline { return true } else { return false } }()),
             "deletedLogs": .int(Int64(garbage?.deleted.count ?? 0)),

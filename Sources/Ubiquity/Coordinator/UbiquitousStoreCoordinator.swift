@@ -28,6 +28,9 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     private var reason = "no store added yet"
     private let importDone = DispatchGroup()
     private var importError: (any Error)?
+    /// Where the initial import and the launch catch-up run.
+    public let background: BackgroundWork
+    private let watchesDevice: Bool
     let events: EventHub<CoordinatorEvent>
     let logger: UbiquityLogger
     /// Runs on the import thread after the account store is built and before the handover
@@ -35,11 +38,14 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     var beforeHandover: (@Sendable () throws -> Void)?
 
     /// Validates the options as Apple did and takes the device. Subscribe before `addStore()`
-    /// to see every event.
-    public init(configuration: PeerConfiguration) throws {
+    /// to see every event. `background` runs the imports (a manual one lets a scenario decide
+    /// when); without `watchesDevice`, account changes are noticed only by `checkAccount()`.
+    public init(configuration: PeerConfiguration, background: BackgroundWork = BackgroundWork(), watchesDevice: Bool = true) throws {
         try configuration.validate()
         try Self.checkCloud(configuration.cloud)
         self.configuration = configuration
+        self.background = background
+        self.watchesDevice = watchesDevice
         (currentDevice, deviceLock) = try UbiquityPeer.openDevice(configuration)
         var logger = configuration.logger
         logger.peerID = currentDevice.peerID(peerToken: configuration.peerToken)
@@ -64,7 +70,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     @discardableResult
     public func addStore() throws -> StoreChoice {
         let choice = try openStore(for: device, transition: nil)
-        if watcher == nil {
+        if watchesDevice, watcher == nil {
             watcher = try? DirectoryWatcher(directory: configuration.device) { [weak self] name in
                 guard name == "device.plist", let self else { return }
                 do { try self.checkAccount() } catch {
@@ -121,6 +127,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             let transition: StoreTransition = fresh.identityToken == nil ? .accountRemoved : .accountAdded
             logger.log(.error, "PFUbiquitySetupAssistant", "accountChanged", "the account changed from '\(old.identityToken ?? "signed out")' to '\(fresh.identityToken ?? "signed out")'")
             events.post(.storesWillChange(transition))
+            background.runPending()
             _ = importDone.wait(timeout: .now() + 600)
             if let previous = lock.withLock({ current }) {
                 previous.store.retire("the device switched accounts; make new contexts")
@@ -143,26 +150,26 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             current = peer
             self.reason = reason
         }
-        if peer.kind == .account { peer.observe { [events] in events.post(.init($0)) } }
+        if peer.kind == .account { peer.observe { [weak self] in self?.forward($0) } }
         events.post(.storesDidChange(transition, now: peer.kind))
         return StoreChoice(kind: peer.kind, reason: reason)
     }
 
     private func runInBackground(_ work: @escaping @Sendable () throws -> Void) {
         importDone.enter()
-        DispatchQueue.global().async { [self] in
+        background.submit(run: { [self] in
             defer { importDone.leave() }
             do { try work() } catch {
                 lock.withLock { importError = error }
                 logger.log(.error, "PFUbiquitySetupAssistant", "initialImport", "the background import failed: \(error); the app stays on its current store and a later sync retries")
             }
-        }
+        }, cancel: { [importDone] in importDone.leave() })
     }
 
     /// Builds the account store, migrates what was saved in the fallback meanwhile, and hands over.
     private func initialImport(fallback: UbiquityPeer) throws {
         let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
-        account.observe { [events] in events.post(.init($0)) }
+        account.observe { [weak self] in self?.forward($0) }
         _ = try account.sync(importBatchSize: 100)
         try beforeHandover?()
 
@@ -208,6 +215,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// `false` on timeout. Throws what the import threw.
     @discardableResult
     public func waitForBackgroundImport(timeout: Double = 600) throws -> Bool {
+        background.runPending()
         guard importDone.wait(timeout: .now() + timeout) == .success else { return false }
         if let error = lock.withLock({ importError }) { throw error }
         return true
@@ -221,18 +229,12 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             summary.signedOut = peer?.kind == .local
             return summary
         }
-        if try peer.contentEpochChanged() {
-            events.post(.storesWillChange(.contentRemoved))
-            try peer.resetForRemovedContent()
-            lock.withLock { reason = "the account store, emptied because another peer removed the content" }
-            events.post(.storesDidChange(.contentRemoved, now: .account))
-        }
         return try peer.sync()
     }
 
     /// Removes the content from the cloud and empties this store (Apple's `removeUbiquitousContent`).
     public func removeUbiquitousContent() throws {
-        guard let peer, peer.kind == .account else { throw SyncError.signedOut }
+        guard let peer, peer.kind == .account else { throw peer?.kind == .fallback ? SyncError.initialImportPending : SyncError.signedOut }
         try peer.removeUbiquitousContent()
     }
 
@@ -241,9 +243,12 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// Calls `handler` with every event from now on, on the posting thread, in order.
     public func observe(_ handler: @escaping @Sendable (CoordinatorEvent) -> Void) { events.observe(handler) }
 
-    /// Waits for background work, then releases the device.
+    /// Waits for background work (work not started yet on a manual `background` is dropped,
+    /// as when an app quits mid-import: a fallback left behind is migrated at the next launch),
+    /// then releases the device.
     public func close() {
         watcher?.stop()
+        background.cancelPending()
         _ = importDone.wait(timeout: .now() + 60)
         lock.withLock { current }?.close()
         events.finish()
@@ -251,10 +256,17 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     }
 }
 
-extension CoordinatorEvent {
-    init(_ event: PeerEvent) {
+extension UbiquitousStoreCoordinator {
+    /// A peer's event as the app sees it: a content removal is the `contentRemoved` transition.
+    private func forward(_ event: PeerEvent) {
         switch event {
-        case let .didImport(changes): self = .didImport(changes)
+        case let .didImport(changes):
+            events.post(.didImport(changes))
+        case .storeWillReset:
+            events.post(.storesWillChange(.contentRemoved))
+        case .storeDidReset:
+            lock.withLock { reason = "the account store, emptied because another peer removed the content" }
+            events.post(.storesDidChange(.contentRemoved, now: .account))
         }
     }
 }

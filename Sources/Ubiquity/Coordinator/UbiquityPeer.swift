@@ -48,7 +48,7 @@ public final class UbiquityPeer: @unchecked Sendable {
         localDirectory = try Self.localDirectory(configuration, device: device, kind: kind)
         if let token = device.identityToken, kind == .account {
             location = ContainerLocation(
-                cloud: configuration.cloud, identityToken: token, containerIdentifier: configuration.containerIdentifier,
+                cloud: device.cloudSeenHere(configuration.cloud), identityToken: token, containerIdentifier: configuration.containerIdentifier,
                 contentURL: configuration.contentURL, contentName: configuration.contentName, modelHash: configuration.model.hash)
         } else {
             location = nil
@@ -56,14 +56,16 @@ public final class UbiquityPeer: @unchecked Sendable {
         store = try PersistentStore(path: Self.storePath(localDirectory: localDirectory, kind: kind, storeName: configuration.storeName),
                                     model: configuration.model, peerID: peerID, storeName: configuration.storeName,
                                     contentName: configuration.contentName)
+        store.wallClock = configuration.clock
         var logger = configuration.logger
         logger.peerID = peerID
         logger.storeName = configuration.storeName
         self.logger = logger
         if kind == .account {
             // When the account's store was last used: the cleanup of unused accounts reads it.
-            try? AtomicFile.write(Array(String(Date().timeIntervalSince1970).utf8), to: localDirectory + "/lastUsed")
+            try? AtomicFile.write(Array(String(configuration.clock.now.timeIntervalSince1970).utf8), to: localDirectory + "/lastUsed")
         }
+        try recordContentEpochOfNewStore()
         try catchUpWithOwnLogs()
     }
 
@@ -141,7 +143,6 @@ public final class UbiquityPeer: @unchecked Sendable {
     public func exportPending() throws -> Int {
         guard let location else { return 0 }
         let written = try syncLock.withLock { try Exporter(store: store, location: location, logger: logger).flush() }
-        if written > 0 { try ensureContentEpoch(location) }
         return written
     }
 
@@ -170,11 +171,16 @@ public final class UbiquityPeer: @unchecked Sendable {
             return summary
         }
         if try contentEpochChanged() {
+            // Posted from here, so a removal noticed by any sync (the coordinator's, or its
+            // catch-up at launch) reaches the app as a transition.
+            events.post(.storeWillReset)
             try resetForRemovedContent()
+            events.post(.storeDidReset)
             summary.contentRemoved = true
         }
         do {
             summary.exported = try exportPending()
+            summary.repaired = try syncLock.withLock { try Exporter(store: store, location: location, logger: logger).repairSentLogs() }
         } catch let error as SyncError {
             summary.exportError = error.description
         }
@@ -197,8 +203,13 @@ public final class UbiquityPeer: @unchecked Sendable {
         // coordinator opens it directly from now on.
         if summary.imported.waiting == 0, try !store.initialImportCompleted() { try store.markInitialImportCompleted() }
         if let policy = configuration.baselinePolicy, summary.exportError == nil {
-            summary.baseline = try? syncLock.withLock { try baseliner.rollIfNeeded(policy: policy) }
-            summary.garbage = collectGarbage(policy: policy)
+            // One listing serves both: neither the roll nor the collection adds logs.
+            let scan = ContainerScan(location: location)
+            summary.baseline = try? syncLock.withLock { try baseliner.rollIfNeeded(policy: policy, scan: scan) }
+            summary.garbage = syncLock.withLock {
+                GarbageCollector(store: store, location: location, logger: logger)
+                    .collect(baseline: baseliner.currentMetadata(), policy: policy, now: configuration.clock.now, scan: scan)
+            }
         }
         summary.outboxPending = try store.pendingOutbox().count
         summary.knowledge = store.knowledge

@@ -1,17 +1,5 @@
 import Foundation
 
-/// File states as Xcode's iCloud report showed them.
-public enum FileState: String, Sendable {
-    /// In the cloud and applied here.
-    case current = "Current"
-    /// In the cloud, not imported here yet (not downloaded yet).
-    case storedInCloud = "Stored in Cloud"
-    /// Saved here, not in the cloud yet (not uploaded yet: it waits in the outbox).
-    case dataNotPresent = "Data Not Present"
-    /// A `.nosync` name: never travels.
-    case excluded = "Excluded"
-}
-
 /// One peer seen in the container.
 public struct PeerSummary: Sendable {
     public let peerID: String
@@ -49,6 +37,8 @@ public struct ContainerReport: Sendable {
     public let quarantined: [QuarantineRecord]
     /// Every file of this content with its state, paths relative to the ubiquity root.
     public let files: [(path: String, state: FileState)]
+    /// What the device's transfer daemon last said, when the device keeps a mirror.
+    public let transfers: TransferStatus?
 
     /// Builds the report for `peer` (a store of the device; its container when it has one).
     public static func make(for peer: UbiquityPeer, storeKind: StoreKind? = nil, storeReason: String? = nil) throws -> ContainerReport {
@@ -58,12 +48,15 @@ public struct ContainerReport: Sendable {
         var files: [(String, FileState)] = []
         var baseline: BaselineMetadata?
         var baselineBytes: Int64 = 0
+        var transfers: TransferStatus?
         if let location = peer.location {
             let scan = ContainerScan(location: location)
             // Damaged (quarantined) files are not something a peer could be behind on.
             let quarantined = Set(try store.quarantined().map(\.path))
             let readable = scan.logs.filter { !quarantined.contains("\($0.peerID)/\(location.contentName)/\(location.modelHash)/\($0.name)") }
             let highest = Dictionary(readable.map { ($0.peerID, $0.number) }, uniquingKeysWith: max)
+            let daemon = peer.device.mirrorsCloud ? TransferStatus.load(device: peer.device.directory) : nil
+            transfers = daemon
             for name in scan.peers {
                 let logs = scan.logs.filter { $0.peerID == name }
                 let receipt = (try? AtomicFile.read(location.receiptPath(of: name), limit: 1 << 20)).flatMap { try? Receipt(decoding: $0) }
@@ -71,6 +64,7 @@ public struct ContainerReport: Sendable {
                 let behind = highest.filter { $0.key != name }.reduce(Int64(0)) { $0 + max(0, $1.value - (receipt?.knowledge[$1.key] ?? 0)) }
                 peers.append(PeerSummary(peerID: name, logCount: logs.count, logBytes: logs.reduce(0) { $0 + $1.size },
                                          highestLog: highest[name] ?? 0, receipt: receipt, behind: behind))
+                guard daemon == nil else { continue }
                 for file in DirectoryEntry.list(location.logDirectory(of: name)) where file.isRegularFile {
                     let path = "\(name)/\(location.contentName)/\(location.modelHash)/\(file.name)"
                     if file.name.hasSuffix(".nosync") {
@@ -78,6 +72,14 @@ public struct ContainerReport: Sendable {
                     } else if let number = TransactionLog.transactionNumber(inFileName: file.name) {
                         files.append((path, number <= knowledge[name] ? .current : .storedInCloud))
                     }
+                }
+            }
+            if let daemon {
+                // The daemon knows what is on which side: its states are the truth here.
+                let root = "\(location.identityToken)/\(location.containerIdentifier)/\(location.contentURL)/"
+                for (path, state) in daemon.files where path.hasPrefix(root) {
+                    let relative = String(path.dropFirst(root.count))
+                    if relative.split(separator: "/").dropFirst().first.map(String.init) == location.contentName { files.append((relative, state)) }
                 }
             }
             for entry in try store.pendingOutbox() {
@@ -92,7 +94,8 @@ public struct ContainerReport: Sendable {
             peerID: peer.peerID, account: peer.device.identityToken, storeKind: kind,
             storeReason: storeReason ?? (kind == .local ? "signed out: the local store, which does not sync" : "the account store"),
             knowledge: knowledge, outbox: try store.pendingOutbox().count, lastImport: lastImport, peers: peers,
-            baseline: baseline, baselineBytes: baselineBytes, quarantined: try store.quarantined(), files: files.sorted { $0.0 < $1.0 })
+            baseline: baseline, baselineBytes: baselineBytes, quarantined: try store.quarantined(), files: files.sorted { $0.0 < $1.0 },
+            transfers: transfers)
     }
 
     public var jsonValue: JSONValue {
@@ -111,6 +114,10 @@ public struct ContainerReport: Sendable {
                 } ?? .null,
                 "quarantined": .array(quarantined.map { .object(["path": .string($0.path), "reason": .string($0.reason)]) }),
                 "files": .array(files.map { .object(["path": .string($0.path), "state": .string($0.state.rawValue)]) }),
+                "transfers": transfers.map { status in
+                    .object(["offline": .bool(status.offline), "quotaExceeded": .bool(status.quotaExceeded),
+                             "waitingUploads": .int(Int64(status.waitingUploads)), "waitingDownloads": .int(Int64(status.waitingDownloads))])
+                } ?? .null,
             ]),
         ])
     }
@@ -133,6 +140,10 @@ public struct ContainerReport: Sendable {
             lines.append("  baseline: none")
         }
         lines.append("  quarantined: \(quarantined.isEmpty ? "none" : quarantined.map { "\($0.path) (\($0.reason))" }.joined(separator: "; "))")
+        if let transfers {
+            let condition = [transfers.offline ? "offline" : nil, transfers.quotaExceeded ? "over its iCloud quota" : nil].compactMap { $0 }
+            lines.append("  transfers: \(transfers.waitingUploads) upload(s) and \(transfers.waitingDownloads) download(s) waiting\(condition.isEmpty ? "" : "; " + condition.joined(separator: ", "))")
+        }
         lines.append("Files")
         lines += files.map { "  \($0.state.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \($0.path)" }
         return lines.joined(separator: "\n")

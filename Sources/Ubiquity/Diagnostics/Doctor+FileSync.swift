@@ -39,8 +39,8 @@ extension Doctor {
                 why = "two machines rolled a baseline before seeing each other's"
                 repair = "nothing to do: the copy is never read, and the next roll replaces the baseline; delete the copy when you like"
             case .contentEpoch:
-                why = "two machines created or removed the content at once; a removal in the copy is honoured all the same"
-                repair = "leave it until every peer has synced, then delete it (the next content removal deletes it)"
+                why = "two machines removed the content at once; every peer follows the removal kept under the name, and the copy is never read"
+                repair = "nothing to do: delete the copy when you like (the next content removal deletes it)"
             }
             return [DoctorFinding(kind: .conflictCopy, message: "\(path) is a conflict copy of \(original) made by \(engine): \(why)",
                                   repair: repair, fixable: false)]
@@ -62,9 +62,9 @@ extension Doctor {
                 findings += fileSyncFindings(artifact, path: relative + "/" + file.name, file: file, place: place, now: now)
             }
         }
-        for (file, reason) in ContentEpoch.state(location).unreadable {
-            findings.append(DoctorFinding(kind: .unreadableFile, message: ".content/\(file) cannot be read: \(reason)",
-                repair: "if a file-sync tool is still delivering it, wait; else delete it — a removal it held is lost, the main epoch file still counts",
+        if case let .unreadable(reason) = ContentEpoch.status(location) {
+            findings.append(DoctorFinding(kind: .unreadableFile, message: ".content/\(location.contentName).plist cannot be read (\(reason)): until it can, no peer notices the removal it holds",
+                repair: "if a file-sync tool is still delivering it, wait; else remove the content again, which writes a new one",
                 fixable: false))
         }
         return findings

@@ -29,7 +29,9 @@ public enum Doctor {
     /// Temporary `.nosync` files older than this are leftovers of an interrupted write.
     public static let staleTemporaryAge: Double = 3_600
 
-    public static func examine(_ peer: UbiquityPeer, now: Date = Date()) throws -> [DoctorFinding] {
+    /// What is wrong with `peer`'s store and container, judged at `now` (default: the peer's clock).
+    public static func examine(_ peer: UbiquityPeer, now: Date? = nil) throws -> [DoctorFinding] {
+        let now = now ?? peer.configuration.clock.now
         var findings: [DoctorFinding] = []
         let fallback = UbiquityPeer.storePath(localDirectory: peer.localDirectory, kind: .fallback, storeName: peer.configuration.storeName)
         if peer.kind == .account, FileManager.default.fileExists(atPath: fallback) {

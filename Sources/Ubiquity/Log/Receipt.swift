@@ -10,6 +10,8 @@ public struct Receipt: Sendable, Equatable {
     /// Seconds since 1970.
     public var date: Double
     public var modelVersionHash: String
+    /// The content epoch of the knowledge (`nil`: content never removed).
+    public var contentEpoch: String?
     /// The knowledge of the baseline this peer saw as current (`nil`: none, or an older
     /// receipt). A file-sync tool can replace a baseline by a concurrent one that covers less,
     /// so a peer deletes its own logs only once every peer's baseline covers them too.
@@ -23,15 +25,18 @@ public struct Receipt: Sendable, Equatable {
             "date": .real(date),
             "modelVersionHash": .string(modelVersionHash),
         ]
+        if let contentEpoch { fields["contentEpoch"] = .string(contentEpoch) }
         if let baselineKnowledge { fields["baselineKvStr"] = .string(baselineKnowledge.description) }
         return .dictionary(fields)
     }
 
-    public init(peerID: String, knowledge: KnowledgeVector, date: Double, modelVersionHash: String, baselineKnowledge: KnowledgeVector? = nil) {
+    public init(peerID: String, knowledge: KnowledgeVector, date: Double, modelVersionHash: String, contentEpoch: String? = nil,
+                baselineKnowledge: KnowledgeVector? = nil) {
         self.peerID = peerID
         self.knowledge = knowledge
         self.date = date
         self.modelVersionHash = modelVersionHash
+        self.contentEpoch = contentEpoch
         self.baselineKnowledge = baselineKnowledge
     }
 
@@ -44,6 +49,7 @@ public struct Receipt: Sendable, Equatable {
             throw .malformed("receipt: missing peerID, kvStr or modelVersionHash")
         }
         self.init(peerID: peer, knowledge: kv, date: plist["date"]?.doubleValue ?? 0, modelVersionHash: hash,
+                  contentEpoch: plist["contentEpoch"]?.stringValue,
                   baselineKnowledge: plist["baselineKvStr"]?.stringValue.flatMap(KnowledgeVector.init(string:)))
     }
 }

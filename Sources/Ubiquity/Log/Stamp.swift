@@ -40,16 +40,14 @@ public struct Stamp: Hashable, Comparable, Sendable, CustomStringConvertible {
 struct HybridLogicalClock {
     let peerID: String
     private(set) var last: Stamp?
-    /// Milliseconds to add to the wall clock (clock skew is injected here by scenarios).
-    var skewMilliseconds: Int64 = 0
 
     init(peerID: String, last: Stamp?) {
         self.peerID = peerID
         self.last = last
     }
 
-    mutating func tick(now: Date = Date()) -> Stamp {
-        let physical = Int64((now.timeIntervalSince1970 * 1000).rounded(.down)) + skewMilliseconds
+    mutating func tick(now: Date) -> Stamp {
+        let physical = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
         let stamp: Stamp
         if let last, last.wallMilliseconds >= physical {
             stamp = Stamp(wallMilliseconds: last.wallMilliseconds, counter: last.counter + 1, peerID: peerID)

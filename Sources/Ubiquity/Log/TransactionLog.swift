@@ -18,6 +18,9 @@ public struct TransactionLog: Sendable, Equatable {
     public var inserted: [ChangeRecord]
     public var updated: [ChangeRecord]
     public var deleted: [GlobalID]
+    /// The content epoch the author was in (`nil`: content never removed). A log of another
+    /// epoch than the reader's belongs to removed content and is never applied.
+    public var contentEpoch: String? = nil
 
     /// Whether the log holds no change at all.
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
@@ -30,11 +33,32 @@ public struct TransactionLog: Sendable, Equatable {
 
     /// The transaction number in a log file name, or `nil` when the name is not a log's.
     public static func transactionNumber(inFileName name: String) -> Int64? {
-        let bytes = Array(name.utf8)
-        guard bytes.count == 10 + 1 + 36 + 6, name.hasSuffix(".1.cdt"), bytes[10] == UInt8(ascii: "-") else { return nil }
-        guard bytes[0..<10].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              UUID(uuidString: String(decoding: bytes[11..<47], as: UTF8.self)) != nil else { return nil }
-        return Int64(String(decoding: bytes[0..<10], as: UTF8.self))
+        // Every name of every listing comes through here: plain loops over the bytes, no UUID built.
+        guard name.utf8.count == 10 + 1 + 36 + 6, name.hasSuffix(".1.cdt") else { return nil }
+        var text = name
+        return text.withUTF8 { bytes -> Int64? in
+            guard bytes[10] == UInt8(ascii: "-") else { return nil }
+            var number: Int64 = 0
+            var index = 0
+            while index < 10 {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                number = number * 10 + Int64(digit)
+                index += 1
+            }
+            index = 11
+            while index < 47 {
+                let byte = bytes[index], offset = index - 11
+                if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+                    guard byte == UInt8(ascii: "-") else { return nil }
+                } else {
+                    let lower = byte | 0x20
+                    guard (byte &- UInt8(ascii: "0")) < 10 || (lower &- UInt8(ascii: "a")) < 6 else { return nil }
+                }
+                index += 1
+            }
+            return number
+        }
     }
 }
 

@@ -27,7 +27,7 @@ extension TransactionLog {
                 "relationships": .dictionary(relationships),
             ])
         }
-        return [
+        var fields: [String: PlistValue] = [
             "format": .integer(Self.formatVersion),
             "peerID": .string(peerID),
             "transactionNumber": .integer(transactionNumber),
@@ -41,6 +41,8 @@ extension TransactionLog {
             "updated": .array(updated.map(record)),
             "deleted": .array(deleted.map { .dictionary(["gid": .string($0.description), "entity": .string($0.entity)]) }),
         ]
+        if let contentEpoch { fields["contentEpoch"] = .string(contentEpoch) }
+        return fields
     }
 
     /// The complete log as a property list, checksum included.
@@ -88,6 +90,7 @@ extension TransactionLog {
         guard modelVersionHash == model.hash else { throw .otherModel(modelVersionHash) }
         storeName = try string("storeName")
         contentName = try string("contentName")
+        contentEpoch = fields["contentEpoch"]?.stringValue
 
         func records(_ key: String) throws(LogError) -> [PlistValue] {
             guard let list = fields[key]?.arrayValue else { throw .malformed("missing array '\(key)'") }

@@ -18,6 +18,7 @@ public final class PersistentStore: @unchecked Sendable {
     let pairTables: [String: PairTable]
     private let lock = NSRecursiveLock()
     var clock: HybridLogicalClock
+    private var wallClockStorage = WallClock.system
     var knowledgeCache: KnowledgeVector
     /// Set when the store was handed over (a fallback after the initial import): saves then fail.
     var retiredReason: String?
@@ -113,11 +114,15 @@ public final class PersistentStore: @unchecked Sendable {
         if let last = clock.last { try setMeta("lastStamp", last.description) }
     }
 
-    /// Milliseconds added to this peer's wall clock for its stamps (fault injection).
-    public var clockSkewMilliseconds: Int64 {
-        get { locked { clock.skewMilliseconds } }
-        set { locked { clock.skewMilliseconds = newValue } }
+    /// The time this store stamps its transactions, history and conflicts with (a peer sets
+    /// its configuration's clock; scenarios give each device a simulated, possibly skewed one).
+    public var wallClock: WallClock {
+        get { locked { wallClockStorage } }
+        set { locked { wallClockStorage = newValue } }
     }
+
+    /// Seconds since 1970 on this store's wall clock.
+    var now: Double { wallClockStorage.now.timeIntervalSince1970 }
 
     /// Refuses every later save with `StoreError.retired(reason)`.
     func retire(_ reason: String) { locked { retiredReason = reason } }

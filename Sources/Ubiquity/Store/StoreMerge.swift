@@ -273,6 +273,6 @@ extension PersistentStore {
                 winner_number, loser_number, recorded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.text(id.description), .text(property), .text(kind), winner.0, loser.0,
                   .text(winner.1.description), .text(loser.1.description), .integer(winner.2), .integer(loser.2),
-                  .real(Date().timeIntervalSince1970)])
+                  .real(now)])
     }
 }

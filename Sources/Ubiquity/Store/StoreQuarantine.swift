@@ -33,7 +33,7 @@ extension PersistentStore {
     func recordQuarantine(path: String, size: Int64, modificationTime: Double, reason: String) throws {
         try locked {
             try database.run("INSERT OR REPLACE INTO Z_QUARANTINE (path, size, mtime, reason, recorded) VALUES (?, ?, ?, ?, ?)",
-                             [.text(path), .integer(size), .real(modificationTime), .text(reason), .real(Date().timeIntervalSince1970)])
+                             [.text(path), .integer(size), .real(modificationTime), .text(reason), .real(now)])
         }
     }
 

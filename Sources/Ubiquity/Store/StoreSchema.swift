@@ -15,6 +15,8 @@ enum StoreSchema {
         property TEXT NOT NULL, kind TEXT NOT NULL, winner_value, loser_value,
         winner_stamp TEXT NOT NULL, loser_stamp TEXT NOT NULL, winner_number INTEGER NOT NULL,
         loser_number INTEGER NOT NULL, recorded REAL NOT NULL);
+    CREATE TABLE IF NOT EXISTS Z_SENT (number INTEGER PRIMARY KEY NOT NULL, file TEXT NOT NULL, bytes BLOB NOT NULL,
+        size INTEGER NOT NULL, mtime REAL NOT NULL, inode INTEGER NOT NULL);
     CREATE TABLE IF NOT EXISTS Z_QUARANTINE (path TEXT PRIMARY KEY NOT NULL, size INTEGER NOT NULL,
         mtime REAL NOT NULL, reason TEXT NOT NULL, recorded REAL NOT NULL);
     """

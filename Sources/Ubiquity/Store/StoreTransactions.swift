@@ -38,11 +38,12 @@ extension PersistentStore {
                     let number = knowledgeCache[peerID] + 1
                     var knowledge = knowledgeCache
                     knowledge[peerID] = number
+                    let date = wallClock.now
                     let log = TransactionLog(
-                        peerID: peerID, transactionNumber: number, knowledge: knowledge, stamp: clock.tick(),
-                        transactionDate: Date().timeIntervalSince1970 + Double(clock.skewMilliseconds) / 1000, modelVersionHash: model.hash,
+                        peerID: peerID, transactionNumber: number, knowledge: knowledge, stamp: clock.tick(now: date),
+                        transactionDate: date.timeIntervalSince1970, modelVersionHash: model.hash,
                         storeName: storeName, contentName: contentName,
-                        inserted: inserted, updated: updated, deleted: deleted)
+                        inserted: inserted, updated: updated, deleted: deleted, contentEpoch: try meta("contentEpoch"))
                     let changes = try applyRecords(of: log)
                     try advanceKnowledge(peer: peerID, to: number)
                     try recordHistory(log, isLocal: true)
@@ -95,7 +96,7 @@ extension PersistentStore {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.text(log.peerID), .integer(log.transactionNumber), .text(log.stamp.description), .text(log.knowledge.description),
                   .real(log.transactionDate), .text(isLocal ? "local" : "import"), .integer(Int64(log.inserted.count)),
-                  .integer(Int64(log.updated.count)), .integer(Int64(log.deleted.count)), .real(Date().timeIntervalSince1970)])
+                  .integer(Int64(log.updated.count)), .integer(Int64(log.deleted.count)), .real(now)])
     }
 
     // MARK: Outbox
@@ -109,9 +110,19 @@ extension PersistentStore {
         }
     }
 
-    /// Forgets an outbox entry once its file is in the container.
-    public func markSent(_ number: Int64) throws {
-        try locked { try database.run("DELETE FROM Z_OUTBOX WHERE number = ?", [.integer(number)]) }
+    /// Moves an outbox entry to the sent logs once its file is in the container, keeping a
+    /// copy and the file's signature then (`file`; `nil`: keep no copy).
+    public func markSent(_ number: Int64, file: DirectoryEntry? = nil) throws {
+        try locked {
+            try database.transaction {
+                if let file {
+                    try database.run(
+                        "INSERT OR REPLACE INTO Z_SENT (number, file, bytes, size, mtime, inode) SELECT number, file, bytes, ?, ?, ? FROM Z_OUTBOX WHERE number = ?",
+                        [.integer(file.size), .real(file.modificationTime), .integer(Int64(bitPattern: file.inode)), .integer(number)])
+                }
+                try database.run("DELETE FROM Z_OUTBOX WHERE number = ?", [.integer(number)])
+            }
+        }
     }
 
     // MARK: History

@@ -17,18 +17,18 @@ public struct BaselineMetadata: Sendable, Equatable {
     /// SHA-256 (hex) of `store.sqlite` and `model.plist` in the archive.
     public var storeChecksum: String
     public var modelChecksum: String
-    /// The content removals (epoch UUIDs) its author had started over for: a baseline from
-    /// before a removal holds removed content and is never used after it.
-    public var contentRemovals: [String] = []
+    /// The content epoch of the state (`nil`: content never removed).
+    public var contentEpoch: String?
 
     var plistValue: PlistValue {
-        .dictionary([
+        var fields: [String: PlistValue] = [
             "format": .integer(1), "author": .string(author), "kvStr": .string(knowledge.description),
             "previousKvStr": .string(previousKnowledge.description), "modelVersionHash": .string(modelVersionHash),
             "storeName": .string(storeName), "contentName": .string(contentName), "created": .real(created),
             "storeChecksum": .string(storeChecksum), "modelChecksum": .string(modelChecksum),
-            "contentRemovals": .array(contentRemovals.sorted().map(PlistValue.string)),
-        ])
+        ]
+        if let contentEpoch { fields["contentEpoch"] = .string(contentEpoch) }
+        return .dictionary(fields)
     }
 
     init(plist: PlistValue) throws(BaselineError) {
@@ -42,13 +42,12 @@ public struct BaselineMetadata: Sendable, Equatable {
         self.init(author: try string("author"), knowledge: knowledge, previousKnowledge: previous,
                   modelVersionHash: try string("modelVersionHash"), storeName: try string("storeName"),
                   contentName: try string("contentName"), created: plist["created"]?.doubleValue ?? 0,
-                  storeChecksum: try string("storeChecksum"), modelChecksum: try string("modelChecksum"))
-        contentRemovals = (plist["contentRemovals"]?.arrayValue ?? []).compactMap(\.stringValue).sorted()
+                  storeChecksum: try string("storeChecksum"), modelChecksum: try string("modelChecksum"),
+                  contentEpoch: plist["contentEpoch"]?.stringValue)
     }
 
     init(author: String, knowledge: KnowledgeVector, previousKnowledge: KnowledgeVector, modelVersionHash: String,
-         storeName: String, contentName: String, created: Double, storeChecksum: String, modelChecksum: String,
-         contentRemovals: [String] = []) {
+         storeName: String, contentName: String, created: Double, storeChecksum: String, modelChecksum: String, contentEpoch: String?) {
         self.author = author
         self.knowledge = knowledge
         self.previousKnowledge = previousKnowledge
@@ -58,7 +57,7 @@ public struct BaselineMetadata: Sendable, Equatable {
         self.created = created
         self.storeChecksum = storeChecksum
         self.modelChecksum = modelChecksum
-        self.contentRemovals = contentRemovals
+        self.contentEpoch = contentEpoch
     }
 }
 
@@ -82,8 +81,18 @@ enum BaselineArchive {
         if descriptor >= 0 { fsync(descriptor); close(descriptor) }
     }
 
-    /// Reads only the metadata of the baseline at `path`.
+    /// Reads only the metadata of the baseline at `path`. A sync asks several times and the
+    /// archive is replaced only by rename, so the answer is kept while the file's size, time
+    /// and inode stay the same.
     static func readMetadata(_ path: String) throws(BaselineError) -> BaselineMetadata {
+        guard let file = DirectoryEntry.at(path), file.isRegularFile else { throw .unreadable("no baseline at \(path)") }
+        if let known = MetadataCache.shared.lookup(path, file) { return known }
+        let metadata = try readMetadataFromArchive(path)
+        MetadataCache.shared.store(path, file, metadata)
+        return metadata
+    }
+
+    private static func readMetadataFromArchive(_ path: String) throws(BaselineError) -> BaselineMetadata {
         do {
             let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
             guard let entry = archive[metadataName] else { throw BaselineError.unreadable("no metadata.plist in the archive") }
@@ -130,14 +139,41 @@ enum BaselineArchive {
 public enum BaselineError: Error, CustomStringConvertible, Equatable, Sendable {
     case unreadable(String)
     case otherModel(String)
-    /// Rolled under other content removals than this store honours (listed).
-    case otherContent(String)
 
     public var description: String {
         switch self {
         case let .unreadable(reason): return "unreadable baseline: \(reason)"
         case let .otherModel(hash): return "the baseline is for another model (\(hash))"
-        case let .otherContent(removals): return "the baseline was rolled under other content removals than this store has started over for (its removals: \(removals))"
+        }
+    }
+}
+
+extension BaselineMetadata {
+    /// Reads the metadata of the baseline archive at `path` (a file-sync tool uses it to keep the
+    /// dominating one of two conflicting baselines).
+    public init(archiveAt path: String) throws(BaselineError) {
+        self = try BaselineArchive.readMetadata(path)
+    }
+}
+
+/// Baseline metadata already read, by archive path and file signature.
+private final class MetadataCache: @unchecked Sendable {
+    static let shared = MetadataCache()
+    private let lock = NSLock()
+    private var entries: [String: (file: DirectoryEntry, metadata: BaselineMetadata)] = [:]
+
+    func lookup(_ path: String, _ file: DirectoryEntry) -> BaselineMetadata? {
+        lock.withLock {
+            guard let entry = entries[path], entry.file.size == file.size, entry.file.modificationTime == file.modificationTime,
+                  entry.file.inode == file.inode else { return nil }
+            return entry.metadata
+        }
+    }
+
+    func store(_ path: String, _ file: DirectoryEntry, _ metadata: BaselineMetadata) {
+        lock.withLock {
+            if entries.count > 256 { entries.removeAll() }
+            entries[path] = (file, metadata)
         }
     }
 }

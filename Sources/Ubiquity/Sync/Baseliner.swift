@@ -27,11 +27,10 @@ struct Baseliner {
         do {
             let metadata = try BaselineArchive.readMetadata(location.baselinePath)
             guard metadata.modelVersionHash == store.model.hash else { throw BaselineError.otherModel(metadata.modelVersionHash) }
-            // A file-sync tool may bring back a baseline of removed content (a machine that
-            // rolled it before hearing of the removal): it is not this content's.
-            let honoured = (try? store.honouredRemovals()) ?? nil
-            guard Set(metadata.contentRemovals) == honoured ?? [] else {
-                throw BaselineError.otherContent(metadata.contentRemovals.isEmpty ? "none" : metadata.contentRemovals.joined(separator: ", "))
+            // A baseline of removed content (rolled before its author knew) is no baseline here.
+            guard metadata.contentEpoch == (try? store.contentEpoch()) ?? nil else {
+                logger.log(.verbose, "PFUbiquityBaseline", "metadata", "ignoring the baseline of \(metadata.author): it belongs to another content epoch")
+                return nil
             }
             return metadata
         } catch {
@@ -42,10 +41,11 @@ struct Baseliner {
 
     /// Rolls a baseline if this peer may (its knowledge covers every visible log) and should
     /// (the policy's thresholds), or always when `force` is set and it may.
-    func rollIfNeeded(policy: BaselinePolicy, force: Bool = false) throws -> BaselineDecision {
+    /// `scan` saves a listing of the container when the caller has a fresh one.
+    func rollIfNeeded(policy: BaselinePolicy, force: Bool = false, scan: ContainerScan? = nil) throws -> BaselineDecision {
         let current = currentMetadata()
         let knowledge = store.knowledge
-        let scan = ContainerScan(location: location)
+        let scan = scan ?? ContainerScan(location: location)
         if let ahead = scan.logs.first(where: { $0.number > knowledge[$0.peerID] }) {
             return skipped("this peer has not imported every visible log (\(ahead.peerID) has transaction \(ahead.number))")
         }
@@ -75,10 +75,9 @@ struct Baseliner {
         let covered = try store.writeStateFile(to: stateFile)
         let metadata = BaselineMetadata(
             author: store.peerID, knowledge: covered, previousKnowledge: baseKnowledge, modelVersionHash: store.model.hash,
-            storeName: store.storeName, contentName: store.contentName, created: Date().timeIntervalSince1970,
+            storeName: store.storeName, contentName: store.contentName, created: store.now,
             storeChecksum: try BaselineArchive.sha256Hex(ofFile: stateFile),
-            modelChecksum: CanonicalEncoding.sha256Hex(of: store.model.plistValue),
-            contentRemovals: ((try store.honouredRemovals()) ?? []).sorted())
+            modelChecksum: CanonicalEncoding.sha256Hex(of: store.model.plistValue), contentEpoch: try store.contentEpoch())
         let directory = (location.baselinePath as NSString).deletingLastPathComponent
         try AtomicFile.makeDirectory(directory)
         let temporary = directory + "/.baseline-" + UUID().uuidString + ".zip.nosync"
@@ -104,13 +103,10 @@ struct Baseliner {
     /// Peers with transactions this peer has applied whose logs are gone from the container
     /// while the baseline does not hold them (a file-sync tool kept a concurrent, older baseline
     /// than the one they were collected under). A newcomer could never get them, so such a
-    /// baseline is replaced at once. Transactions of removed content (below the removal floor)
-    /// are nobody's loss.
+    /// baseline is replaced at once.
     private func strandedPeers(knowledge: KnowledgeVector, baseline: KnowledgeVector, scan: ContainerScan) -> [String] {
-        let removed = ContentEpoch.state(location).floor
-        return knowledge.entries.keys.sorted().filter { peer in
-            let held = max(baseline[peer], removed[peer])
-            return knowledge[peer] > held && !scan.has(peer: peer, number: held + 1)
+        knowledge.entries.keys.sorted().filter { peer in
+            knowledge[peer] > baseline[peer] && !scan.has(peer: peer, number: baseline[peer] + 1)
         }
     }
 

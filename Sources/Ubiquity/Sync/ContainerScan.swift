@@ -1,11 +1,15 @@
-/// The logs and receipts visible in a ubiquity root for one content and model.
+/// The logs and receipts visible in a ubiquity root for one content and model. Listing reads
+/// names only; a log's size and time are asked of the file system when first needed (a sync
+/// needs them for few logs, and a container may hold thousands).
 struct ContainerScan {
     struct LogFile {
         let peerID: String
         let number: Int64
         let name: String
-        let size: Int64
-        let modificationTime: Double
+        let path: String
+
+        var size: Int64 { DirectoryEntry.at(path)?.size ?? 0 }
+        var modificationTime: Double { DirectoryEntry.at(path)?.modificationTime ?? 0 }
     }
 
     var logs: [LogFile] = []
@@ -15,9 +19,10 @@ struct ContainerScan {
     init(location: ContainerLocation) {
         for folder in DirectoryEntry.list(location.ubiquityRoot) where folder.isDirectory && CloudNames.isValidPeerID(folder.name) {
             peers.append(folder.name)
-            for file in DirectoryEntry.list(location.logDirectory(of: folder.name)) where file.isRegularFile {
-                guard let number = TransactionLog.transactionNumber(inFileName: file.name) else { continue }
-                logs.append(LogFile(peerID: folder.name, number: number, name: file.name, size: file.size, modificationTime: file.modificationTime))
+            let directory = location.logDirectory(of: folder.name)
+            for name in DirectoryEntry.names(directory) {
+                guard let number = TransactionLog.transactionNumber(inFileName: name) else { continue }
+                logs.append(LogFile(peerID: folder.name, number: number, name: name, path: directory + "/" + name))
             }
         }
     }

@@ -1,128 +1,68 @@
 import Foundation
 
-/// The content epoch (`.content/<ContentName>.plist`): written when the content is created and
-/// again when it is removed, so running peers notice a removal.
+/// The content epoch (`.content/<ContentName>.plist`): a UUID written only when the content is
+/// removed, so running peers notice the removal. Content never removed has no epoch file.
 ///
-/// A removal's epoch also carries a *floor*: the knowledge vector of everything the content
-/// held when it was removed. Peers that start over take the floor as their knowledge, so logs
-/// of the removed content that a file-sync tool delivers late (its deletions often travel after
-/// the new epoch) are already covered and never applied, and transaction numbers are never
-/// reused. Creation epochs carry no floor and never count as a removal: two machines that
-/// create the content at once merely leave a conflict copy.
-///
-/// File-sync tools may keep a concurrent writer's epoch as a conflict copy
-/// (`<ContentName>.sync-conflict-….plist`); its removal still counts, so every copy is read.
+/// Every log, baseline and receipt names the epoch its author was in (absent: never removed);
+/// a peer applies, adopts and trusts only those of its own epoch, so files of removed content
+/// that a file-sync tool delivers late (its deletions often travel after the new epoch) never
+/// come back. Only the main file counts: when two machines remove the content at once, the
+/// file-sync tool keeps one epoch under the name on every machine and the other as a conflict
+/// copy (`<ContentName>.sync-conflict-….plist`), which is never read — every peer converges on
+/// the main file's epoch, and what was saved in the other one is removed with it.
 enum ContentEpoch {
-    /// One epoch file's content.
-    struct Record: Equatable {
-        let epoch: String
-        /// The removed content's knowledge; `nil` for a creation epoch.
-        let floor: KnowledgeVector?
-        /// The file it was read from (its name in `.content/`).
-        let file: String
-    }
-
-    /// What the epoch files say together.
-    struct State: Equatable {
-        /// The main file's epoch, if readable.
-        var current: String?
-        /// Every removal seen (epoch → floor), from the main file and its conflict copies.
-        var removals: [String: KnowledgeVector] = [:]
-        /// Epoch files that cannot be read (name, reason); ignored until they become readable.
-        var unreadable: [(file: String, reason: String)] = []
-
-        /// The join of every removal's floor.
-        var floor: KnowledgeVector {
-            removals.values.reduce(into: KnowledgeVector()) { $0.formMaximum($1) }
-        }
-
-        static func == (lhs: State, rhs: State) -> Bool {
-            lhs.current == rhs.current && lhs.removals == rhs.removals && lhs.unreadable.map(\.file) == rhs.unreadable.map(\.file)
-        }
-    }
-
-    /// Why an epoch file cannot be used.
-    struct Unreadable: Error, CustomStringConvertible {
-        let reason: String
-        var description: String { reason }
+    /// What the main epoch file holds.
+    enum Status: Equatable {
+        /// No epoch file: the content was never removed (or the file has not arrived yet).
+        case none
+        case epoch(String)
+        /// A file that cannot be used (partly delivered, damaged): ignored until it can.
+        case unreadable(String)
     }
 
     static func directory(_ location: ContainerLocation) -> String {
         (location.contentEpochPath as NSString).deletingLastPathComponent
     }
 
-    /// The names in `.content/` that are this content's epoch or a conflict copy of it.
-    static func files(_ location: ContainerLocation) -> [String] {
+    static func status(_ location: ContainerLocation) -> Status {
+        let bytes: [UInt8]
+        do { bytes = try AtomicFile.read(location.contentEpochPath, limit: 1 << 16) } catch {
+            return DirectoryEntry.at(location.contentEpochPath) == nil ? .none : .unreadable("cannot be read: \(error.message)")
+        }
+        guard let plist = try? PlistSeam.decode(bytes) else { return .unreadable("not a readable property list") }
+        guard plist["format"]?.int64Value == 1, let epoch = plist["epoch"]?.stringValue, UUID(uuidString: epoch) != nil else {
+            return .unreadable("missing or unknown format, or no epoch UUID")
+        }
+        return .epoch(epoch)
+    }
+
+    /// The current epoch; `nil` when there is none or the file cannot be read (never a removal).
+    static func read(_ location: ContainerLocation) -> String? {
+        if case let .epoch(epoch) = status(location) { return epoch }
+        return nil
+    }
+
+    /// Names in `.content/` that a file-sync tool made as conflict copies of this content's epoch.
+    static func conflictCopies(_ location: ContainerLocation) -> [String] {
         let main = location.contentName + ".plist"
         return DirectoryEntry.list(directory(location)).filter { entry in
-            guard entry.isRegularFile else { return false }
-            if entry.name == main { return true }
-            if case let .conflictCopy(original, _)? = SyncArtifact.classify(entry.name) { return original == main }
-            return false
+            guard entry.isRegularFile, case let .conflictCopy(original, _)? = SyncArtifact.classify(entry.name) else { return false }
+            return original == main
         }.map(\.name)
     }
 
-    static func state(_ location: ContainerLocation) -> State {
-        var state = State()
-        let main = location.contentName + ".plist"
-        for file in files(location) {
-            do {
-                let record = try read(directory(location) + "/" + file, name: file)
-                if file == main { state.current = record.epoch }
-                if let floor = record.floor { state.removals[record.epoch] = floor }
-            } catch {
-                state.unreadable.append((file, "\(error)"))
-            }
-        }
-        return state
-    }
-
-    static func read(_ path: String, name: String) throws -> Record {
-        let plist: PlistValue
-        do { plist = try PlistSeam.decode(try AtomicFile.read(path, limit: 1 << 20)) } catch {
-            throw Unreadable(reason: "not a readable property list: \(error)")
-        }
-        guard plist["format"]?.int64Value == 1, let epoch = plist["epoch"]?.stringValue, UUID(uuidString: epoch) != nil else {
-            throw Unreadable(reason: "missing or unknown format, or no epoch UUID")
-        }
-        var floor: KnowledgeVector?
-        if plist["removed"]?.boolValue == true {
-            guard let text = plist["kvStr"]?.stringValue, let vector = KnowledgeVector(string: text),
-                  vector.entries.keys.allSatisfy(CloudNames.isValidPeerID) else {
-                throw Unreadable(reason: "a removal without a valid kvStr")
-            }
-            floor = vector
-        }
-        return Record(epoch: epoch, floor: floor, file: name)
-    }
-
-    /// Writes a creation epoch and returns it.
-    static func writeCreation(_ location: ContainerLocation) throws -> String {
-        try write(location, fields: [:])
-    }
-
-    /// Writes a removal epoch with its floor and returns it. Conflict copies of older epochs are
-    /// deleted: this floor covers theirs, since the writer honoured every removal it saw.
-    static func writeRemoval(_ location: ContainerLocation, floor: KnowledgeVector, by peerID: String) throws -> String {
-        let epoch = try write(location, fields: ["removed": .boolean(true), "kvStr": .string(floor.description), "removedBy": .string(peerID)])
-        for file in files(location) where file != location.contentName + ".plist" {
-            unlink(directory(location) + "/" + file)
-        }
-        return epoch
-    }
-
-    private static func write(_ location: ContainerLocation, fields: [String: PlistValue]) throws -> String {
+    /// Writes a new epoch, dated `date` (seconds since 1970), and returns it. Conflict copies
+    /// of earlier epochs go: they were never read, and this removal supersedes them.
+    static func write(_ location: ContainerLocation, date: Double) throws -> String {
         let epoch = UUID().uuidString
-        var value = fields
-        value["format"] = .integer(1)
-        value["epoch"] = .string(epoch)
-        value["date"] = .real(Date().timeIntervalSince1970)
+        let value = PlistValue.dictionary(["format": .integer(1), "epoch": .string(epoch), "date": .real(date)])
         do {
             try AtomicFile.makeDirectory(directory(location))
-            try AtomicFile.write(PlistSeam.encode(.dictionary(value), format: .xml), to: location.contentEpochPath)
+            try AtomicFile.write(PlistSeam.encode(value, format: .xml), to: location.contentEpochPath)
         } catch {
             throw SyncError.containerUnwritable(path: error.path, reason: error.message)
         }
+        for copy in conflictCopies(location) { unlink(directory(location) + "/" + copy) }
         return epoch
     }
 }

@@ -19,8 +19,11 @@ struct Exporter {
         do {
             try AtomicFile.makeDirectory(directory)
             for entry in pending {
-                try AtomicFile.write(entry.bytes, to: directory + "/" + entry.fileName)
-                try store.markSent(entry.number)
+                // The file carries its export time on this peer's clock: garbage collection
+                // judges a log's age by it, and file-sync tools keep it.
+                let path = directory + "/" + entry.fileName
+                try AtomicFile.write(entry.bytes, to: path, modificationTime: store.now)
+                try store.markSent(entry.number, file: DirectoryEntry.at(path))
                 written += 1
                 logger.log(.verbose, "PFUbiquityTransactionLogExporter", "exportLog:", "wrote transaction \(entry.number) as \(entry.fileName) (\(entry.bytes.count) bytes)")
             }
@@ -31,22 +34,53 @@ struct Exporter {
         return written
     }
 
+    /// Writes again each of this peer's logs whose file in the container no longer holds what
+    /// was sent (damaged in the cloud, or by a file-sync tool), from the copy kept since. A
+    /// missing file is left alone: garbage collection or a content removal deleted it, or it
+    /// was lost, which `doctor` reports. Returns the transaction numbers written again.
+    func repairSentLogs() throws -> [Int64] {
+        let directory = location.logDirectory(of: store.peerID)
+        let files = Dictionary(DirectoryEntry.list(directory).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var repaired: [Int64] = []
+        for sent in try store.sentLogs() {
+            guard let file = files[sent.file],
+                  file.size != sent.size || file.modificationTime != sent.modificationTime || file.inode != sent.inode,
+                  let kept = try store.sentBytes(sent.number) else { continue }
+            let path = directory + "/" + sent.file
+            if (try? AtomicFile.read(path, limit: kept.count + 1)) == kept {
+                try store.updateSent(sent.number, file: file)   // the same bytes, delivered again
+                continue
+            }
+            do {
+                try AtomicFile.write(kept, to: path, modificationTime: store.now)
+            } catch {
+                throw SyncError.containerUnwritable(path: error.path, reason: error.message)
+            }
+            if let rewritten = DirectoryEntry.at(path) { try store.updateSent(sent.number, file: rewritten) }
+            logger.log(.error, "PFUbiquityTransactionLogExporter", "repairLog:", "transaction \(sent.number) in the container no longer held what this peer sent: written again from its copy")
+            repaired.append(sent.number)
+        }
+        return repaired
+    }
+
     /// The knowledge of the baseline this peer sees as current, as its receipt records it.
     func currentBaselineKnowledge() -> KnowledgeVector {
         Baseliner(store: store, location: location, scratchDirectory: "", logger: .silent).currentMetadata()?.knowledge ?? KnowledgeVector()
     }
 
-    /// Whether this peer's receipt is missing or records another baseline than the current one.
+    /// Whether this peer's receipt is missing, or records another content epoch or another
+    /// baseline than the current ones.
     func receiptIsStale() -> Bool {
         guard let bytes = try? AtomicFile.read(location.receiptPath(of: store.peerID), limit: 1 << 20),
               let receipt = try? Receipt(decoding: bytes) else { return true }
-        return receipt.baselineKnowledge != currentBaselineKnowledge()
+        return receipt.contentEpoch != (try? store.contentEpoch()) ?? nil || receipt.baselineKnowledge != currentBaselineKnowledge()
     }
 
-    /// Rewrites this peer's receipt with its current knowledge and the current baseline's.
+    /// Rewrites this peer's receipt with its current knowledge, its content epoch and the
+    /// current baseline's knowledge.
     func writeReceipt() throws {
-        let receipt = Receipt(peerID: store.peerID, knowledge: store.knowledge, date: Date().timeIntervalSince1970, modelVersionHash: location.modelHash,
-                              baselineKnowledge: currentBaselineKnowledge())
+        let receipt = Receipt(peerID: store.peerID, knowledge: store.knowledge, date: store.now, modelVersionHash: location.modelHash,
+                              contentEpoch: try store.contentEpoch(), baselineKnowledge: currentBaselineKnowledge())
         let directory = location.logDirectory(of: store.peerID)
         do {
             try AtomicFile.makeDirectory(directory)

@@ -24,10 +24,11 @@ struct GarbageCollector {
     let logger: UbiquityLogger
 
     /// With `dryRun`, nothing is deleted: `deleted` lists what would be (doctor uses this).
-    func collect(baseline: BaselineMetadata?, policy: BaselinePolicy, now: Date = Date(), dryRun: Bool = false) -> GarbageReport {
+    /// `scan` saves a listing of the container when the caller has a fresh one.
+    func collect(baseline: BaselineMetadata?, policy: BaselinePolicy, now: Date, dryRun: Bool = false, scan: ContainerScan? = nil) -> GarbageReport {
         var report = GarbageReport()
         let me = store.peerID
-        let scan = ContainerScan(location: location)
+        let scan = scan ?? ContainerScan(location: location)
         let mine = scan.logs.filter { $0.peerID == me }
         guard let baseline else {
             report.kept = mine.count
@@ -36,8 +37,10 @@ struct GarbageCollector {
         }
         var receipts: [String: Receipt] = [:]
         for peer in scan.peers where peer != me {
+            // A receipt of removed content proves nothing about this content.
             guard let bytes = try? AtomicFile.read(location.receiptPath(of: peer), limit: 1 << 20),
-                  let receipt = try? Receipt(decoding: bytes), receipt.peerID == peer else { continue }
+                  let receipt = try? Receipt(decoding: bytes), receipt.peerID == peer,
+                  receipt.contentEpoch == (try? store.contentEpoch()) ?? nil else { continue }
             receipts[peer] = receipt
             if receipt.date < now.timeIntervalSince1970 - policy.gracePeriod { report.staleReceipts.append(peer) }
         }
@@ -57,7 +60,14 @@ struct GarbageCollector {
                 for peer in peersWithoutReceipt { report.blockingPeers[peer] = 0 }
                 continue
             }
-            if dryRun || unlink(location.logDirectory(of: me) + "/" + log.name) == 0 { report.deleted.append(log.name) } else { report.kept += 1 }
+            if dryRun {
+                report.deleted.append(log.name)
+            } else if unlink(location.logDirectory(of: me) + "/" + log.name) == 0 {
+                try? store.forgetSent(log.number)
+                report.deleted.append(log.name)
+            } else {
+                report.kept += 1
+            }
         }
         report.staleReceipts.sort()
         if dryRun { return report }

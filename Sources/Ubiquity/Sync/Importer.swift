@@ -35,15 +35,18 @@ struct Importer {
                 logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(folder.name)/\(location.contentName)/\(other.name): other model version")
             }
             let relativeDirectory = "\(folder.name)/\(location.contentName)/\(location.modelHash)"
-            for file in DirectoryEntry.list(location.logDirectory(of: folder.name)) {
-                let relativePath = relativeDirectory + "/" + file.name
-                if file.name == "receipt.0.cdt" || file.name.hasSuffix(".nosync") { continue }
-                guard file.isRegularFile, let number = TransactionLog.transactionNumber(inFileName: file.name) else {
-                    report.ignored.append(relativePath)
+            let directory = location.logDirectory(of: folder.name)
+            // Names first: a log already imported is judged by its name alone, without a stat.
+            for name in DirectoryEntry.names(directory) {
+                let relativePath = relativeDirectory + "/" + name
+                if name == "receipt.0.cdt" || name.hasSuffix(".nosync") { continue }
+                let number = TransactionLog.transactionNumber(inFileName: name)
+                if let number, number <= knowledge[folder.name] {
+                    logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(relativePath): already imported (knowledge of \(folder.name) is \(knowledge[folder.name]))")
                     continue
                 }
-                guard number > knowledge[folder.name] else {
-                    logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(relativePath): already imported (knowledge of \(folder.name) is \(knowledge[folder.name]))")
+                guard let file = DirectoryEntry.at(directory + "/" + name), file.isRegularFile, let number else {
+                    report.ignored.append(relativePath)
                     continue
                 }
                 if try store.isQuarantined(path: relativePath, size: file.size, modificationTime: file.modificationTime) {
@@ -58,8 +61,10 @@ struct Importer {
             logger.log(.info, "PFUbiquityTransactionLogImporter", "scan", "ignoring \(report.ignored.count) name(s) that are not logs: \(report.ignored.prefix(5).joined(separator: ", "))")
         }
 
-        // Decode and verify; one log per (peer, number). A file quarantined earlier that now
-        // verifies (a file-sync tool exposed it before it had all arrived) loses its record.
+        // Decode and verify; one log per (peer, number), of this store's content epoch. A file
+        // quarantined earlier that now verifies (a file-sync tool exposed it before it had all
+        // arrived) loses its record.
+        let epoch = try store.contentEpoch()
         let quarantinedBefore = Set(try store.quarantined().map(\.path))
         var pending: [String: [Int64: (log: TransactionLog, arrived: Double)]] = [:]
         for candidate in candidates {
@@ -77,11 +82,18 @@ struct Importer {
                 guard log.transactionNumber == candidate.number else {
                     throw LogError.wrongNumber(fileName: candidate.entry.name, log: log.transactionNumber)
                 }
-                pending[candidate.peerID, default: [:]][candidate.number] = (log, candidate.entry.modificationTime)
                 if quarantinedBefore.contains(candidate.relativePath) {
                     try store.clearQuarantine(path: candidate.relativePath)
                     logger.log(.warning, "PFUbiquityTransactionLogImporter", "scan", "\(candidate.relativePath) is whole now: no longer quarantined")
                 }
+                guard log.contentEpoch == epoch else {
+                    // Saved before its author knew of a removal (or after one this store has not
+                    // seen yet): not this content. Left alone, never applied, never quarantined.
+                    report.ignored.append(candidate.relativePath)
+                    logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(candidate.relativePath): it belongs to content epoch \(log.contentEpoch ?? "(first)"), this store is in \(epoch ?? "(first)")")
+                    continue
+                }
+                pending[candidate.peerID, default: [:]][candidate.number] = (log, candidate.entry.modificationTime)
             } catch let error as LogError {
                 try quarantine(candidate, reason: error.description)
                 report.quarantined.append((candidate.relativePath, error.description))

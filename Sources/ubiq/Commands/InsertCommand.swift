@@ -25,7 +25,7 @@ struct InsertCommand: ParsableCommand {
     var assignments: [String] = []
 
     func run() throws {
-        let assignments = try assignments.map(Assignment.init(parsing:))
+        let assignments = try assignments.map(PropertyAssignment.init(parsing:))
         let id = try global.withPeer { peer in
             let context = peer.newContext()
             let object = try context.insert(entity, key: key)

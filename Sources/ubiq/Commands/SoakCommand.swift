@@ -35,37 +35,10 @@ struct SoakCommand: ParsableCommand {
                 let id = try GlobalID(entity: entity, key: "\(prefix)\(index)")
                 if try peer.store.isAlive(id) { continue }
                 let object = try context.insert(entity, key: id.key)
-                for (name, value) in Self.values(for: description, key: id.key) { try object.setValue(value, for: name) }
+                for (name, value) in description.sampleValues(label: id.key) { try object.setValue(value, for: name) }
                 try context.save()
                 Console.out(id.description)
             }
-        }
-    }
-
-    /// The key in the first string attribute (so objects are recognizable), and a made-up value
-    /// for every other required attribute that has no default, so any model's entity can be soaked.
-    static func values(for entity: EntityDescription, key: String) -> [(String, AttributeValue)] {
-        var values: [(String, AttributeValue)] = []
-        let label = entity.attributes.first { $0.type == .string }?.name
-        for attribute in entity.attributes {
-            if attribute.name == label {
-                values.append((attribute.name, .string(key)))
-            } else if !attribute.isOptional && attribute.defaultValue == nil {
-                values.append((attribute.name, placeholder(attribute.type)))
-            }
-        }
-        return values
-    }
-
-    private static func placeholder(_ type: AttributeType) -> AttributeValue {
-        switch type {
-        case .string: return .string("")
-        case .integer: return .integer(0)
-        case .double: return .double(0)
-        case .boolean: return .boolean(false)
-        case .date: return .date(secondsSince1970: 0)
-        case .binary: return .binary([])
-        case .uuid: return .uuid(UUID())
         }
     }
 }

@@ -21,7 +21,7 @@ struct UpdateCommand: ParsableCommand {
 
     func run() throws {
         let id = try GlobalID(id)
-        let assignments = try assignments.map(Assignment.init(parsing:))
+        let assignments = try assignments.map(PropertyAssignment.init(parsing:))
         guard !assignments.isEmpty else { throw CLIError("nothing to update: give one or more attr=value") }
         try global.withPeer { peer in
             let context = peer.newContext()

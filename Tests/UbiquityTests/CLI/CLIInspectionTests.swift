@@ -76,7 +76,7 @@ struct CLIInspectionTests {
         let location = try #require(examined.location)
         let writerLogs = DirectoryEntry.list(location.logDirectory(of: writer.peerID)).filter { $0.name.hasSuffix(".1.cdt") }
         try FileManager.default.removeItem(atPath: location.logDirectory(of: writer.peerID) + "/" + writerLogs[1].name)   // missing predecessor
-        skewed.store.clockSkewMilliseconds = 3_600_000
+        skewed.store.wallClock = WallClock.system.skewed(by: 3_600)
         try cloud.save(skewed, "s1")
         _ = try gone.sync()
         try cloud.save(gone, "g1")                    // saw the skewed peer's transaction, dated its own an hour earlier: clock skew

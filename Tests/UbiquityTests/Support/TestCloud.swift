@@ -1,6 +1,6 @@
 import Foundation
 @testable import Ubiquity
-@_exported import UbiquityTestSupport
+@_exported import UbiquitySimulation
 
 /// A fresh temporary cloud directory with devices in it: the two- and n-peer harness of the
 /// sync tests (one shared local folder, as Ensembles' tests use).

@@ -1,7 +1,7 @@
 import Foundation
 
-/// SplitMix64: a small seeded generator, so a failing random test replays exactly from its seed.
-/// Shared by both test targets.
+/// SplitMix64: a small seeded generator, so a scenario or a random test replays exactly from
+/// its seed. Scenarios draw every fault and every random step from it; the tests use it too.
 public struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
 

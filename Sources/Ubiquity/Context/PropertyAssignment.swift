@@ -1,30 +1,36 @@
-import Ubiquity
+import Foundation
 
-/// One `name=value` argument of `insert` and `update`.
-///
-/// Values are read by the property's type (`AttributeType.parse`). The rules:
+/// One `name=value` change to an object, as the CLI's `insert`/`update` and scenario files
+/// write it. Values are read by the property's type (`AttributeType.parse`). The rules:
 /// - `name=nil` clears the value (absent), for every attribute type and for to-one relationships;
 /// - `name=` is the empty string (or empty data for binary); other types need a value;
 /// - a string value starting with a backslash loses it, so `'title=\nil'` stores the word "nil";
 /// - a to-one relationship takes the target's global ID (`folder=Folder/trip`).
-struct Assignment {
-    let name: String
-    let text: String
+public struct PropertyAssignment: Sendable, Equatable, Codable {
+    public let name: String
+    public let text: String
 
-    init(parsing argument: String) throws {
+    public init(name: String, text: String) {
+        self.name = name
+        self.text = text
+    }
+
+    /// Reads `name=value`.
+    public init(parsing argument: String) throws(PropertyAssignmentError) {
         guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
-            throw CLIError("expected attribute=value, not '\(argument)'")
+            throw PropertyAssignmentError("expected attribute=value, not '\(argument)'")
         }
         name = String(argument[..<equals])
         text = String(argument[argument.index(after: equals)...])
     }
 
-    func apply(to object: ManagedObject, in context: ObjectContext) throws {
+    /// Sets the value on `object` (a to-one target must exist in `context`).
+    public func apply(to object: ManagedObject, in context: ObjectContext) throws {
         if let attribute = object.entity.attribute(name) {
             try object.setValue(try value(for: attribute, of: object.entity), for: name)
         } else if let relationship = object.entity.relationship(name) {
             guard !relationship.isToMany else {
-                throw CLIError("\(object.entity.name).\(name) is a to-many relationship: use 'ubiq relate \(object.id) \(name) <id>'")
+                throw PropertyAssignmentError("\(object.entity.name).\(name) is a to-many relationship: relate the objects instead")
             }
             guard text != "nil", !text.isEmpty else {
                 try object.setTarget(nil, of: name)
@@ -32,7 +38,7 @@ struct Assignment {
             }
             let target = try GlobalID(text)
             guard target.entity == relationship.destination else {
-                throw CLIError("\(object.entity.name).\(name) points to \(relationship.destination), not to \(target)")
+                throw PropertyAssignmentError("\(object.entity.name).\(name) points to \(relationship.destination), not to \(target)")
             }
             guard try context.object(target) != nil else { throw StoreError.objectNotFound(target) }
             try object.setTarget(target, of: name)
@@ -41,17 +47,18 @@ struct Assignment {
         }
     }
 
-    private func value(for attribute: AttributeDescription, of entity: EntityDescription) throws -> AttributeValue? {
+    /// The attribute value this assignment means for `attribute` (`nil`: absent).
+    public func value(for attribute: AttributeDescription, of entity: EntityDescription) throws(PropertyAssignmentError) -> AttributeValue? {
         if text == "nil" { return nil }
         if attribute.type == .string { return .string(text.hasPrefix("\\") ? String(text.dropFirst()) : text) }
         guard let value = attribute.type.parse(text) else {
-            throw CLIError("invalid value '\(text.prefix(80))' for \(entity.name).\(attribute.name): expected \(Self.expectation(attribute.type))")
+            throw PropertyAssignmentError("invalid value '\(text.prefix(80))' for \(entity.name).\(attribute.name): expected \(Self.expectation(attribute.type))")
         }
         return value
     }
 
     /// What a value of `type` looks like, for error messages.
-    static func expectation(_ type: AttributeType) -> String {
+    public static func expectation(_ type: AttributeType) -> String {
         switch type {
         case .string: return "text"
         case .integer: return "an integer such as 42 (or nil)"
@@ -62,4 +69,11 @@ struct Assignment {
         case .uuid: return "a UUID such as 6F9619FF-8B86-D011-B42D-00C04FC964FF (or nil)"
         }
     }
+}
+
+/// A malformed or impossible `name=value`; its text is the whole message.
+public struct PropertyAssignmentError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+
+    public init(_ description: String) { self.description = description }
 }

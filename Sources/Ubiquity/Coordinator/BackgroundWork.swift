@@ -1,0 +1,50 @@
+import Foundation
+
+/// Where a coordinator runs its background work (the initial import, the catch-up at launch):
+/// on a dispatch queue, as an app would, or only when the owner says — so a scenario replays
+/// the same interleaving of app edits and imports for the same seed.
+public final class BackgroundWork: @unchecked Sendable {
+    public enum Mode: Sendable {
+        /// Each job starts at once on a global dispatch queue.
+        case concurrent
+        /// Jobs wait until `runPending()`; `cancelPending()` drops them (an app quitting mid-import).
+        case manual
+    }
+
+    private struct Job {
+        let run: @Sendable () -> Void
+        let cancel: @Sendable () -> Void
+    }
+
+    public let mode: Mode
+    private let lock = NSLock()
+    private var pending: [Job] = []
+
+    public init(_ mode: Mode = .concurrent) { self.mode = mode }
+
+    /// Jobs submitted and neither run nor cancelled yet (always 0 when concurrent).
+    public var pendingCount: Int { lock.withLock { pending.count } }
+
+    func submit(run: @escaping @Sendable () -> Void, cancel: @escaping @Sendable () -> Void) {
+        switch mode {
+        case .concurrent: DispatchQueue.global().async(execute: run)
+        case .manual: lock.withLock { pending.append(Job(run: run, cancel: cancel)) }
+        }
+    }
+
+    /// Runs the waiting jobs on the calling thread, and the jobs they submit; returns how many ran.
+    @discardableResult
+    public func runPending() -> Int {
+        var count = 0
+        while let job = lock.withLock({ pending.isEmpty ? nil : pending.removeFirst() }) {
+            job.run()
+            count += 1
+        }
+        return count
+    }
+
+    /// Drops the waiting jobs without running them.
+    public func cancelPending() {
+        for job in lock.withLock({ () -> [Job] in defer { pending.removeAll() }; return pending }) { job.cancel() }
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+extension EntityDescription {
+    /// Values that make a valid new object of this entity from nothing but a label: the label
+    /// in the first string attribute (so objects are recognizable), and a made-up value for
+    /// every other required attribute without a default. Load tests and scenarios use it, so
+    /// any model's entity can be filled.
+    public func sampleValues(label: String) -> [(name: String, value: AttributeValue)] {
+        var values: [(name: String, value: AttributeValue)] = []
+        let labelled = attributes.first { $0.type == .string }?.name
+        for attribute in attributes {
+            if attribute.name == labelled {
+                values.append((attribute.name, .string(label)))
+            } else if !attribute.isOptional && attribute.defaultValue == nil {
+                values.append((attribute.name, Self.placeholder(attribute.type)))
+            }
+        }
+        return values
+    }
+
+    /// The first string attribute: where a label goes.
+    public var labelAttribute: String? { attributes.first { $0.type == .string }?.name }
+
+    private static func placeholder(_ type: AttributeType) -> AttributeValue {
+        switch type {
+        case .string: return .string("")
+        case .integer: return .integer(0)
+        case .double: return .double(0)
+        case .boolean: return .boolean(false)
+        case .date: return .date(secondsSince1970: 0)
+        case .binary: return .binary([])
+        case .uuid: return .uuid(UUID(uuidString: "00000000-0000-0000-0000-000000000000")!)
+        }
+    }
+}

@@ -1,0 +1,413 @@
+import Foundation
+import Ubiquity
+
+/// The emulated iCloud daemon of one device (DESIGN §7): it carries files between the device's
+/// mirror (`<device>/Mobile Documents`) and the cloud, for the account the device is signed in
+/// to, under a seeded `FaultPlan`.
+///
+/// It syncs as file-sync engines do, three ways: it remembers each file's signature on both
+/// sides when they last agreed, so a change on one side travels to the other and a deletion
+/// travels as a deletion. When both sides changed, a baseline keeps the one whose knowledge
+/// dominates, a device's own files keep the mirror's copy, and everything else keeps the
+/// cloud's. Time is the scenario's: `round(now:)` does what is due by then.
+public final class TransferDaemon {
+    public let name: String
+    public let device: String
+    public let cloud: EmulatedCloud
+    public var plan: FaultPlan
+    public private(set) var statistics = TransferStatistics()
+    /// What happened, oldest first; the runner takes it for the timeline.
+    var journal: [TransferRecord] = []
+
+    private var random: SeededGenerator
+    private var known: [String: (mirror: FileTree.Signature?, cloud: FileTree.Signature?)] = [:]
+    private var queue: [String: Transfer] = [:]
+    private var scannedGeneration = -1
+    /// The account synced at the last round (`nil`: signed out, nothing syncs).
+    private var currentToken: String?
+    private var mirrorChanged = true
+    /// `nil` online; `.infinity` offline until told; else offline until then.
+    private var offlineUntil: Double?
+    /// The last upload attempt was refused over quota (cleared by the next upload that passes).
+    private var quotaRefused = false
+
+    public init(name: String, device: String, cloud: EmulatedCloud, plan: FaultPlan, seed: UInt64) {
+        self.name = name
+        self.device = device
+        self.cloud = cloud
+        self.plan = plan
+        random = SeededGenerator(seed: seed)
+    }
+
+    private var mirror: String { device + "/Mobile Documents" }
+
+    // MARK: Control
+
+    /// The device wrote into its mirror: look at it at the next round.
+    public func noteMirrorChanged() { mirrorChanged = true }
+
+    /// Takes the device offline until `online(at:)` (or, with `until`, until then).
+    public func offline(at now: Double, until: Double = .infinity) {
+        guard offlineUntil == nil else { offlineUntil = max(offlineUntil!, until); return }
+        offlineUntil = until
+        note(now, .offline, "", until.isFinite ? "offline until +\(SimulatedDuration.text(until))" : "offline")
+    }
+
+    public func online(at now: Double) {
+        guard offlineUntil != nil else { return }
+        offlineUntil = nil
+        note(now, .online, "", "online")
+    }
+
+    public func isOffline(at now: Double) -> Bool { offlineUntil.map { now < $0 } ?? false }
+
+    /// Transfers waiting, by direction.
+    public var waiting: (uploads: Int, downloads: Int) {
+        let kinds = queue.values.map(\.kind)
+        return (kinds.filter { $0 == .upload || $0 == .deleteInCloud }.count,
+                kinds.filter { $0 == .download || $0 == .deleteInMirror }.count)
+    }
+
+    /// Only uploads refused over quota are left: waiting changes nothing until the quota does.
+    public var isStalledByQuota: Bool {
+        quotaRefused && cloud.quotaBytes != nil && queue.values.allSatisfy { $0.kind == .upload || $0.kind == .duplicate }
+    }
+
+    /// The account's quota changed: refused uploads are worth trying again.
+    public func quotaChanged() { quotaRefused = false }
+
+    /// Whether anything is left to do once the device is online and under its quota.
+    public var isIdle: Bool { queue.isEmpty && !mirrorChanged && scannedGeneration == cloud.generation }
+
+    /// Whether the device has everything the cloud holds for it: online, looked since the
+    /// cloud last changed, and no download waiting. Apps start their initial import only then,
+    /// as iOS started it once the container's metadata was downloaded.
+    public func isCaughtUp(at now: Double) -> Bool {
+        !isOffline(at: now) && scannedGeneration == cloud.generation && waiting.downloads == 0
+    }
+
+    /// When this daemon next has something to do (`nil`: nothing until something changes).
+    public func nextWake(after now: Double) -> Double? {
+        if let until = offlineUntil { return until.isFinite ? until : nil }
+        if mirrorChanged { return now }
+        if currentToken == nil || (scannedGeneration == cloud.generation && queue.isEmpty) { return nil }
+        return max(now, queue.values.map(\.due).min() ?? now)
+    }
+
+    // MARK: A round
+
+    /// Does what is due at `now`: notices changes on both sides and runs due transfers.
+    /// Returns how many files it wrote into or deleted from the mirror (the device has news).
+    @discardableResult
+    public func round(now: Double) -> Int {
+        if let until = offlineUntil {
+            guard now >= until else {
+                // Offline, the daemon still sees what the device saved: it waits for upload.
+                if mirrorChanged, let token = (try? Device.load(from: device))?.identityToken {
+                    if token != currentToken { queue.removeAll() }
+                    currentToken = token
+                    scan(token: token, now: now, cloudUnseen: true)
+                }
+                return 0
+            }
+            online(at: now)
+            mirrorChanged = true
+        }
+        if plan.offlineRate > 0, Double.random(in: 0..<1, using: &random) < plan.offlineRate {
+            statistics.offlineWindows += 1
+            offline(at: now, until: now + draw(plan.offlineFor))
+            return 0
+        }
+        // The account is read again only after the device did something (a switch is a step).
+        let token = mirrorChanged ? (try? Device.load(from: device))?.identityToken : currentToken
+        if token != currentToken {
+            // Signed out or switched: the old account's transfers stop (they resume when the
+            // device returns to it, from a fresh look at both sides).
+            queue = queue.filter { token != nil && $0.value.path.hasPrefix(token! + "/") }
+            currentToken = token
+            mirrorChanged = true
+        }
+        guard let token else {
+            mirrorChanged = false
+            return 0
+        }
+        if mirrorChanged || scannedGeneration != cloud.generation { scan(token: token, now: now) }
+        var delivered = 0
+        var due = queue.values.filter { $0.due <= now }.sorted { ($0.due, $0.key) < ($1.due, $1.key) }
+        if plan.reorder { due.shuffle(using: &random) }
+        for transfer in due { delivered += execute(transfer, token: token, now: now) }
+        return delivered
+    }
+
+    /// Compares both sides with what was last in sync and queues a transfer for each difference.
+    /// With `cloudUnseen` (offline) the cloud is taken to be as it was last seen.
+    private func scan(token: String, now: Double, cloudUnseen: Bool = false) {
+        mirrorChanged = false
+        let local = FileTree.list(mirror, under: token).files
+        let remote: [String: FileTree.Signature]
+        if cloudUnseen {
+            remote = known.compactMapValues(\.cloud).filter { $0.key.hasPrefix(token + "/") }
+        } else {
+            scannedGeneration = cloud.generation
+            remote = cloud.tree(of: token).files
+        }
+        let paths = Set(local.keys).union(remote.keys).union(known.keys.filter { $0.hasPrefix(token + "/") })
+        for path in paths.sorted() {
+            // A transfer that already wrote part of the file finishes what it started.
+            if queue[path]?.partial == true { continue }
+            guard let kind = action(for: path, mirror: local[path], cloud: remote[path]) else {
+                queue[path] = nil
+                continue
+            }
+            if queue[path]?.kind != kind { queue[path] = Transfer(path: path, kind: kind, due: now + draw(plan.delay)) }
+        }
+    }
+
+    /// What `path` needs, given its signatures now (`nil` when both sides agree).
+    private func action(for path: String, mirror local: FileTree.Signature?, cloud remote: FileTree.Signature?) -> Transfer.Kind? {
+        let last = known[path]
+        let mirrorMoved = local != last?.mirror, cloudMoved = remote != last?.cloud
+        switch (mirrorMoved, cloudMoved) {
+        case (false, false):
+            return nil
+        case (true, false):
+            return local == nil ? .deleteInCloud : .upload
+        case (false, true):
+            return remote == nil ? .deleteInMirror : .download
+        case (true, true):
+            if local == nil && remote == nil { known[path] = nil; return nil }
+            if let local, let remote, local.size == remote.size, read(mirror + "/" + path) == read(cloud.path + "/" + path) {
+                known[path] = (local, remote)
+                return nil
+            }
+            return resolveConflict(path, mirror: local, cloud: remote)
+        }
+    }
+
+    /// Both sides changed since they last agreed.
+    private func resolveConflict(_ path: String, mirror local: FileTree.Signature?, cloud remote: FileTree.Signature?) -> Transfer.Kind {
+        if path.hasSuffix("/baseline.zip"), local != nil, remote != nil {
+            // Keep the baseline that knows more (of two contents, the newer); an unreadable one loses.
+            let mine = try? BaselineMetadata(archiveAt: mirror + "/" + path), theirs = try? BaselineMetadata(archiveAt: cloud.path + "/" + path)
+            guard let mine else { return .download }
+            guard let theirs else { return .upload }
+            if mine.contentEpoch != theirs.contentEpoch { return mine.created >= theirs.created ? .upload : .download }
+            return mine.knowledge.dominates(theirs.knowledge) ? .upload : .download
+        }
+        if isOwn(path) { return local == nil ? .deleteInCloud : .upload }
+        return remote == nil ? .deleteInMirror : .download
+    }
+
+    /// Whether `path` lies in a folder of one of this device's peers (`<user>~<device UUID>…`).
+    private func isOwn(_ path: String) -> Bool {
+        guard let device = try? Device.load(from: device) else { return false }
+        let prefix = device.peerID()
+        return path.split(separator: "/").contains { $0.hasPrefix(prefix) }
+    }
+
+    // MARK: Transfers
+
+    private func execute(_ queued: Transfer, token: String, now: Double) -> Int {
+        var transfer = queued
+        let local = mirror + "/" + transfer.path, remote = cloud.path + "/" + transfer.path
+        if transfer.kind == .duplicate { return deliverDuplicate(transfer, now: now) }
+        // The situation may have changed since the transfer was queued: do what it needs now.
+        if !transfer.partial {
+            guard let kind = action(for: transfer.path, mirror: FileTree.signature(local), cloud: FileTree.signature(remote)) else {
+                queue[transfer.path] = nil
+                return 0
+            }
+            transfer.kind = kind
+        }
+        transfer.attempts += 1
+        if Double.random(in: 0..<1, using: &random) < plan.dropRate {
+            statistics.drops += 1
+            retry(transfer, now: now, "dropped, retried later")
+            return 0
+        }
+        switch transfer.kind {
+        case .upload, .download:
+            let toCloud = transfer.kind == .upload
+            guard let bytes = read(toCloud ? local : remote) else {
+                queue[transfer.path] = nil   // the source went away: the next scan sees a deletion
+                return 0
+            }
+            if toCloud, let quota = cloud.quotaBytes,
+               cloud.usage(of: token) - (FileTree.signature(remote)?.size ?? 0) + Int64(bytes.count) > quota {
+                statistics.quotaRefusals += 1
+                quotaRefused = true
+                retry(transfer, now: now, "refused: the account is over its quota of \(quota) bytes")
+                return 0
+            }
+            if !toCloud, Double.random(in: 0..<1, using: &random) < plan.loseRate {
+                // Sabotage: the daemon believes it delivered the file and never writes it.
+                statistics.lost += 1
+                known[transfer.path] = (FileTree.signature(local), FileTree.signature(remote))
+                queue[transfer.path] = nil
+                note(now, .lost, transfer.path, "LOST: recorded as downloaded, never written")
+                return 0
+            }
+            if !transfer.partial, bytes.count > 1, Double.random(in: 0..<1, using: &random) < plan.truncateRate {
+                let cut = Int.random(in: 1..<bytes.count, using: &random)
+                guard write(Array(bytes[..<cut]), to: toCloud ? remote : local, like: toCloud ? local : remote) else { retry(transfer, now: now, "could not write"); return 0 }
+                if toCloud { cloud.didChange() }
+                statistics.truncations += 1
+                transfer.partial = true
+                retry(transfer, now: now, "truncated after \(cut) of \(bytes.count) bytes; the rest follows")
+                return toCloud ? 0 : 1
+            }
+            guard write(bytes, to: toCloud ? remote : local, like: toCloud ? local : remote) else { retry(transfer, now: now, "could not write"); return 0 }
+            known[transfer.path] = (FileTree.signature(local), FileTree.signature(remote))
+            queue[transfer.path] = nil
+            if toCloud {
+                cloud.didChange()
+                quotaRefused = false
+                statistics.uploads += 1
+                statistics.bytesUp += Int64(bytes.count)
+            } else {
+                statistics.downloads += 1
+                statistics.bytesDown += Int64(bytes.count)
+            }
+            note(now, toCloud ? .upload : .download, transfer.path, "\(bytes.count) bytes\(transfer.attempts > 1 ? " (attempt \(transfer.attempts))" : "")")
+            if Double.random(in: 0..<1, using: &random) < plan.duplicateRate {
+                let copy = Int.random(in: 0..<4, using: &random) == 0
+                queue["dup:" + transfer.path] = Transfer(path: transfer.path, kind: .duplicate, due: now + draw(plan.delay) + draw(plan.retryAfter),
+                                                         duplicate: .init(bytes: bytes, toCloud: toCloud, asCopy: copy))
+            }
+            return toCloud ? 0 : 1
+        case .deleteInCloud, .deleteInMirror:
+            let inCloud = transfer.kind == .deleteInCloud
+            unlink(inCloud ? remote : local)
+            known[transfer.path] = nil
+            queue[transfer.path] = nil
+            if inCloud { cloud.didChange() }
+            statistics.deletions += 1
+            note(now, inCloud ? .deleteInCloud : .deleteInMirror, transfer.path, "deleted")
+            return inCloud ? 0 : 1
+        case .duplicate:
+            return 0
+        }
+    }
+
+    /// Delivers a file a second time: the same bytes again (only if the file has not changed
+    /// since), or an iCloud-style copy `name 2.ext` beside it.
+    private func deliverDuplicate(_ transfer: Transfer, now: Double) -> Int {
+        queue["dup:" + transfer.path] = nil
+        guard let duplicate = transfer.duplicate, !isOffline(at: now) else { return 0 }
+        let root = duplicate.toCloud ? cloud.path : mirror
+        var path = transfer.path
+        if duplicate.asCopy {
+            let name = (path as NSString).lastPathComponent
+            let dot = name.firstIndex(of: ".") ?? name.endIndex
+            path = (path as NSString).deletingLastPathComponent + "/" + name[..<dot] + " 2" + name[dot...]
+        } else {
+            guard read(root + "/" + path) == duplicate.bytes else { return 0 }
+        }
+        guard write(duplicate.bytes, to: root + "/" + path, like: nil) else { return 0 }
+        if !duplicate.asCopy, let last = known[path] {
+            // The same content again: keep the pair in sync so it does not bounce back.
+            let fresh = FileTree.signature(root + "/" + path)
+            known[path] = duplicate.toCloud ? (last.mirror, fresh) : (fresh, last.cloud)
+        }
+        if duplicate.toCloud { cloud.didChange() } else { mirrorChanged = true }
+        statistics.duplicates += 1
+        note(now, .duplicate, path, duplicate.asCopy ? "delivered again as a copy" : "delivered again")
+        return duplicate.toCloud ? 0 : 1
+    }
+
+    private func retry(_ transfer: Transfer, now: Double, _ why: String) {
+        var transfer = transfer
+        transfer.due = now + draw(plan.retryAfter)
+        queue[transfer.key] = transfer
+        note(now, .fault, transfer.path, why)
+    }
+
+    // MARK: Status
+
+    /// The state of every file of the device's account, as `ubiq status` shows them.
+    public func status(now: Double) -> TransferStatus {
+        var files: [String: FileState] = [:]
+        if let token = (try? Device.load(from: device))?.identityToken {
+            let local = FileTree.list(mirror, under: token), remote = FileTree.list(cloud.path, under: token)
+            for path in Set(local.files.keys).union(remote.files.keys) {
+                switch queue[path]?.kind {
+                case .upload?, .deleteInCloud?: files[path] = .dataNotPresent
+                case .download?, .deleteInMirror?: files[path] = .storedInCloud
+                default:
+                    files[path] = local.files[path] == nil ? .storedInCloud : remote.files[path] == nil ? .dataNotPresent : .current
+                }
+            }
+            for path in local.excluded { files[path] = .excluded }
+        }
+        let waiting = self.waiting
+        return TransferStatus(files: files, offline: isOffline(at: now), quotaExceeded: quotaRefused,
+                              waitingUploads: waiting.uploads, waitingDownloads: waiting.downloads,
+                              date: SimulatedClock.epoch + now)
+    }
+
+    // MARK: Helpers
+
+    private func draw(_ range: ClosedRange<Double>) -> Double {
+        range.lowerBound == range.upperBound ? range.lowerBound : Double.random(in: range, using: &random)
+    }
+
+    private func read(_ path: String) -> [UInt8]? { try? AtomicFile.read(path, limit: 1 << 30) }
+
+    /// Writes atomically, keeping the modification time of `source` as file-sync tools do.
+    private func write(_ bytes: [UInt8], to path: String, like source: String?) -> Bool {
+        do {
+            try AtomicFile.makeDirectory((path as NSString).deletingLastPathComponent)
+            try AtomicFile.write(bytes, to: path, modificationTime: source.flatMap(FileTree.signature)?.modified)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    private func note(_ time: Double, _ kind: TransferRecord.Kind, _ path: String, _ detail: String) {
+        journal.append(TransferRecord(time: time, device: name, kind: kind, path: path, detail: detail))
+    }
+}
+
+/// One transfer waiting in a daemon's queue.
+struct Transfer {
+    enum Kind: String {
+        case upload, download, deleteInCloud, deleteInMirror, duplicate
+    }
+
+    struct Duplicate {
+        let bytes: [UInt8]
+        let toCloud: Bool
+        let asCopy: Bool
+    }
+
+    let path: String
+    var kind: Kind
+    var due: Double
+    var attempts = 0
+    /// Part of the file was written; the rest follows on the next attempt.
+    var partial = false
+    var duplicate: Duplicate?
+
+    init(path: String, kind: Kind, due: Double, duplicate: Duplicate? = nil) {
+        self.path = path
+        self.kind = kind
+        self.due = due
+        self.duplicate = duplicate
+    }
+
+    var key: String { kind == .duplicate ? "dup:" + path : path }
+}
+
+/// One thing a daemon did, for the report's timeline.
+public struct TransferRecord: Sendable {
+    public enum Kind: String, Sendable {
+        case upload, download, deleteInCloud, deleteInMirror, duplicate, fault, lost, offline, online
+    }
+
+    public let time: Double
+    public let device: String
+    public let kind: Kind
+    public let path: String
+    public let detail: String
+}

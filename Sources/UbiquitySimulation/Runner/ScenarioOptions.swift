@@ -1,0 +1,24 @@
+/// How to run a scenario.
+public struct ScenarioOptions: Sendable {
+    /// The seed; `nil`: the scenario's own.
+    public var seed: UInt64?
+    /// For scenarios declared with `peers N`: how many devices instead.
+    public var peers: Int?
+    /// The count of every `random` block instead of the scenario's.
+    public var steps: Int?
+    /// Run each device as its own OS process, started as `<executable> scenario device`
+    /// (the `ubiq` binary); `nil`: every device in this process.
+    public var deviceExecutable: String?
+    /// Where the cloud and the devices go; `nil`: a new temporary directory.
+    public var workDirectory: String?
+    /// Keep the work directory after a run that passed (one that failed is always kept).
+    public var keepWorkDirectory = false
+    /// Apple's log level for the devices' own lines (0–3), on stderr or in each device's log file.
+    public var logLevel = 0
+    /// Faults added on top of the scenario's, for every device (`--faults`, property tests).
+    public var extraFaults: [(key: String, value: String?)] = []
+    /// Called with each step's line as it starts (the CLI prints them when asked).
+    public var onStep: (@Sendable (String) -> Void)?
+
+    public init() {}
+}

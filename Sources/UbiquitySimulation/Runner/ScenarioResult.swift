@@ -1,0 +1,103 @@
+import Ubiquity
+
+/// How a scenario run ended: the figures of its report, every invariant or expectation it
+/// broke (with the line), and the timeline for `--report`.
+public struct ScenarioResult: Sendable {
+    public var scenario: String
+    public var seed: UInt64
+    /// `in-process` or `processes`.
+    public var mode: String
+    public var steps = 0
+    public var simulatedSeconds = 0.0
+    public var violations: [Violation] = []
+    public var devices: [DeviceSummary] = []
+    public var transfers = TransferStatistics()
+    public var peakLogFiles = 0
+    public var logBound = 0
+    public var conflicts = 0
+    public var saves = 0
+    public var timeline = Timeline()
+    /// The command that replays this run.
+    public var replay = ""
+
+    public var passed: Bool { violations.isEmpty }
+
+    /// The report for people: verdict first, then the figures, each device, and what broke.
+    public var text: String {
+        var lines = ["Scenario \(scenario) (seed \(seed), \(mode), \(devices.count) devices): \(passed ? "PASSED" : "FAILED")"]
+        lines.append("  steps \(steps), simulated time \(SimulatedDuration.text(simulatedSeconds)), \(saves) saves, \(conflicts) conflicts recorded, log files at most \(peakLogFiles) (bound \(logBound))")
+        lines.append("  transfers: \(transfers.line)")
+        for device in devices {
+            lines.append("  \(device.name): \(device.saves) saves, \(device.imports) imports, \(device.conflicts) conflicts; \(device.finalState)")
+            lines.append("    events: \(device.transitions.isEmpty ? "none" : device.transitions.joined(separator: ", "))")
+            lines.append("    transfers: \(device.transfers.line)")
+        }
+        if !violations.isEmpty {
+            lines.append("Violations:")
+            lines += violations.map { "  \($0)" }
+        }
+        lines.append("Replay: \(replay)")
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// An invariant or expectation that did not hold.
+public struct Violation: Sendable, CustomStringConvertible {
+    public var source: String
+    public var line: Int
+    public var step: String
+    /// Simulated seconds since the start.
+    public var time: Double
+    public var message: String
+
+    public var description: String {
+        let place = line > 0 ? "\(source):\(line)" : source
+        return "\(place) at +\(SimulatedDuration.text(time))\(step.isEmpty ? "" : " (\(step))"): \(message)"
+    }
+}
+
+/// One device at the end of a run.
+public struct DeviceSummary: Sendable {
+    public var name: String
+    public var peerID: String
+    public var saves = 0
+    public var imports = 0
+    public var conflicts = 0
+    /// Transitions in the order posted (did-import left out).
+    public var transitions: [String] = []
+    public var transfers = TransferStatistics()
+    /// `account store of 'alice', knowledge …` or `not running`.
+    public var finalState = ""
+}
+
+/// What happened when, for the report's timeline.
+public struct Timeline: Sendable {
+    public enum Kind: String, Sendable {
+        case save, transition, importChanges = "import", upload, download, deletion, fault, offline, online, violation, note
+    }
+
+    public struct Mark: Sendable {
+        public var time: Double
+        /// A device's name, or `cloud`.
+        public var lane: String
+        public var kind: Kind
+        public var text: String
+    }
+
+    public var lanes: [String] = []
+    public var marks: [Mark] = []
+    /// Per device: the sum of its knowledge vector over time (how much it has seen).
+    public var knowledge: [String: [(time: Double, total: Int64)]] = [:]
+    /// Per device: which store it worked on from when (`nil`: not running).
+    public var stores: [String: [(time: Double, store: String?)]] = [:]
+    public var duration = 0.0
+
+    mutating func mark(_ time: Double, _ lane: String, _ kind: Kind, _ text: String) {
+        marks.append(Mark(time: time, lane: lane, kind: kind, text: text))
+    }
+
+    mutating func sample(_ lane: String, time: Double, knowledge total: Int64?, store: String?) {
+        if let total, knowledge[lane]?.last?.total != total { knowledge[lane, default: []].append((time, total)) }
+        if stores[lane]?.last.map({ $0.store != store }) ?? true { stores[lane, default: []].append((time, store)) }
+    }
+}

@@ -1,0 +1,24 @@
+import Ubiquity
+
+// Damage a scenario does to the cloud on purpose (a bad disk, a broken sync tool).
+extension ScenarioRunner {
+    /// Flips bytes in the middle of one of `device`'s logs in the cloud (transaction `number`,
+    /// or its newest), as a bad disk or a broken tool would; the file keeps its name and size.
+    func corruptLog(of device: RunDevice, number: Int64?) {
+        guard let account = device.account else { return violate("\(device.name) is signed out: it has no logs to damage") }
+        let directory = location(account: account, root: cloud.path).logDirectory(of: device.peerID)
+        let logs = DirectoryEntry.list(directory).compactMap { entry in TransactionLog.transactionNumber(inFileName: entry.name).map { ($0, entry.name) } }
+        guard let target = number.map({ wanted in logs.first { $0.0 == wanted } }) ?? logs.max(by: { $0.0 < $1.0 }) else {
+            return violate("\(device.name) has \(number.map { "no log \($0)" } ?? "no log") in the cloud to damage")
+        }
+        let path = directory + "/" + target.1
+        guard var bytes = try? AtomicFile.read(path, limit: 1 << 30), bytes.count > 8 else { return violate("cannot read \(path) to damage it") }
+        for index in (bytes.count / 2)..<min(bytes.count, bytes.count / 2 + 4) { bytes[index] ^= 0xFF }
+        // Same name, size and time: only the bytes tell.
+        guard (try? AtomicFile.write(bytes, to: path, modificationTime: DirectoryEntry.at(path)?.modificationTime)) != nil else {
+            return violate("cannot damage \(path)")
+        }
+        cloud.didChange()
+        timeline.mark(clock.seconds, "cloud", .fault, "damaged transaction \(target.0) of \(device.name) in the cloud")
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import Ubiquity
+
+// The invariants of a scenario (Docs/Scenarios.md): after every step, the container's logs
+// stay bounded and every saved transaction is still somewhere; at every handover the fallback's
+// saves are in the account store; at quiescence every running peer of an account holds every
+// transaction that reached the cloud, only objects some save inserted, and the same state.
+extension ScenarioRunner {
+    static let containerIdentifier = "iCloud.ubiquity.default"
+    static let contentURL = "CoreData"
+
+    func location(account: String, root: String) -> ContainerLocation {
+        ContainerLocation(cloud: root, identityToken: account, containerIdentifier: Self.containerIdentifier,
+                          contentURL: Self.contentURL, contentName: scenario.contentName, modelHash: model.hash)
+    }
+
+    // MARK: After every step
+
+    func checkAfterStep() {
+        let count = logFilesInCloud()
+        peakLogFiles = max(peakLogFiles, count)
+        if count > scenario.logBound {
+            return violate("the container holds \(count) log files, more than the bound of \(scenario.logBound)")
+        }
+        checkSavedTransactionsPresent()
+    }
+
+    /// Log files of the scenario's content in the cloud, every account together.
+    func logFilesInCloud() -> Int {
+        DirectoryEntry.list(cloud.path).filter(\.isDirectory).reduce(0) { total, account in
+            total + cloud.tree(of: account.name).logNumbers.reduce(0) { $0 + $1.value.count }
+        }
+    }
+
+    /// The numbers of `peer`'s logs in the cloud.
+    func cloudLogNumbers(account: String, peer: String) -> Set<Int64> {
+        let folder = location(account: account, root: cloud.path).logDirectory(of: peer).dropFirst(cloud.path.count + 1)
+        return cloud.tree(of: account).logNumbers[String(folder)] ?? []
+    }
+
+    static func logNumbers(in directory: String) -> Set<Int64> {
+        Set(DirectoryEntry.list(directory).compactMap { TransactionLog.transactionNumber(inFileName: $0.name) })
+    }
+
+    /// No saved change lost: every saved transaction of an account store is in the cloud, in
+    /// its author's mirror or outbox, or covered by a baseline.
+    func checkSavedTransactionsPresent() {
+        for (account, peers) in ledger.accounts.sorted(by: { $0.key < $1.key }) {
+            let remote = location(account: account, root: cloud.path)
+            let cloudBaseline = baselineKnowledge(remote.baselinePath)
+            for (peer, record) in peers.sorted(by: { $0.key < $1.key }) where record.first <= record.highest {
+                guard let author = devices[record.device] else { continue }
+                let local = author.daemon == nil ? nil : location(account: account, root: author.mirror)
+                let covered = max(cloudBaseline[peer], local.map { baselineKnowledge($0.baselinePath)[peer] } ?? 0)
+                ledger.covered(account: account, peer: peer, upTo: covered)
+                let first = max(record.first, covered + 1)
+                guard first <= record.highest else { continue }
+                let inCloud = cloudLogNumbers(account: account, peer: peer)
+                var missing = (first...record.highest).filter { !inCloud.contains($0) }
+                guard !missing.isEmpty else { continue }
+                if let local { missing = missing.filter { !Self.logNumbers(in: local.logDirectory(of: peer)).contains($0) } }
+                guard !missing.isEmpty else { continue }
+                if author.running, let outbox = try? send(.probe(full: false), to: author).state?.outbox {
+                    missing.removeAll { outbox.contains($0) }
+                }
+                if !missing.isEmpty {
+                    violate("saved transaction(s) \(missing.map(String.init).joined(separator: ", ")) of \(peer) (account '\(account)', saved by \(record.device)) are gone: in neither the cloud, the device nor a baseline")
+                    return
+                }
+            }
+        }
+    }
+
+    /// The knowledge of the baseline at `path` (empty when there is none), read once per version.
+    func baselineKnowledge(_ path: String) -> KnowledgeVector {
+        guard let signature = FileTree.signature(path) else { return KnowledgeVector() }
+        if let cached = baselineCache[path], cached.signature == signature { return cached.knowledge }
+        let knowledge = (try? BaselineMetadata(archiveAt: path))?.knowledge ?? KnowledgeVector()
+        baselineCache[path] = (signature, knowledge)
+        return knowledge
+    }
+
+    // MARK: At a handover
+
+    /// Right after a fallback handed over (nothing else imported since), every value the app
+    /// saved in the fallback is in the account store, and nothing is alive that no save inserted.
+    func checkHandover(of device: RunDevice, account: String) throws {
+        let fallback = ledger.takeFallback(device: device.name, account: account)
+        for (gid, values) in fallback.values.sorted(by: { $0.key < $1.key }) {
+            let id = try GlobalID(gid)
+            guard let actual = try device.host.send(DeviceRequest(now: clock.seconds, command: .object(entity: id.entity, key: id.key))).values else {
+                if ledger.deleted[account]?.contains(gid) == true { continue }
+                return violate("\(device.name) saved \(gid) in its fallback store, but after the handover the account store does not have it")
+            }
+            for (attribute, value) in values.sorted(by: { $0.key < $1.key }) where actual[attribute] != value {
+                return violate("\(device.name) saved \(gid).\(attribute) = \(value) in its fallback store, but after the handover the account store holds \(actual[attribute] ?? "nothing")")
+            }
+        }
+        for gid in fallback.deletes.sorted() {
+            let id = try GlobalID(gid)
+            if try device.host.send(DeviceRequest(now: clock.seconds, command: .object(entity: id.entity, key: id.key))).values != nil {
+                return violate("\(device.name) deleted \(gid) in its fallback store, but after the handover it is alive in the account store")
+            }
+        }
+        if let state = try device.host.send(DeviceRequest(now: clock.seconds, command: .probe(full: false))).state {
+            checkNoStrangers(state, on: device, account: account)
+        }
+    }
+
+    /// No duplicate from any fallback or migration: every live object was inserted by some save.
+    func checkNoStrangers(_ state: DeviceState, on device: RunDevice, account: String) {
+        let known = ledger.inserted[account] ?? []
+        if let stranger = state.liveObjects.first(where: { !known.contains($0) }) {
+            violate("\(stranger) is alive on \(device.name) (account '\(account)') but no save ever inserted it: a duplicate from a fallback or a migration")
+        }
+    }
+
+    // MARK: At quiescence
+
+    /// After `settle` (and at the end): the online running peers of each account converged.
+    func checkQuiescent() throws { try checkConverged(required: false) }
+
+    /// Every running peer of each account (with `required`, offline ones too) holds every
+    /// transaction that reached the cloud, only objects some save inserted, and the same state.
+    func checkConverged(required: Bool) throws {
+        var groups: [String: [(device: RunDevice, state: DeviceState)]] = [:]
+        for name in names {
+            let device = devices[name]!
+            guard device.running, required || device.daemon?.isOffline(at: clock.seconds) != true else { continue }
+            guard let state = try send(.probe(full: true), to: device).state, state.storeKind == .account, let account = state.account else { continue }
+            groups[account, default: []].append((device, state))
+        }
+        for (account, members) in groups.sorted(by: { $0.key < $1.key }) where violations.isEmpty {
+            for member in members { checkNoStrangers(member.state, on: member.device, account: account) }
+            let remote = location(account: account, root: cloud.path)
+            let cloudBaseline = baselineKnowledge(remote.baselinePath)
+            for (peer, record) in (ledger.accounts[account] ?? [:]).sorted(by: { $0.key < $1.key }) where violations.isEmpty {
+                let uploaded = cloudBaseline[peer] >= record.highest || cloudLogNumbers(account: account, peer: peer).contains(record.highest)
+                guard uploaded else {
+                    // It may wait on its author: away from the account, offline or over quota.
+                    if let author = devices[record.device], author.running, author.account == account,
+                       author.daemon?.isOffline(at: clock.seconds) == false, author.daemon?.isStalledByQuota == false {
+                        violate("transaction \(record.highest) of \(peer), saved by \(record.device), never reached the cloud although \(record.device) is online")
+                    }
+                    continue
+                }
+                for member in members where (member.state.knowledge[peer] ?? 0) < record.highest {
+                    violate("\(member.device.name) never received transaction \(record.highest) of \(peer) (saved by \(record.device)): it holds up to \(member.state.knowledge[peer] ?? 0)")
+                }
+            }
+            guard violations.isEmpty, Set(members.map(\.state.mergeState)).count > 1 else { continue }
+            let detail = members.map { "\($0.device.name) [\(KnowledgeVector($0.state.knowledge))]" }.joined(separator: ", ")
+            violate("the peers of '\(account)' hold different states at quiescence: \(detail)")
+        }
+    }
+
+    /// Every concurrent overwrite among the saved transactions is in every running peer's
+    /// conflict history. Checked on attributes whose writers all overwrote each other
+    /// concurrently with different values (objects deleted or handed over from a fallback are
+    /// left out: their history depends on the order of arrival).
+    func checkConflictsRecorded() throws {
+        for (account, writes) in ledger.writes.sorted(by: { $0.key < $1.key }) {
+            let excluded = (ledger.deleted[account] ?? []).union(ledger.migratedObjects[account] ?? [])
+            var slots: [String: [SaveLedger.AttributeWrite]] = [:]
+            for write in writes where !excluded.contains(write.gid) { slots["\(write.gid)|\(write.attribute)", default: []].append(write) }
+            var expected: [String] = []
+            for (slot, all) in slots where all.count > 1 {
+                let pairwise = all.indices.allSatisfy { i in all.indices.allSatisfy { j in i == j || Self.concurrent(all[i], all[j]) } }
+                guard pairwise, Set(all.map(\.value)).count == all.count else { continue }
+                // A stamp's text sorts like the stamp.
+                let winner = all.max { $0.stamp < $1.stamp }!
+                expected += all.filter { $0.stamp != winner.stamp }.map { "\(slot)|\($0.stamp)" }
+            }
+            for name in names where violations.isEmpty {
+                let device = devices[name]!
+                guard device.running, let state = try send(.probe(full: true), to: device).state, state.account == account,
+                      state.storeKind == .account, let recorded = state.conflictLosers.map(Set.init) else { continue }
+                if let missing = expected.sorted().first(where: { !recorded.contains($0) }) {
+                    violate("\(name) did not record the concurrent overwrite \(missing) (object|attribute|loser's stamp) in its conflict history")
+                }
+            }
+        }
+    }
+
+    static func concurrent(_ a: SaveLedger.AttributeWrite, _ b: SaveLedger.AttributeWrite) -> Bool {
+        a.peerID != b.peerID && !b.knowledge.covers(peer: a.peerID, number: a.number) && !a.knowledge.covers(peer: b.peerID, number: b.number)
+    }
+
+    // MARK: The result
+
+    func makeResult() throws -> ScenarioResult {
+        var result = ScenarioResult(scenario: scenario.name, seed: seed, mode: options.deviceExecutable == nil ? "in-process" : "processes")
+        result.steps = stepCount
+        result.simulatedSeconds = clock.seconds
+        result.violations = violations
+        result.peakLogFiles = peakLogFiles
+        result.logBound = scenario.logBound
+        result.saves = ledger.count
+        for name in names {
+            let device = devices[name]!
+            var summary = DeviceSummary(name: name, peerID: device.peerID)
+            summary.saves = device.saves
+            summary.imports = device.imports
+            summary.transitions = device.transitions
+            summary.transfers = device.daemon?.statistics ?? TransferStatistics()
+            result.transfers = result.transfers + summary.transfers
+            let state = try? send(.probe(full: false), to: device).state
+            summary.conflicts = state?.conflictCount ?? 0
+            result.conflicts += summary.conflicts
+            if let state, state.running, let kind = state.storeKind {
+                summary.finalState = "\(kind.rawValue) store\(state.account.map { " of '\($0)'" } ?? ""), \(state.liveObjects.count) objects, knowledge [\(KnowledgeVector(state.knowledge))]"
+            } else {
+                summary.finalState = "not running"
+            }
+            if device.daemon?.isOffline(at: clock.seconds) == true { summary.finalState += " (offline)" }
+            try? device.daemon?.status(now: clock.seconds).save(device: device.directory)
+            result.devices.append(summary)
+        }
+        timeline.duration = clock.seconds
+        result.timeline = timeline
+        var replay = "ubiq scenario run \(scenario.reference) --seed \(seed)"
+        if let peers = options.peers { replay += " --peers \(peers)" }
+        if let steps = options.steps { replay += " --steps \(steps)" }
+        if options.deviceExecutable != nil { replay += " --processes" }
+        for (key, value) in options.extraFaults { replay += " --faults \(key)\(value.map { "=\($0)" } ?? "")" }
+        if !result.passed { replay += "   (work directory kept: \(work))" }
+        result.replay = replay
+        return result
+    }
+}

@@ -1,0 +1,163 @@
+import Ubiquity
+
+// Letting simulated time pass: daemons transfer what is due, apps get time for their
+// background imports and, with auto-sync, import what arrived.
+extension ScenarioRunner {
+    /// The most rounds at one instant before transfers are judged to never settle.
+    static let roundsPerInstant = 10_000
+    /// A running app imports what arrived at most this often (simulated seconds), as Core
+    /// Data coalesced the daemon's notifications: a burst of files is one import.
+    static let autoSyncInterval = 5.0
+
+    /// When a device with news next imports.
+    func syncWake(_ device: RunDevice) -> Double? {
+        guard autoSync, device.running, device.hasNews else { return nil }
+        return device.lastAutoSync + Self.autoSyncInterval
+    }
+
+    /// Moves time to `target`, waking at every moment a daemon has something to do.
+    func advance(to target: Double) throws {
+        var sameInstant = 0
+        while violations.isEmpty {
+            let now = clock.seconds
+            let wake = names.compactMap { name in
+                [devices[name]!.daemon?.nextWake(after: now), syncWake(devices[name]!)].compactMap { $0 }.min()
+            }.min()
+            guard let wake, wake <= target else {
+                clock.advance(to: target)
+                try tick()
+                return
+            }
+            sameInstant = wake <= now ? sameInstant + 1 : 0
+            if sameInstant > Self.roundsPerInstant {
+                return violate("transfers never settle at +\(SimulatedDuration.text(now)): the daemons keep finding changes")
+            }
+            clock.advance(to: wake)
+            try tick()
+        }
+    }
+
+    /// One instant: every daemon does what is due, then every running app gets time.
+    func tick() throws {
+        let now = clock.seconds
+        var news: [String: Bool] = [:]
+        for name in names {
+            guard let daemon = devices[name]!.daemon else {
+                news[name] = devices[name]!.syncedGeneration != cloud.generation
+                continue
+            }
+            news[name] = daemon.round(now: now) > 0
+            for record in daemon.journal { timeline.mark(record.time, record.device, Self.kind(record.kind), "\(record.kind.rawValue) \(Self.shortPath(record.path)) \(record.detail)") }
+            daemon.journal.removeAll()
+        }
+        for name in names {
+            let device = devices[name]!
+            guard device.running, violations.isEmpty else { continue }
+            // The system lets the initial import start once the container is downloaded.
+            if device.daemon?.isCaughtUp(at: now) ?? true { try send(.runBackground, to: device) }
+            if news[name] == true { device.hasNews = true }
+            if autoSync && device.hasNews && now >= device.lastAutoSync + Self.autoSyncInterval {
+                device.lastAutoSync = now
+                try syncApp(device)
+            }
+        }
+    }
+
+    /// The app imports (as a running app does when files arrive).
+    func syncApp(_ device: RunDevice) throws {
+        device.syncedGeneration = cloud.generation
+        device.hasNews = false
+        let reply = try send(.perform(.sync), to: device)
+        if let error = reply.error { violate("\(device.name) could not sync: \(error)") }
+    }
+
+    /// Lets time pass, moment by moment, until `device` posts `event` (since its last
+    /// `expect events`), or fails at `deadline`.
+    func waitFor(_ event: String, on device: RunDevice, until deadline: Double) throws {
+        let started = clock.seconds
+        while violations.isEmpty && !device.transitionsSinceExpect.contains(event) {
+            let now = clock.seconds
+            guard now < deadline else {
+                return violate("\(device.name) did not post \(event) within \(SimulatedDuration.text(deadline - started)); since its last expect events it posted [\(device.transitionsSinceExpect.joined(separator: ", "))]")
+            }
+            let wake = names.compactMap { name in
+                [devices[name]!.daemon?.nextWake(after: now), syncWake(devices[name]!)].compactMap { $0 }.min()
+            }.min().map { max($0, now + 1) } ?? deadline
+            try advance(to: min(wake, deadline))
+        }
+    }
+
+    /// Lets time pass until nothing moves: no transfer waiting (but those of devices taken
+    /// offline or refused over quota), no background import, and a sync on every running app
+    /// imports nothing. Then checks the quiescent invariants.
+    func settle() throws {
+        let started = clock.seconds
+        let limit = started + 30 * 86_400
+        var rounds = 0
+        while violations.isEmpty {
+            rounds += 1
+            guard rounds < 100_000, clock.seconds <= limit else {
+                return violate("did not settle within \(SimulatedDuration.text(clock.seconds - started)) (\(rounds) rounds): \(pendingWork())")
+            }
+            let now = clock.seconds
+            let wakes = names.compactMap { name -> Double? in
+                let device = devices[name]!
+                let daemonWake = device.daemon.flatMap { $0.isStalledByQuota ? nil : $0.nextWake(after: now) }
+                return [daemonWake, syncWake(device)].compactMap { $0 }.min()
+            }
+            if let wake = wakes.min() {
+                try advance(to: max(wake, now))
+                continue
+            }
+            // Nothing in flight: one more sync everywhere; if that moves nothing, it is settled.
+            var moved = false
+            for name in names where devices[name]!.running && violations.isEmpty {
+                let device = devices[name]!
+                let background = device.daemon?.isCaughtUp(at: clock.seconds) ?? true ? try send(.runBackground, to: device) : DeviceReply()
+                device.syncedGeneration = cloud.generation
+                let reply = try send(.perform(.sync), to: device)
+                if let error = reply.error { violate("\(device.name) could not sync: \(error)") }
+                moved = moved || !background.events.isEmpty || !reply.events.isEmpty || !reply.saves.isEmpty
+            }
+            try tick()
+            let busy = names.contains { name in
+                guard let daemon = devices[name]!.daemon else { return false }
+                return !daemon.isStalledByQuota && daemon.nextWake(after: clock.seconds) != nil
+            }
+            if !moved && !busy { break }
+        }
+        if violations.isEmpty { try checkQuiescent() }
+    }
+
+    /// What keeps a scenario from settling, for the message.
+    func pendingWork() -> String {
+        let busy = names.compactMap { name -> String? in
+            guard let daemon = devices[name]!.daemon else { return nil }
+            let waiting = daemon.waiting
+            return waiting.uploads + waiting.downloads > 0 ? "\(name): \(waiting.uploads) up, \(waiting.downloads) down waiting" : nil
+        }
+        return busy.isEmpty ? "devices keep importing" : busy.joined(separator: "; ")
+    }
+
+    static func kind(_ kind: TransferRecord.Kind) -> Timeline.Kind {
+        switch kind {
+        case .upload: return .upload
+        case .download: return .download
+        case .deleteInCloud, .deleteInMirror: return .deletion
+        case .duplicate, .fault, .lost: return .fault
+        case .offline: return .offline
+        case .online: return .online
+        }
+    }
+
+    /// `<account>/…/<peer>/Notes/<hash>/0000000003-….1.cdt` → `<account>:<peer…>/3`, a receipt
+    /// `<account>:<peer…>/receipt.0.cdt`, anything else `<account>:<last two components>`.
+    static func shortPath(_ path: String) -> String {
+        let parts = path.split(separator: "/")
+        guard let name = parts.last.map(String.init), let account = parts.first else { return path }
+        if parts.count >= 4, CloudNames.isValidPeerID(String(parts[parts.count - 4])) {
+            return "\(account):\(parts[parts.count - 4].prefix(14))…/\(TransactionLog.transactionNumber(inFileName: name).map(String.init) ?? name)"
+        }
+        return "\(account):" + parts.suffix(2).joined(separator: "/")
+    }
+}

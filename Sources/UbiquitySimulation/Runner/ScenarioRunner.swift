@@ -1,0 +1,385 @@
+import Foundation
+import Ubiquity
+
+/// Runs a scenario: creates its devices (each with a mirror and an emulated daemon, unless
+/// `direct`), performs its steps in order, lets simulated time pass, and checks the
+/// invariants after every step — no saved change lost, no object that no save inserted, the
+/// container's logs bounded, and at quiescence every running peer of an account converged.
+/// The first violation ends the run; the result carries the seed that replays it.
+public final class ScenarioRunner {
+    let scenario: Scenario
+    let options: ScenarioOptions
+    let seed: UInt64
+    let work: String
+    let clock = SimulatedClock()
+    let cloud: EmulatedCloud
+    let model: ObjectModel
+    var random: SeededGenerator
+    var names: [String] = []
+    var devices: [String: RunDevice] = [:]
+    var ledger = SaveLedger()
+    var timeline = Timeline()
+    var violations: [Violation] = []
+    var autoSync: Bool
+    var peakLogFiles = 0
+    var stepCount = 0
+    var current: ScenarioStep?
+    var baselineCache: [String: (signature: FileTree.Signature, knowledge: KnowledgeVector)] = [:]
+
+    /// Runs `scenario` and reports; throws only when the run cannot start or a device process
+    /// dies (a broken invariant is a violation in the result, not an error).
+    public static func run(_ scenario: Scenario, options: ScenarioOptions = ScenarioOptions()) throws -> ScenarioResult {
+        let scenario = try scenario.withPeers(options.peers).withRandomSteps(options.steps)
+        let runner = try ScenarioRunner(scenario: scenario, options: options)
+        return try runner.run()
+    }
+
+    private init(scenario: Scenario, options: ScenarioOptions) throws {
+        self.scenario = scenario
+        self.options = options
+        seed = options.seed ?? scenario.seed
+        random = SeededGenerator(seed: seed)
+        autoSync = scenario.autoSync
+        work = options.workDirectory ?? NSTemporaryDirectory() + "ubiquity-scenario-\(scenario.name)-\(seed)-\(UUID().uuidString.prefix(8))"
+        cloud = EmulatedCloud(path: work + "/cloud")
+        do {
+            model = try scenario.modelFile.map { try ObjectModel.load(contentsOf: $0) } ?? .notes
+        } catch {
+            throw ScenarioError(source: scenario.source, line: 0, "cannot load the model: \(error)")
+        }
+    }
+
+    private func run() throws -> ScenarioResult {
+        try AtomicFile.makeDirectory(cloud.path)
+        defer { for name in names { devices[name]?.host.close() } }
+        try createDevices()
+        for step in scenario.steps where violations.isEmpty { try execute(step, substitutions: [:]) }
+        if violations.isEmpty {
+            current = ScenarioStep(line: 0, text: "end of scenario: settle and check", action: .settle)
+            try settle()
+        }
+        let result = try makeResult()
+        if result.passed && !options.keepWorkDirectory && options.workDirectory == nil {
+            try? FileManager.default.removeItem(atPath: work)
+        }
+        return result
+    }
+
+    // MARK: Devices
+
+    private func createDevices() throws {
+        var faults = scenario.faults
+        for (key, value) in options.extraFaults {
+            if let problem = faults.set(key, value) { throw ScenarioError(source: "--faults", line: 0, problem) }
+        }
+        for declaration in scenario.devices {
+            let directory = work + "/devices/" + declaration.name
+            let device = try Device.create(at: directory, userName: declaration.name, identityToken: declaration.account,
+                                           deviceUUID: Self.uuid(seed: seed, name: declaration.name), mirrorsCloud: !declaration.direct)
+            var plan = declaration.faults ?? faults
+            if declaration.faults != nil { for (key, value) in options.extraFaults { _ = plan.set(key, value) } }
+            let skew = declaration.skew ?? (plan.skew.lowerBound == plan.skew.upperBound ? plan.skew.lowerBound : Double.random(in: plan.skew, using: &random))
+            let setup = DeviceSetup(name: declaration.name, device: directory, cloud: cloud.path, modelFile: scenario.modelFile,
+                                    contentName: scenario.contentName, baselinePolicy: BaselinePolicyWire(scenario.baselinePolicy),
+                                    skew: skew, logLevel: options.logLevel)
+            let host: any DeviceHost
+            if let executable = options.deviceExecutable {
+                host = try ProcessDeviceHost(setup: setup, executable: executable, logFile: directory + ".log")
+            } else {
+                host = try InProcessDeviceHost(setup: setup)
+            }
+            let daemon = declaration.direct ? nil : TransferDaemon(name: declaration.name, device: directory, cloud: cloud, plan: plan,
+                                                                   seed: seed &+ Self.hash(declaration.name))
+            names.append(declaration.name)
+            devices[declaration.name] = RunDevice(declaration: declaration, directory: directory, peerID: device.peerID(),
+                                                  host: host, daemon: daemon, skew: skew, account: declaration.account)
+            timeline.lanes.append(declaration.name)
+            if skew != 0 { timeline.mark(0, declaration.name, .fault, "clock off by \(skew < 0 ? "-" : "+")\(SimulatedDuration.text(abs(skew)))") }
+        }
+        timeline.lanes.append("cloud")
+    }
+
+    /// A device UUID that depends only on the seed and the name, so peer IDs (and every
+    /// tie broken by peer ID) are the same in every run of a seed.
+    static func uuid(seed: UInt64, name: String) -> UUID {
+        var generator = SeededGenerator(seed: seed &+ hash(name))
+        var bytes = withUnsafeBytes(of: (generator.next(), generator.next())) { Array($0) }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+
+    /// FNV-1a: a hash of a name that is the same in every process (Swift's `hashValue` is not).
+    static func hash(_ text: String) -> UInt64 {
+        text.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
+    }
+
+    // MARK: Steps
+
+    func execute(_ step: ScenarioStep, substitutions: [String: String]) throws {
+        switch step.action {
+        case let .repeated(times, body):
+            for index in 0..<times {
+                for inner in body where violations.isEmpty { try execute(inner, substitutions: substitutions.merging(["{i}": String(index)]) { $1 }) }
+            }
+            return
+        case let .random(block):
+            for index in 0..<block.count where violations.isEmpty { try executeRandom(block, index: index) }
+            return
+        default:
+            break
+        }
+        current = step
+        stepCount += 1
+        options.onStep?("[+\(SimulatedDuration.text(clock.seconds))] \(Self.substitute(step.text, substitutions))")
+        switch step.action {
+        case let .device(target, verb):
+            let verb = Self.substitute(verb, substitutions)
+            let targets = target == "all" ? names.filter { eligible(devices[$0]!, for: verb) } : [target]
+            for name in targets where violations.isEmpty { try perform(verb, on: devices[name]!) }
+        case let .wait(range):
+            let seconds = range.lowerBound == range.upperBound ? range.lowerBound : Double.random(in: range, using: &random)
+            try advance(to: clock.seconds + seconds)
+        case .settle:
+            try settle()
+        case let .faults(target, pairs):
+            for name in names where target == nil || target == name {
+                guard let daemon = devices[name]?.daemon else { continue }
+                for (key, value) in pairs { _ = daemon.plan.set(key, value) }
+                timeline.mark(clock.seconds, name, .fault, "faults: \(daemon.plan.summary)")
+            }
+        case let .quota(bytes):
+            cloud.quotaBytes = bytes
+            for name in names { devices[name]?.daemon?.quotaChanged() }
+            timeline.mark(clock.seconds, "cloud", .note, bytes.map { "quota \($0) bytes" } ?? "quota lifted")
+        case let .autoSync(on):
+            autoSync = on
+        case .expectConverged:
+            try checkConverged(required: true)
+        case .expectConflictsRecorded:
+            try checkConflictsRecorded()
+        case let .expectBounded(bound):
+            if peakLogFiles > bound { violate("the container held \(peakLogFiles) log files; the scenario expects at most \(bound)") }
+        case .repeated, .random:
+            break
+        }
+        if violations.isEmpty { checkAfterStep() }
+    }
+
+    /// One step of a `random` block: a weighted line, `?` replaced by a random device that can
+    /// take the step, `{key}` by a random key, `{i}` by the step's index.
+    private func executeRandom(_ block: RandomBlock, index: Int) throws {
+        let total = block.choices.reduce(0) { $0 + $1.weight }
+        var roll = Int.random(in: 0..<total, using: &random)
+        guard let choice = block.choices.first(where: { roll -= $0.weight; return roll < 0 }) else { return }
+        let substitutions = ["{i}": String(index), "{key}": "k\(Int.random(in: 0..<block.keys, using: &random))"]
+        guard case let .device(target, verb) = choice.step.action, target == "?" else {
+            try execute(choice.step, substitutions: substitutions)
+            return
+        }
+        let candidates = names.filter { eligible(devices[$0]!, for: verb) }
+        guard !candidates.isEmpty else { return }
+        let name = candidates[Int.random(in: 0..<candidates.count, using: &random)]
+        if case let .edit(entity) = verb {
+            // The key and the roll are drawn here, so the device does the same in every run.
+            current = choice.step
+            stepCount += 1
+            options.onStep?("[+\(SimulatedDuration.text(clock.seconds))] \(name) edit \(entity) \(substitutions["{key}"]!)")
+            try send(.edit(entity: entity, key: substitutions["{key}"]!, roll: random.next()), to: devices[name]!)
+            if violations.isEmpty { checkAfterStep() }
+            return
+        }
+        let concrete = ScenarioStep(line: choice.step.line, text: choice.step.text.replacingOccurrences(of: "?", with: name),
+                                    action: .device(name, verb))
+        try execute(concrete, substitutions: substitutions)
+    }
+
+    /// Whether `device` can take `verb` now (for `?` and `all`).
+    private func eligible(_ device: RunDevice, for verb: DeviceVerb) -> Bool {
+        switch verb {
+        case .launch: return !device.running
+        case .online: return device.daemon?.isOffline(at: clock.seconds) == true
+        case .offline: return device.daemon != nil && device.daemon?.isOffline(at: clock.seconds) == false
+        case .signIn, .signOut: return true
+        case .removeContent, .rollBaseline:
+            return device.running && device.storeKind == .account
+        case .sync, .edit, .insert, .update, .delete, .relate, .unrelate, .save, .quit:
+            return device.running && device.account != nil
+        default: return device.running
+        }
+    }
+
+    private func perform(_ verb: DeviceVerb, on device: RunDevice) throws {
+        let now = clock.seconds
+        switch verb {
+        case .offline:
+            guard let daemon = device.daemon else { return violate("\(device.name) reads the cloud directly: it has no daemon to take offline") }
+            daemon.offline(at: now)
+            timeline.mark(now, device.name, .offline, "offline")
+        case .online:
+            guard let daemon = device.daemon else { return violate("\(device.name) reads the cloud directly: it has no daemon") }
+            daemon.online(at: now)
+            timeline.mark(now, device.name, .online, "online")
+        case let .corruptLog(number):
+            corruptLog(of: device, number: number)
+        case let .expectStore(kind):
+            let reply = try send(.probe(full: false), to: device)
+            if reply.state?.storeKind != kind {
+                violate("\(device.name) works on the \(reply.state?.storeKind?.rawValue ?? "no") store; the scenario expects the \(kind.rawValue) store")
+            }
+        case let .expectEvents(expected):
+            if device.transitionsSinceExpect != expected {
+                violate("\(device.name) posted [\(device.transitionsSinceExpect.joined(separator: ", "))]; the scenario expects [\(expected.joined(separator: ", "))]")
+            }
+            device.transitionsSinceExpect.removeAll()
+        case let .expectValues(entity, key, values):
+            let reply = try send(.object(entity: entity, key: key), to: device)
+            guard let actual = reply.values else { return violate("\(device.name) has no live \(entity)/\(key)") }
+            let description = try model.entity(named: entity)
+            for assignment in values {
+                guard let attribute = description.attribute(assignment.name) else {
+                    return violate("\(entity) has no attribute '\(assignment.name)'")
+                }
+                let wanted = try assignment.value(for: attribute, of: description).jsonValue.text()
+                let found = actual[assignment.name] ?? "null"
+                if found != wanted { violate("\(device.name): \(entity)/\(key).\(assignment.name) is \(found); the scenario expects \(wanted)") }
+            }
+        case let .expectDeleted(entity, key):
+            if try send(.object(entity: entity, key: key), to: device).values != nil { violate("\(device.name) still has \(entity)/\(key) alive") }
+        case let .expectCount(entity, count):
+            let found = try send(.count(entity: entity), to: device).count ?? 0
+            if found != count { violate("\(device.name) has \(found) live \(entity) objects; the scenario expects \(count)") }
+        case let .expectUploadsWaiting(count):
+            let found = device.daemon?.waiting.uploads ?? 0
+            if found != count { violate("\(device.name) has \(found) upload(s) waiting; the scenario expects \(count)") }
+        case let .expectConflicts(least):
+            let found = try send(.probe(full: false), to: device).state?.conflictCount ?? 0
+            if found < least { violate("\(device.name) recorded \(found) conflict(s); the scenario expects at least \(least)") }
+        case let .edit(entity):
+            try send(.edit(entity: entity, key: "k\(Int.random(in: 0..<100, using: &random))", roll: random.next()), to: device)
+        case let .waitFor(event, within):
+            try waitFor(event, on: device, until: now + within)
+        default:
+            let reply = try send(.perform(verb), to: device)
+            if let error = reply.error { return violate("\(device.name) \(Self.verbName(verb)) failed: \(error)") }
+            switch verb {
+            case .launch: device.running = true
+            case .quit: device.running = false
+            case .signIn, .signOut: device.account = reply.account ?? (try? Device.load(from: device.directory))?.identityToken
+            case .removeContent:
+                if let account = device.account {
+                    ledger.contentRemoved(account: account)
+                    timeline.mark(now, device.name, .note, "removed the content of '\(account)'")
+                }
+            default: break
+            }
+        }
+    }
+
+    /// Sends a command to a device and takes in what its answer tells.
+    @discardableResult
+    func send(_ command: DeviceCommand, to device: RunDevice) throws -> DeviceReply {
+        let now = clock.seconds
+        let reply = try device.host.send(DeviceRequest(now: now, command: command))
+        device.account = reply.account ?? (reply.storeKind == nil ? device.account : nil)
+        device.storeKind = reply.storeKind
+        for event in reply.events {
+            if event.hasPrefix("did-import:") {
+                device.imports += 1
+                timeline.mark(now, device.name, .importChanges, event)
+                continue
+            }
+            device.transitions.append(event)
+            device.transitionsSinceExpect.append(event)
+            timeline.mark(now, device.name, .transition, event)
+        }
+        for account in reply.resets { ledger.storeReset(device: device.name, account: account) }
+        for save in reply.saves {
+            ledger.record(save)
+            device.saves += 1
+            timeline.mark(now, device.name, .save, "saved \(save.storeKind.rawValue) transaction \(save.number) (\(save.writes.count) objects)")
+        }
+        if case .edit = command, let error = reply.error { violate("\(device.name) edit failed: \(error)") }
+        if reply.events.contains("did-change:initialImportCompleted:account"), let account = device.account {
+            try checkHandover(of: device, account: account)
+        }
+        timeline.sample(device.name, time: now, knowledge: reply.knowledgeTotal, store: reply.storeKind.map { "\($0.rawValue)\(reply.account.map { " (\($0))" } ?? "")" })
+        // Steps, and background work that did something, may have written into the mirror.
+        switch command {
+        case .perform where reply.wroteFiles, .edit: device.daemon?.noteMirrorChanged()
+        case .runBackground where !reply.events.isEmpty || !reply.saves.isEmpty: device.daemon?.noteMirrorChanged()
+        default: break
+        }
+        return reply
+    }
+
+    func violate(_ message: String) {
+        violations.append(Violation(source: scenario.source, line: current?.line ?? 0, step: current?.text ?? "", time: clock.seconds, message: message))
+        timeline.mark(clock.seconds, "cloud", .violation, message)
+    }
+
+    static func verbName(_ verb: DeviceVerb) -> String {
+        String(describing: verb).split(separator: "(").first.map(String.init) ?? "step"
+    }
+
+    static func substitute(_ text: String, _ substitutions: [String: String]) -> String {
+        substitutions.reduce(text) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
+    }
+
+    static func substitute(_ verb: DeviceVerb, _ substitutions: [String: String]) -> DeviceVerb {
+        guard !substitutions.isEmpty else { return verb }
+        func s(_ text: String) -> String { substitute(text, substitutions) }
+        func a(_ values: [PropertyAssignment]) -> [PropertyAssignment] { values.map { PropertyAssignment(name: $0.name, text: s($0.text)) } }
+        switch verb {
+        case let .insert(entity, key, values): return .insert(entity: entity, key: s(key), values: a(values))
+        case let .update(entity, key, values): return .update(entity: entity, key: s(key), values: a(values))
+        case let .delete(entity, key): return .delete(entity: entity, key: s(key))
+        case let .relate(entity, key, relationship, targetEntity, targetKey):
+            return .relate(entity: entity, key: s(key), relationship: relationship, targetEntity: targetEntity, targetKey: s(targetKey))
+        case let .unrelate(entity, key, relationship, targetEntity, targetKey):
+            return .unrelate(entity: entity, key: s(key), relationship: relationship, targetEntity: targetEntity, targetKey: s(targetKey))
+        case let .expectValues(entity, key, values): return .expectValues(entity: entity, key: s(key), values: a(values))
+        case let .expectDeleted(entity, key): return .expectDeleted(entity: entity, key: s(key))
+        case let .signIn(token): return .signIn(s(token))
+        default: return verb
+        }
+    }
+}
+
+/// A device of a running scenario, as the runner tracks it.
+final class RunDevice {
+    let declaration: DeviceDeclaration
+    let directory: String
+    /// `<name>~<device UUID>`: the peer ID of its stores.
+    let peerID: String
+    let host: any DeviceHost
+    let daemon: TransferDaemon?
+    let skew: Double
+    var running = false
+    var account: String?
+    /// The store the app worked on at its last answer (`nil`: not running).
+    var storeKind: StoreKind?
+    var transitions: [String] = []
+    var transitionsSinceExpect: [String] = []
+    var saves = 0
+    var imports = 0
+    /// The cloud generation this direct device last synced at.
+    var syncedGeneration = -1
+    /// Files arrived that the app has not imported yet, and when it last imported on its own.
+    var hasNews = false
+    var lastAutoSync = -Double.infinity
+
+    init(declaration: DeviceDeclaration, directory: String, peerID: String, host: any DeviceHost, daemon: TransferDaemon?, skew: Double, account: String?) {
+        self.declaration = declaration
+        self.directory = directory
+        self.peerID = peerID
+        self.host = host
+        self.daemon = daemon
+        self.skew = skew
+        self.account = account
+    }
+
+    var name: String { declaration.name }
+    var mirror: String { directory + "/Mobile Documents" }
+}

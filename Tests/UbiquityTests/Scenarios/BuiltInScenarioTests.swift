@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import UbiquitySimulation
+
+/// Every built-in scenario passes with its own seed, in-process; the account switch and churn
+/// also with each device as its own OS process (separate SQLite connections, locks, memory).
+@Suite("Built-in scenarios")
+struct BuiltInScenarioTests {
+    static let names = ["account-switch", "churn", "clock-skew", "content-removed", "corrupted-log", "first-launch", "offline-edits", "quota-exceeded"]
+
+    @Test func everyBuiltInScenarioIsRunHere() {
+        #expect(ScenarioFixtures.builtInNames == Self.names, "a new built-in scenario needs a place in these tests")
+    }
+
+    @Test(arguments: names)
+    func passesInProcess(name: String) throws {
+        let result = try ScenarioFixtures.run(try ScenarioFixtures.builtIn(name), try ScenarioFixtures.options())
+        let passed = result.passed
+        #expect(passed, "\(result.text)")
+        #expect(result.saves > 0 && result.steps > 10, "\(name) did real work: \(result.steps) steps, \(result.saves) saves")
+        #expect(result.transfers.transfers > 0, "\(name) moved files through the daemons")
+        // What each scenario is for shows in its figures, not only in its expectations.
+        switch name {
+        case "churn":
+            let faults = result.transfers
+            #expect(faults.drops > 0 && faults.truncations > 0 && faults.duplicates > 0 && faults.offlineWindows > 0, "\(faults.line)")
+            #expect(result.peakLogFiles > 100 && result.peakLogFiles <= 600, "peak \(result.peakLogFiles) log files")
+            #expect(faults.deletions > 0, "garbage collection deleted logs")
+            #expect(result.devices.contains { $0.transitions.filter { $0.hasPrefix("did-change:added") }.count > 1 }, "devices left and came back")
+        case "content-removed":
+            for device in result.devices where device.name != "mac" {
+                #expect(device.transitions.filter { $0 == "did-change:contentRemoved:account" }.count == 1, "\(device.name): \(device.transitions)")
+            }
+        case "quota-exceeded":
+            #expect(result.transfers.quotaRefusals > 0)
+        case "offline-edits", "clock-skew":
+            #expect(result.conflicts > 0, "concurrent edits were recorded")
+        default:
+            break
+        }
+    }
+
+    @Test(arguments: ["account-switch", "churn"])
+    func passesWithEveryDeviceInItsOwnProcess(name: String) throws {
+        let result = try ScenarioFixtures.run(try ScenarioFixtures.builtIn(name), try ScenarioFixtures.options(processes: true))
+        let passed = result.passed
+        #expect(passed, "\(result.text)")
+        #expect(result.mode == "processes")
+    }
+
+    /// A seed replays exactly: the same steps, transfers, faults and final states, whether the
+    /// devices run in this process or in their own.
+    @Test func aSeedReplaysTheSameRunInProcessAndAsProcesses() throws {
+        let scenario = try ScenarioFixtures.builtIn("account-switch")
+        let first = try ScenarioFixtures.run(scenario, try ScenarioFixtures.options(seed: 99))
+        let again = try ScenarioFixtures.run(scenario, try ScenarioFixtures.options(seed: 99))
+        let processes = try ScenarioFixtures.run(scenario, try ScenarioFixtures.options(seed: 99, processes: true))
+        let allPassed = first.passed && again.passed && processes.passed
+        #expect(allPassed)
+        let signature = { (result: ScenarioResult) in
+            result.devices.map { "\($0.name) \($0.saves) \($0.imports) \($0.transitions) \($0.transfers.line) \($0.finalState)" } + [result.transfers.line, "\(result.steps)"]
+        }
+        #expect(signature(first) == signature(again))
+        #expect(signature(first) == signature(processes))
+        let other = try ScenarioFixtures.run(scenario, try ScenarioFixtures.options(seed: 100))
+        #expect(signature(first) != signature(other), "another seed draws other faults")
+    }
+}

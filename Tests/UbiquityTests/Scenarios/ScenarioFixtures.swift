@@ -1,0 +1,42 @@
+import Foundation
+import UbiquitySimulation
+
+/// Where the scenario tests find the built-in scenarios and put their work.
+enum ScenarioFixtures {
+    /// `containers/scenarios` of this package, found from this file.
+    static let directory: String = {
+        var folder = URL(fileURLWithPath: #filePath)
+        while folder.path != "/" && !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+            folder.deleteLastPathComponent()
+        }
+        return folder.appendingPathComponent("containers/scenarios").path
+    }()
+
+    static func builtIn(_ name: String) throws -> Scenario {
+        try ScenarioParser.load(path: directory + "/" + name + ".scenario")
+    }
+
+    static var builtInNames: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+            .filter { $0.hasSuffix(".scenario") }.map { String($0.dropLast(".scenario".count)) }.sorted()
+    }
+
+    /// Options for a test run: work in memory when the machine has /dev/shm (scenarios write
+    /// thousands of small files), kept only when the run fails.
+    static func options(seed: UInt64? = nil, processes: Bool = false) throws -> ScenarioOptions {
+        var options = ScenarioOptions()
+        options.seed = seed
+        if processes { options.deviceExecutable = try UbiqBinary.path() }
+        if FileManager.default.isWritableFile(atPath: "/dev/shm") {
+            options.workDirectory = "/dev/shm/ubiquity-test-" + UUID().uuidString
+        }
+        return options
+    }
+
+    /// Runs and removes the work directory unless the run failed.
+    static func run(_ scenario: Scenario, _ options: ScenarioOptions) throws -> ScenarioResult {
+        let result = try ScenarioRunner.run(scenario, options: options)
+        if result.passed, let work = options.workDirectory { try? FileManager.default.removeItem(atPath: work) }
+        return result
+    }
+}
