@@ -260,6 +260,19 @@ struct FileSyncDeliveryTests {
         #expect(try noteKeys(newcomer) == ["new-other"])
         #expect(try saveNote(newcomer, "after") == 1, "numbers start again in the new content")
         let applied = [remover, other].map { _ in AppliedOnce() }
+        // Its new transaction 1 reaches a machine before the deletion of its old one: two files
+        // numbered 1, of two epochs. Only the new one is applied, and it is no duplicate peer.
+        let fresh = try logNames(of: newcomer.peerID, at: newcomer)
+        #expect(fresh.count == 1)
+        machines.engine.scan(2)
+        machines.engine.deliver(to: 1) { path in fresh.contains { path.hasSuffix("/" + $0) } }
+        #expect(try logNames(of: newcomer.peerID, at: other).count == 2)
+        let both = try other.sync()
+        applied[1].record(both.imported)
+        #expect(both.imported.applied.map { "\($0.peerID):\($0.number)" } == ["\(newcomer.peerID):1"])
+        #expect(try noteKeys(other) == ["after", "new-other"])
+        let findings = try Doctor.examine(other)
+        #expect(!findings.contains { $0.kind == .duplicatePeer || $0.kind == .missingPredecessor }, "\(findings.map(\.message))")
         for round in 0..<2 {
             machines.settle(seed: UInt64(round + 1))
             for (index, peer) in [remover, other].enumerated() { applied[index].record(try peer.sync().imported) }

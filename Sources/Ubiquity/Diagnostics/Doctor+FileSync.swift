@@ -70,9 +70,10 @@ extension Doctor {
         return findings
     }
 
-    /// Two log files for one transaction of one peer: two machines write as that peer.
-    static func duplicateLogFindings(_ scan: ContainerScan) -> [DoctorFinding] {
-        let groups = Dictionary(grouping: scan.logs) { "\($0.peerID)\n\($0.number)" }
+    /// Two log files for one transaction of one peer (in one content epoch: numbers start again
+    /// after a removal): two machines write as that peer.
+    static func duplicateLogFindings(_ logs: [ContainerScan.LogFile]) -> [DoctorFinding] {
+        let groups = Dictionary(grouping: logs) { "\($0.peerID)\n\($0.number)" }
         return groups.values.filter { $0.count > 1 }.sorted { ($0[0].peerID, $0[0].number) < ($1[0].peerID, $1[0].number) }.map { logs in
             DoctorFinding(kind: .duplicatePeer,
                 message: "peer \(logs[0].peerID) has \(logs.count) logs for transaction \(logs[0].number) (\(logs.map(\.name).sorted().joined(separator: ", "))): two machines run as this one peer",

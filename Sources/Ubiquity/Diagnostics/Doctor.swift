@@ -75,12 +75,24 @@ public enum Doctor {
             }
         }
 
+        // Logs of another content epoch are leftovers of removed content (their authors delete
+        // them once they notice the removal; a file-sync tool may deliver deletions late): never
+        // applied, they count for nothing below. A log that cannot be decoded counts as this one's.
+        let epoch = try peer.store.contentEpoch()
+        var decoded: [String: TransactionLog] = [:]
+        for file in scan.logs {
+            guard let bytes = try? AtomicFile.read(file.path, limit: 64 << 20),
+                  let log = try? TransactionLog(decoding: bytes, model: peer.store.model) else { continue }
+            decoded[file.peerID + "/" + file.name] = log
+        }
+        let current = scan.logs.filter { (decoded[$0.peerID + "/" + $0.name].map { $0.contentEpoch == epoch }) ?? true }
+
         findings += sharedFolderFindings(location, now: now)
-        findings += duplicateLogFindings(scan)
+        findings += duplicateLogFindings(current)
 
         // Missing predecessors: later logs present (damaged ones aside), the next one absent.
         let quarantined = Set(try peer.store.quarantined().map(\.path))
-        let readable = scan.logs.filter { !quarantined.contains("\($0.peerID)/\(location.contentName)/\(location.modelHash)/\($0.name)") }
+        let readable = current.filter { !quarantined.contains("\($0.peerID)/\(location.contentName)/\(location.modelHash)/\($0.name)") }
         for peerID in Set(readable.map(\.peerID)).sorted() {
             let mine = readable.filter { $0.peerID == peerID && $0.number > knowledge[peerID] }
             guard let oldest = mine.min(by: { $0.number < $1.number }), oldest.number > knowledge[peerID] + 1 else { continue }
@@ -105,12 +117,7 @@ public enum Doctor {
 
         // Clock skew, judged by causality alone (file times do not survive copies): when a peer
         // wrote a transaction after seeing another peer's, its clock must not read earlier.
-        var logs: [TransactionLog] = []
-        for file in readable {
-            guard let bytes = try? AtomicFile.read(location.logDirectory(of: file.peerID) + "/" + file.name, limit: 64 << 20),
-                  let log = try? TransactionLog(decoding: bytes, model: peer.store.model) else { continue }
-            logs.append(log)
-        }
+        let logs = readable.compactMap { decoded[$0.peerID + "/" + $0.name] }
         var reported: Set<String> = []
         for later in logs {
             for earlier in logs where earlier.peerID != later.peerID && later.knowledge.covers(peer: earlier.peerID, number: earlier.transactionNumber) {
