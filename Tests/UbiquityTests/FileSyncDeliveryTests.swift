@@ -311,12 +311,51 @@ struct FileSyncDeliveryTests {
         #expect(try noteKeys(reader) == ["a1", "a2", "a3", "r1"])
     }
 
+    /// Two machines apart each roll a baseline and collect their logs under it (nobody else is
+    /// known there). The sync tool keeps one baseline under the name; the other machine's peer
+    /// starts from it and first writes again, from its copies, the logs it lacks: nothing is lost.
+    @Test func baselinesRolledAndCollectedWhileApartLoseNothing() throws {
+        let machines = try TestMachines(2)
+        let left = try machines.peer("left", on: 0), right = try machines.peer("right", on: 1)
+        machines.engine.online[1] = false
+        for index in 1...3 { try saveNote(left, "l\(index)") }
+        _ = try left.rollBaseline(force: true)
+        #expect(left.collectGarbage().deleted.count == 3)
+        machines.engine.scan(0)
+        for index in 1...2 { try saveNote(right, "r\(index)") }
+        usleep(20_000)
+        _ = try right.rollBaseline(force: true)   // written later: it keeps the name
+        #expect(right.collectGarbage().deleted.count == 2)
+        machines.engine.online[1] = true
+        machines.settle()
+        #expect(left.baselineMetadata?.author == right.peerID)
+
+        let healed = try left.sync()
+        #expect(healed.repaired == [1, 2, 3], "the logs the kept baseline lacks, written again")
+        #expect(healed.adoptedBaseline == right.peerID)
+        #expect(try noteKeys(left) == ["l1", "l2", "l3", "r1", "r2"])
+        for round in 0..<2 {
+            machines.settle(seed: UInt64(round + 1))
+            for peer in [left, right] { _ = try peer.sync() }
+        }
+        let newcomer = try machines.peer("newcomer", on: 0)
+        for peer in [left, right, newcomer] {
+            let summary = try peer.sync()
+            #expect(summary.imported.waiting == 0, "\(peer.peerID) waits for nothing")
+            #expect(try noteKeys(peer) == ["l1", "l2", "l3", "r1", "r2"], "\(peer.peerID) lost nothing")
+        }
+        #expect(try left.dumpText() == right.dumpText())
+        #expect(try newcomer.dumpText() == right.dumpText())
+    }
+
     /// Two machines roll baselines while apart; the sync tool keeps the older one under the
     /// name (it was written later) after the newer one's logs were collected. The next sync of a
-    /// peer that knows everything replaces it, so a newcomer is never stranded.
+    /// peer that knows everything replaces it — even while the collecting author stays away — so
+    /// a newcomer is never stranded.
     @Test func aBaselineTheSyncToolKeptOverANewerOneIsReplaced() throws {
         let machines = try TestMachines(2)
-        let author = try machines.peer("author", on: 0), other = try machines.peer("other", on: 1)
+        let author = try machines.peer("author", on: 0), witness = try machines.peer("witness", on: 0)
+        let other = try machines.peer("other", on: 1)
         for index in 1...3 { try saveNote(author, "a\(index)") }
         machines.settle()
         _ = try other.sync()
@@ -324,6 +363,7 @@ struct FileSyncDeliveryTests {
 
         machines.engine.online[1] = false
         for index in 4...5 { try saveNote(author, "a\(index)") }
+        _ = try witness.sync()
         _ = try author.rollBaseline(force: true)
         #expect(author.collectGarbage(policy: BaselinePolicy(gracePeriod: 0)).deleted.count == 5)
         machines.engine.scan(0)
@@ -331,17 +371,19 @@ struct FileSyncDeliveryTests {
         _ = try other.rollBaseline(force: true)   // knows only 1–3, written later: it wins the name
         machines.engine.online[1] = true
         machines.settle()
-        #expect(author.baselineMetadata?.author == other.peerID)
-        #expect(author.baselineMetadata?.knowledge[author.peerID] == 3)
+        #expect(witness.baselineMetadata?.author == other.peerID)
+        #expect(witness.baselineMetadata?.knowledge[author.peerID] == 3)
 
-        let healed = try author.sync()
+        let healed = try witness.sync()   // the author stays away
         guard case let .rolled(_, reason)? = healed.baseline else { Issue.record("no roll: \(String(describing: healed.baseline))"); return }
         #expect(reason.contains("lacks transactions whose logs are gone"), "\(reason)")
         machines.settle()
         let newcomer = try machines.peer("newcomer", on: 1)
         _ = try newcomer.sync()
         #expect(try noteKeys(newcomer) == ["a1", "a2", "a3", "a4", "a5"])
-        #expect(try newcomer.dumpText() == author.dumpText())
+        #expect(try newcomer.dumpText() == witness.dumpText())
+        #expect(try author.sync().repaired.isEmpty, "the new baseline holds the author's collected logs: nothing to write again")
+        #expect(try author.dumpText() == witness.dumpText())
         #expect(try Doctor.examine(newcomer).contains { $0.kind == .conflictCopy && $0.message.hasPrefix(".baseline/") },
                 "the losing baseline is kept as a copy, never read")
         #expect(machines.engine.conflictCopiesMade >= 1)

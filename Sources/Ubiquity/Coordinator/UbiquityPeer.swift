@@ -180,7 +180,10 @@ public final class UbiquityPeer: @unchecked Sendable {
         }
         do {
             summary.exported = try exportPending()
-            summary.repaired = try syncLock.withLock { try Exporter(store: store, location: location, logger: logger).repairSentLogs() }
+            summary.repaired = try syncLock.withLock {
+                let exporter = Exporter(store: store, location: location, logger: logger)
+                return try exporter.repairSentLogs() + exporter.restoreCollectedLogs(baseline: makeBaseliner(location).currentMetadata())
+            }
         } catch let error as SyncError {
             summary.exportError = error.description
         }

@@ -63,7 +63,7 @@ struct GarbageCollector {
             if dryRun {
                 report.deleted.append(log.name)
             } else if unlink(location.logDirectory(of: me) + "/" + log.name) == 0 {
-                try? store.forgetSent(log.number)
+                try? store.collectSent(log.number)
                 report.deleted.append(log.name)
             } else {
                 report.kept += 1
@@ -71,6 +71,7 @@ struct GarbageCollector {
         }
         report.staleReceipts.sort()
         if dryRun { return report }
+        try? store.forgetCollected(before: cutoff)
         logger.log(.info, "PFUbiquityGarbageCollector", "collect", "deleted \(report.deleted.count) own log(s), kept \(report.kept)\(report.blockingPeers.isEmpty ? "" : "; held back by \(report.blockingPeers.keys.sorted().joined(separator: ", "))")")
         return report
     }
