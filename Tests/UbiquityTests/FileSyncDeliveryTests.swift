@@ -286,6 +286,36 @@ struct FileSyncDeliveryTests {
         #expect(try Doctor.examine(other).allSatisfy { $0.kind != .duplicatePeer && $0.kind != .missingPredecessor })
     }
 
+    /// A device saves after a removal it has not heard of, its log reaches the others, and the
+    /// device is never used again: its leftover is never applied and never holds back the
+    /// baselines of the new content.
+    @Test func aLeftoverOfRemovedContentNeverHoldsBaselinesBack() throws {
+        let machines = try TestMachines(2)
+        let remover = try machines.peer("remover", on: 0), gone = try machines.peer("gone", on: 1)
+        try saveNote(remover, "old")
+        machines.settle()
+        _ = try gone.sync()
+        machines.settle()
+        machines.engine.online[1] = false
+        try remover.removeUbiquitousContent()
+        try saveNote(gone, "unaware")   // its last save
+        gone.close()
+        machines.engine.online[1] = true
+        machines.settle()
+
+        try saveNote(remover, "new")
+        let summary = try remover.sync()
+        #expect(summary.imported.ignored.contains { $0.hasPrefix(gone.peerID + "/") }, "seen and left alone: \(summary.imported.ignored)")
+        #expect(try logNames(of: gone.peerID, at: remover).count == 1)
+        guard case let .rolled(metadata, _) = try remover.rollBaseline(force: true) else { Issue.record("no baseline rolled"); return }
+        #expect(metadata.knowledge == remover.store.knowledge)
+        machines.settle()
+        let newcomer = try machines.peer("newcomer", on: 1)
+        #expect(try newcomer.sync().adoptedBaseline == remover.peerID)
+        #expect(try noteKeys(newcomer) == ["new"])
+        #expect(try newcomer.dumpText() == remover.dumpText())
+    }
+
     /// Garbage collection waits for a receipt that is late or kept only as a conflict copy.
     @Test func receiptsArrivingLateOrAsConflictCopiesNeverLetALogGo() throws {
         let machines = try TestMachines(2)

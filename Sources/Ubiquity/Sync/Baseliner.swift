@@ -46,7 +46,10 @@ struct Baseliner {
         let current = currentMetadata()
         let knowledge = store.knowledge
         let scan = scan ?? ContainerScan(location: location)
-        if let ahead = scan.logs.first(where: { $0.number > knowledge[$0.peerID] }) {
+        // Leftovers of removed content (saved by a peer that had not heard of the removal, and
+        // that has not started over yet, or never comes back) are nobody's to import.
+        let epoch = try store.contentEpoch()
+        if let ahead = scan.logs.first(where: { $0.number > knowledge[$0.peerID] && !ContentEpoch.logBelongsToOtherEpoch($0.path, than: epoch) }) {
             return skipped("this peer has not imported every visible log (\(ahead.peerID) has transaction \(ahead.number))")
         }
         let baseKnowledge = current?.knowledge ?? KnowledgeVector()

@@ -65,4 +65,13 @@ enum ContentEpoch {
         for copy in conflictCopies(location) { unlink(directory(location) + "/" + copy) }
         return epoch
     }
+
+    /// Whether the log file at `path` is readable and names another content epoch than
+    /// `epoch`: a leftover of removed content (or of a removal this store has not seen yet).
+    /// A file that cannot be read says nothing.
+    static func logBelongsToOtherEpoch(_ path: String, than epoch: String?) -> Bool {
+        guard let bytes = try? AtomicFile.read(path, limit: 64 << 20), let plist = try? PlistSeam.decode(bytes),
+              plist["transactionNumber"] != nil else { return false }
+        return plist["contentEpoch"]?.stringValue != epoch
+    }
 }
