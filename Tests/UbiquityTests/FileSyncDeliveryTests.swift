@@ -286,6 +286,68 @@ struct FileSyncDeliveryTests {
         #expect(try Doctor.examine(other).allSatisfy { $0.kind != .duplicatePeer && $0.kind != .missingPredecessor })
     }
 
+    /// A machine cut off during a removal keeps saving, rolls a baseline of the removed content
+    /// and collects its own logs under it before it hears of the removal. Those logs belong to
+    /// the removed content: nobody waits for them, the baseline the sync tool brings back is
+    /// never adopted, and baselines and garbage collection go on in the new content.
+    @Test func aPeerThatCollectedItsLogsUnderABaselineOfRemovedContentLeavesNobodyWaiting() throws {
+        let machines = try TestMachines(2)
+        let remover = try machines.peer("remover", on: 0), away = try machines.peer("away", on: 1)
+        for index in 1...3 { try saveNote(remover, "old-r\(index)") }
+        try saveNote(away, "old-a")
+        machines.settle()
+        for peer in [remover, away] { _ = try peer.sync() }
+        machines.settle()
+
+        machines.engine.online[1] = false
+        try remover.removeUbiquitousContent()
+        try saveNote(remover, "new-r")
+        _ = try remover.sync()
+        for index in 1...3 { try saveNote(away, "unaware\(index)") }
+        _ = try away.sync()
+        guard case .rolled = try away.rollBaseline(force: true) else { Issue.record("no baseline rolled while away"); return }
+        let collected = away.collectGarbage(policy: BaselinePolicy(gracePeriod: 0))
+        #expect(collected.deleted.count == 4, "its logs 1–4 went under the removed content's baseline: \(collected)")
+        try saveNote(away, "unaware4")   // its transaction 5 stays in the container
+        machines.engine.online[1] = true
+
+        var applied = [AppliedOnce(), AppliedOnce()]
+        var startedOver = [0, 0]
+        for round in 0..<3 {
+            machines.settle(seed: UInt64(round + 1))
+            for (index, peer) in [remover, away].enumerated() {
+                let summary = try peer.sync()
+                if summary.contentRemoved { startedOver[index] += 1; applied[index] = AppliedOnce() }
+                applied[index].record(summary.imported)
+                #expect(summary.adoptedBaseline == nil, "the removed content's baseline is never adopted")
+            }
+        }
+        #expect(startedOver == [0, 1])
+        for (index, peer) in [remover, away].enumerated() {
+            let summary = try peer.sync()
+            #expect(summary.imported.waiting == 0 && summary.imported.missingPredecessors.isEmpty, "\(peer.peerID) waits for nothing")
+            #expect(!(try Doctor.examine(peer)).contains { $0.kind == .missingPredecessor })
+            #expect(applied[index].duplicates.isEmpty)
+            #expect(try noteKeys(peer) == ["new-r"], "\(peer.peerID): neither the removed content nor what was saved unaware")
+        }
+
+        // Baselines and garbage collection go on in the new content.
+        try saveNote(away, "new-a")
+        machines.settle()
+        for peer in [remover, away] { _ = try peer.sync() }
+        guard case let .rolled(metadata, _) = try remover.rollBaseline(force: true) else { Issue.record("no baseline rolled in the new content"); return }
+        #expect(metadata.contentEpoch == (try remover.store.contentEpoch()))
+        machines.settle()
+        _ = try away.sync()
+        machines.settle()
+        #expect(remover.collectGarbage(policy: BaselinePolicy(gracePeriod: 0)).deleted.count == 1, "its log of new-r")
+        machines.settle()
+        let newcomer = try machines.peer("newcomer", on: 1)
+        #expect(try newcomer.sync().adoptedBaseline == remover.peerID)
+        #expect(try noteKeys(newcomer) == ["new-a", "new-r"])
+        #expect(try newcomer.dumpText() == remover.dumpText())
+    }
+
     /// A device saves after a removal it has not heard of, its log reaches the others, and the
     /// device is never used again: its leftover is never applied and never holds back the
     /// baselines of the new content.
