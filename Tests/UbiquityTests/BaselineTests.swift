@@ -42,6 +42,7 @@ struct BaselineTests {
         let summary = try newcomer.sync()
         #expect(summary.adoptedBaseline != nil)
         #expect(try newcomer.store.count(FetchRequest(entity: "Note")) == 31)
+        #expect(summary.imported.changes.inserted.count == 31, "the sync reports what the baseline brought as inserted")
         try converge([a, b, newcomer])
     }
 

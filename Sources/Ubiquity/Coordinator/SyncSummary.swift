@@ -13,7 +13,8 @@ public enum PeerEvent: Sendable, Equatable {
 /// The result of one `sync()`.
 public struct SyncSummary: Sendable, Equatable {
     public var exported = 0
-    /// Own logs found damaged in the container and written again from this peer's copy.
+    /// Own logs written again from this peer's copy: found damaged in the container, or
+    /// collected while the current baseline lacks them (a file-sync tool kept an older one).
     public var repaired: [Int64] = []
     public var imported = ImportReport()
     /// Local logs still waiting in the outbox (the container refused them).

@@ -30,19 +30,29 @@ extension UbiquityPeer {
 
     /// Removes the content from the cloud (Apple's `removeUbiquitousContent`): every peer's logs
     /// and receipts of this content, its baselines; writes a new content epoch so running peers
-    /// notice; and empties this store.
+    /// notice; and empties this store. Files go, folders stay (see `removeFiles(under:)`).
     public func removeUbiquitousContent() throws {
         guard let location else { throw SyncError.signedOut }
         try syncLock.withLock {
             for folder in DirectoryEntry.list(location.ubiquityRoot) where folder.isDirectory && CloudNames.isValidPeerID(folder.name) {
-                try? FileManager.default.removeItem(atPath: "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)")
+                Self.removeFiles(under: "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)")
             }
-            try? FileManager.default.removeItem(atPath: "\(location.ubiquityRoot)/.baseline/\(location.contentName)")
+            Self.removeFiles(under: "\(location.ubiquityRoot)/.baseline/\(location.contentName)")
             let epoch = try ContentEpoch.write(location, date: store.now)
             try store.resetToEmpty()
             try store.setContentEpoch(epoch)
         }
         logger.log(.error, "PFUbiquitySetupAssistant", "removeUbiquitousContent", "removed the content \(location.contentName) from the cloud")
+    }
+
+    /// Deletes the files below `directory` and keeps the folders: file-sync tools and watchers
+    /// (Syncthing's, `ubiq watch`) lose their watch on a folder deleted and made again, and
+    /// would then notice new files only at their next full scan.
+    private static func removeFiles(under directory: String) {
+        for entry in DirectoryEntry.list(directory) {
+            let path = directory + "/" + entry.name
+            if entry.isDirectory { removeFiles(under: path) } else if !entry.name.hasSuffix(".nosync") { unlink(path) }
+        }
     }
 
     /// Whether another peer removed the content since this store last looked. Only a removal

@@ -153,9 +153,8 @@ public final class UbiquityPeer: @unchecked Sendable {
         let report = try syncLock.withLock {
             let importer = Importer(store: store, location: location, quarantineDirectory: localDirectory + "/container/quarantine", logger: logger)
             let report = try importer.importAvailable(batchSize: batchSize) { events.post(.didImport($0)) }
-            if !report.applied.isEmpty || !FileManager.default.fileExists(atPath: location.receiptPath(of: peerID)) {
-                try? Exporter(store: store, location: location, logger: logger).writeReceipt()
-            }
+            let exporter = Exporter(store: store, location: location, logger: logger)
+            if !report.applied.isEmpty || exporter.receiptIsStale() { try? exporter.writeReceipt() }
             return report
         }
         return report
@@ -181,19 +180,29 @@ public final class UbiquityPeer: @unchecked Sendable {
         }
         do {
             summary.exported = try exportPending()
-            summary.repaired = try syncLock.withLock { try Exporter(store: store, location: location, logger: logger).repairSentLogs() }
+            summary.repaired = try syncLock.withLock {
+                let exporter = Exporter(store: store, location: location, logger: logger)
+                return try exporter.repairSentLogs() + exporter.restoreCollectedLogs(baseline: makeBaseliner(location).currentMetadata())
+            }
         } catch let error as SyncError {
             summary.exportError = error.description
         }
         let baseliner = makeBaseliner(location)
+        var adopted = ObjectChanges()
         if let baseline = baseliner.currentMetadata(), try store.pendingOutbox().isEmpty, baseliner.mustAdopt(baseline) {
-            let changes = try syncLock.withLock { try baseliner.adopt(baseline) }
+            adopted = try syncLock.withLock { try baseliner.adopt(baseline) }
             summary.adoptedBaseline = baseline.author
-            if !changes.isEmpty { events.post(.didImport(changes)) }
+            if !adopted.isEmpty { events.post(.didImport(adopted)) }
             try? Exporter(store: store, location: location, logger: logger).writeReceipt()
         }
         let conflictsBefore = try store.lastConflictID()
         summary.imported = try importAvailable(batchSize: importBatchSize)
+        // What the baseline brought is part of what this sync changed (sync and watch list it).
+        if !adopted.isEmpty {
+            var changes = adopted
+            changes.merge(summary.imported.changes)
+            summary.imported.changes = changes
+        }
         if logger.level >= .verbose {
             for conflict in try store.conflicts() where conflict.id > conflictsBefore {
                 logger.log(.verbose, "PFUbiquityConflictRecorder", "record", "conflict #\(conflict.id) on \(conflict.object).\(conflict.property) (\(conflict.kind.rawValue)): \(conflict.winnerValue.text()) from \(conflict.winnerPeer) won over \(conflict.loserValue.text()) from \(conflict.loserPeer)")

@@ -5,6 +5,10 @@ public struct DoctorFinding: Sendable {
     public enum Kind: String, Sendable {
         case missingPredecessor, unreadableFile, foreignFile, blockedGarbageCollection, staleReceipt
         case staleFallback, staleTemporaryFile, modelMix, clockSkew
+        /// A file-sync tool's conflict copy (never imported).
+        case conflictCopy
+        /// Two logs for one transaction of a peer: two machines run as that peer.
+        case duplicatePeer
     }
 
     public let kind: Kind
@@ -35,7 +39,8 @@ public enum Doctor {
                 message: "a fallback store is left from an initial import that did not finish (\(fallback))",
                 repair: "run 'ubiq store': it finishes the import and migrates what was saved in the fallback", fixable: true))
         }
-        for record in try peer.store.quarantined() {
+        // A record whose file changed since is being retried; one whose file is gone is moot.
+        for record in try peer.store.quarantined() where Self.stillPresent(record, peer: peer) {
             findings.append(DoctorFinding(kind: .unreadableFile, message: "\(record.path) was quarantined: \(record.reason)",
                 repair: "the author should write it again (its outbox does, if it still has it); else delete the file — later logs of that peer wait for it", fixable: false))
         }
@@ -60,16 +65,34 @@ public enum Doctor {
                         findings.append(DoctorFinding(kind: .staleTemporaryFile, message: "\(folder.name)/…/\(file.name) is a leftover of an interrupted write",
                             repair: "delete it (doctor --fix does)", fixable: true))
                     }
+                } else if let artifact = SyncArtifact.classify(file.name) {
+                    let path = "\(folder.name)/\(location.contentName)/\(location.modelHash)/\(file.name)"
+                    findings += fileSyncFindings(artifact, path: path, file: file, place: .peerFolder(folder.name), now: now)
                 } else if !(isLog && file.isRegularFile) && file.name != "receipt.0.cdt" {
-                    findings.append(DoctorFinding(kind: .foreignFile, message: "\(folder.name)/\(location.contentName)/\(location.modelHash)/\(file.name) is not a log or receipt (a file-sync tool's copy?)",
+                    findings.append(DoctorFinding(kind: .foreignFile, message: "\(folder.name)/\(location.contentName)/\(location.modelHash)/\(file.name) is not a log or receipt",
                         repair: "delete it or move it aside; it is never imported", fixable: false))
                 }
             }
         }
 
+        // Logs of another content epoch are leftovers of removed content (their authors delete
+        // them once they notice the removal; a file-sync tool may deliver deletions late): never
+        // applied, they count for nothing below. A log that cannot be decoded counts as this one's.
+        let epoch = try peer.store.contentEpoch()
+        var decoded: [String: TransactionLog] = [:]
+        for file in scan.logs {
+            guard let bytes = try? AtomicFile.read(file.path, limit: 64 << 20),
+                  let log = try? TransactionLog(decoding: bytes, model: peer.store.model) else { continue }
+            decoded[file.peerID + "/" + file.name] = log
+        }
+        let current = scan.logs.filter { (decoded[$0.peerID + "/" + $0.name].map { $0.contentEpoch == epoch }) ?? true }
+
+        findings += sharedFolderFindings(location, now: now)
+        findings += duplicateLogFindings(current)
+
         // Missing predecessors: later logs present (damaged ones aside), the next one absent.
         let quarantined = Set(try peer.store.quarantined().map(\.path))
-        let readable = scan.logs.filter { !quarantined.contains("\($0.peerID)/\(location.contentName)/\(location.modelHash)/\($0.name)") }
+        let readable = current.filter { !quarantined.contains("\($0.peerID)/\(location.contentName)/\(location.modelHash)/\($0.name)") }
         for peerID in Set(readable.map(\.peerID)).sorted() {
             let mine = readable.filter { $0.peerID == peerID && $0.number > knowledge[peerID] }
             guard let oldest = mine.min(by: { $0.number < $1.number }), oldest.number > knowledge[peerID] + 1 else { continue }
@@ -94,12 +117,7 @@ public enum Doctor {
 
         // Clock skew, judged by causality alone (file times do not survive copies): when a peer
         // wrote a transaction after seeing another peer's, its clock must not read earlier.
-        var logs: [TransactionLog] = []
-        for file in readable {
-            guard let bytes = try? AtomicFile.read(location.logDirectory(of: file.peerID) + "/" + file.name, limit: 64 << 20),
-                  let log = try? TransactionLog(decoding: bytes, model: peer.store.model) else { continue }
-            logs.append(log)
-        }
+        let logs = readable.compactMap { decoded[$0.peerID + "/" + $0.name] }
         var reported: Set<String> = []
         for later in logs {
             for earlier in logs where earlier.peerID != later.peerID && later.knowledge.covers(peer: earlier.peerID, number: earlier.transactionNumber) {

@@ -12,6 +12,10 @@ public struct Receipt: Sendable, Equatable {
     public var modelVersionHash: String
     /// The content epoch of the knowledge (`nil`: content never removed).
     public var contentEpoch: String?
+    /// The knowledge of the baseline this peer saw as current (`nil`: none, or an older
+    /// receipt). A file-sync tool can replace a baseline by a concurrent one that covers less,
+    /// so a peer deletes its own logs only once every peer's baseline covers them too.
+    public var baselineKnowledge: KnowledgeVector?
 
     public var plistValue: PlistValue {
         var fields: [String: PlistValue] = [
@@ -22,15 +26,18 @@ public struct Receipt: Sendable, Equatable {
             "modelVersionHash": .string(modelVersionHash),
         ]
         if let contentEpoch { fields["contentEpoch"] = .string(contentEpoch) }
+        if let baselineKnowledge { fields["baselineKvStr"] = .string(baselineKnowledge.description) }
         return .dictionary(fields)
     }
 
-    public init(peerID: String, knowledge: KnowledgeVector, date: Double, modelVersionHash: String, contentEpoch: String? = nil) {
+    public init(peerID: String, knowledge: KnowledgeVector, date: Double, modelVersionHash: String, contentEpoch: String? = nil,
+                baselineKnowledge: KnowledgeVector? = nil) {
         self.peerID = peerID
         self.knowledge = knowledge
         self.date = date
         self.modelVersionHash = modelVersionHash
         self.contentEpoch = contentEpoch
+        self.baselineKnowledge = baselineKnowledge
     }
 
     public init(decoding bytes: [UInt8]) throws(LogError) {
@@ -42,6 +49,7 @@ public struct Receipt: Sendable, Equatable {
             throw .malformed("receipt: missing peerID, kvStr or modelVersionHash")
         }
         self.init(peerID: peer, knowledge: kv, date: plist["date"]?.doubleValue ?? 0, modelVersionHash: hash,
-                  contentEpoch: plist["contentEpoch"]?.stringValue)
+                  contentEpoch: plist["contentEpoch"]?.stringValue,
+                  baselineKnowledge: plist["baselineKvStr"]?.stringValue.flatMap(KnowledgeVector.init(string:)))
     }
 }

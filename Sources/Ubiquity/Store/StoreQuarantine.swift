@@ -36,4 +36,8 @@ extension PersistentStore {
                              [.text(path), .integer(size), .real(modificationTime), .text(reason), .real(now)])
         }
     }
+
+    func clearQuarantine(path: String) throws {
+        try locked { try database.run("DELETE FROM Z_QUARANTINE WHERE path = ?", [.text(path)]) }
+    }
 }

@@ -4,7 +4,7 @@ import Foundation
 // entity and pair tables and the tombstones — never the outbox, history, conflicts or
 // quarantine, which are one peer's own business.
 extension PersistentStore {
-    static let localTables = ["Z_OUTBOX", "Z_SENT", "Z_TRANSACTIONS", "Z_CONFLICTS", "Z_QUARANTINE", "Z_KNOWLEDGE"]
+    static let localTables = ["Z_OUTBOX", "Z_SENT", "Z_COLLECTED", "Z_TRANSACTIONS", "Z_CONFLICTS", "Z_QUARANTINE", "Z_KNOWLEDGE"]
 
     /// Writes the merge state into a new SQLite file at `path`; returns the knowledge it holds.
     func writeStateFile(to path: String) throws -> KnowledgeVector {
@@ -94,7 +94,7 @@ extension PersistentStore {
         try locked {
             try database.transaction {
                 let tables = self.tables.values.map(\.quotedName) + pairTables.values.map(\.quotedName)
-                    + ["Z_TOMBSTONES", "Z_WRITERS", "Z_KNOWLEDGE", "Z_OUTBOX", "Z_SENT"]
+                    + ["Z_TOMBSTONES", "Z_WRITERS", "Z_KNOWLEDGE", "Z_OUTBOX", "Z_SENT", "Z_COLLECTED"]
                 for table in tables { try database.execute("DELETE FROM \(table)") }
                 forgetSlotWriters()
                 knowledgeCache = KnowledgeVector()

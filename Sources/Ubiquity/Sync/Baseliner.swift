@@ -46,7 +46,10 @@ struct Baseliner {
         let current = currentMetadata()
         let knowledge = store.knowledge
         let scan = scan ?? ContainerScan(location: location)
-        if let ahead = scan.logs.first(where: { $0.number > knowledge[$0.peerID] }) {
+        // Leftovers of removed content (saved by a peer that had not heard of the removal, and
+        // that has not started over yet, or never comes back) are nobody's to import.
+        let epoch = try store.contentEpoch()
+        if let ahead = scan.logs.first(where: { $0.number > knowledge[$0.peerID] && !ContentEpoch.logBelongsToOtherEpoch($0.path, than: epoch) }) {
             return skipped("this peer has not imported every visible log (\(ahead.peerID) has transaction \(ahead.number))")
         }
         let baseKnowledge = current?.knowledge ?? KnowledgeVector()
@@ -54,9 +57,12 @@ struct Baseliner {
         let since = knowledge.entries.reduce(Int64(0)) { $0 + max(0, $1.value - baseKnowledge[$1.key]) }
         let bytes = scan.logs.filter { $0.number > baseKnowledge[$0.peerID] }.reduce(Int64(0)) { $0 + $1.size }
         let storeSize = store.fileSize
+        let stranded = strandedPeers(knowledge: knowledge, baseline: baseKnowledge, scan: scan)
         let reason: String
         if force {
             reason = "rolled on request (\(since) transactions since the last baseline)"
+        } else if !stranded.isEmpty {
+            reason = "the baseline lacks transactions whose logs are gone (of \(stranded.joined(separator: ", "))): a file-sync tool kept an older baseline"
         } else if since >= policy.transactionThreshold {
             reason = "\(since) transactions since the last baseline (threshold \(policy.transactionThreshold))"
         } else if bytes >= policy.minimumLogBytes && Double(bytes) >= policy.logBytesFraction * Double(storeSize) {
@@ -95,6 +101,16 @@ struct Baseliner {
         }
         logger.log(.info, "PFUbiquityBaseline", "rollBaseline", "rolled a baseline at \(covered): \(reason)")
         return .rolled(metadata, reason: reason)
+    }
+
+    /// Peers with transactions this peer has applied whose logs are gone from the container
+    /// while the baseline does not hold them (a file-sync tool kept a concurrent, older baseline
+    /// than the one they were collected under). A newcomer could never get them, so such a
+    /// baseline is replaced at once.
+    private func strandedPeers(knowledge: KnowledgeVector, baseline: KnowledgeVector, scan: ContainerScan) -> [String] {
+        knowledge.entries.keys.sorted().filter { peer in
+            knowledge[peer] > baseline[peer] && !scan.has(peer: peer, number: baseline[peer] + 1)
+        }
     }
 
     private func skipped(_ reason: String) -> BaselineDecision {

@@ -1,24 +1,77 @@
 import Foundation
 
-/// The content epoch (`.content/<ContentName>.plist`): a UUID written when the content is
-/// created and again when it is removed, so running peers notice a removal.
+/// The content epoch (`.content/<ContentName>.plist`): a UUID written only when the content is
+/// removed, so running peers notice the removal. Content never removed has no epoch file.
+///
+/// Every log, baseline and receipt names the epoch its author was in (absent: never removed);
+/// a peer applies, adopts and trusts only those of its own epoch, so files of removed content
+/// that a file-sync tool delivers late (its deletions often travel after the new epoch) never
+/// come back. Only the main file counts: when two machines remove the content at once, the
+/// file-sync tool keeps one epoch under the name on every machine and the other as a conflict
+/// copy (`<ContentName>.sync-conflict-….plist`), which is never read — every peer converges on
+/// the main file's epoch, and what was saved in the other one is removed with it.
 enum ContentEpoch {
-    static func read(_ location: ContainerLocation) -> String? {
-        guard let bytes = try? AtomicFile.read(location.contentEpochPath, limit: 1 << 16),
-              let plist = try? PlistSeam.decode(bytes) else { return nil }
-        return plist["epoch"]?.stringValue
+    /// What the main epoch file holds.
+    enum Status: Equatable {
+        /// No epoch file: the content was never removed (or the file has not arrived yet).
+        case none
+        case epoch(String)
+        /// A file that cannot be used (partly delivered, damaged): ignored until it can.
+        case unreadable(String)
     }
 
-    /// Writes a new epoch, dated `date` (seconds since 1970), and returns it.
+    static func directory(_ location: ContainerLocation) -> String {
+        (location.contentEpochPath as NSString).deletingLastPathComponent
+    }
+
+    static func status(_ location: ContainerLocation) -> Status {
+        let bytes: [UInt8]
+        do { bytes = try AtomicFile.read(location.contentEpochPath, limit: 1 << 16) } catch {
+            return DirectoryEntry.at(location.contentEpochPath) == nil ? .none : .unreadable("cannot be read: \(error.message)")
+        }
+        guard let plist = try? PlistSeam.decode(bytes) else { return .unreadable("not a readable property list") }
+        guard plist["format"]?.int64Value == 1, let epoch = plist["epoch"]?.stringValue, UUID(uuidString: epoch) != nil else {
+            return .unreadable("missing or unknown format, or no epoch UUID")
+        }
+        return .epoch(epoch)
+    }
+
+    /// The current epoch; `nil` when there is none or the file cannot be read (never a removal).
+    static func read(_ location: ContainerLocation) -> String? {
+        if case let .epoch(epoch) = status(location) { return epoch }
+        return nil
+    }
+
+    /// Names in `.content/` that a file-sync tool made as conflict copies of this content's epoch.
+    static func conflictCopies(_ location: ContainerLocation) -> [String] {
+        let main = location.contentName + ".plist"
+        return DirectoryEntry.list(directory(location)).filter { entry in
+            guard entry.isRegularFile, case let .conflictCopy(original, _)? = SyncArtifact.classify(entry.name) else { return false }
+            return original == main
+        }.map(\.name)
+    }
+
+    /// Writes a new epoch, dated `date` (seconds since 1970), and returns it. Conflict copies
+    /// of earlier epochs go: they were never read, and this removal supersedes them.
     static func write(_ location: ContainerLocation, date: Double) throws -> String {
         let epoch = UUID().uuidString
         let value = PlistValue.dictionary(["format": .integer(1), "epoch": .string(epoch), "date": .real(date)])
         do {
-            try AtomicFile.makeDirectory((location.contentEpochPath as NSString).deletingLastPathComponent)
+            try AtomicFile.makeDirectory(directory(location))
             try AtomicFile.write(PlistSeam.encode(value, format: .xml), to: location.contentEpochPath)
         } catch {
             throw SyncError.containerUnwritable(path: error.path, reason: error.message)
         }
+        for copy in conflictCopies(location) { unlink(directory(location) + "/" + copy) }
         return epoch
+    }
+
+    /// Whether the log file at `path` is readable and names another content epoch than
+    /// `epoch`: a leftover of removed content (or of a removal this store has not seen yet).
+    /// A file that cannot be read says nothing.
+    static func logBelongsToOtherEpoch(_ path: String, than epoch: String?) -> Bool {
+        guard let bytes = try? AtomicFile.read(path, limit: 64 << 20), let plist = try? PlistSeam.decode(bytes),
+              plist["transactionNumber"] != nil else { return false }
+        return plist["contentEpoch"]?.stringValue != epoch
     }
 }

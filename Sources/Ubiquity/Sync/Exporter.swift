@@ -63,10 +63,50 @@ struct Exporter {
         return repaired
     }
 
-    /// Rewrites this peer's receipt with its current knowledge.
+    /// Writes again each of this peer's logs that garbage collection deleted and the current
+    /// `baseline` lacks: a file-sync tool kept, under the baseline's name, a concurrent baseline
+    /// rolled elsewhere (two machines rolled and collected while apart). Peers that start from it
+    /// would never get those transactions otherwise; this peer starts from it too and imports its
+    /// own logs again. Returns the transaction numbers written.
+    func restoreCollectedLogs(baseline: BaselineMetadata?) throws -> [Int64] {
+        guard let baseline else { return [] }
+        let directory = location.logDirectory(of: store.peerID)
+        let present = Set(DirectoryEntry.names(directory))
+        var restored: [Int64] = []
+        for log in try store.collectedLogs() where log.number > baseline.knowledge[store.peerID] && !present.contains(log.file) {
+            guard let bytes = try store.collectedBytes(log.number) else { continue }
+            let path = directory + "/" + log.file
+            do {
+                try AtomicFile.makeDirectory(directory)
+                try AtomicFile.write(bytes, to: path, modificationTime: store.now)
+            } catch {
+                throw SyncError.containerUnwritable(path: error.path, reason: error.message)
+            }
+            if let file = DirectoryEntry.at(path) { try store.restoreCollected(log.number, file: file) }
+            logger.log(.error, "PFUbiquityTransactionLogExporter", "restoreLog:", "transaction \(log.number) was collected, and the current baseline (\(baseline.author)'s, at \(baseline.knowledge[store.peerID]) of this peer) lacks it: written again from this peer's copy")
+            restored.append(log.number)
+        }
+        return restored
+    }
+
+    /// The knowledge of the baseline this peer sees as current, as its receipt records it.
+    func currentBaselineKnowledge() -> KnowledgeVector {
+        Baseliner(store: store, location: location, scratchDirectory: "", logger: .silent).currentMetadata()?.knowledge ?? KnowledgeVector()
+    }
+
+    /// Whether this peer's receipt is missing, or records another content epoch or another
+    /// baseline than the current ones.
+    func receiptIsStale() -> Bool {
+        guard let bytes = try? AtomicFile.read(location.receiptPath(of: store.peerID), limit: 1 << 20),
+              let receipt = try? Receipt(decoding: bytes) else { return true }
+        return receipt.contentEpoch != (try? store.contentEpoch()) ?? nil || receipt.baselineKnowledge != currentBaselineKnowledge()
+    }
+
+    /// Rewrites this peer's receipt with its current knowledge, its content epoch and the
+    /// current baseline's knowledge.
     func writeReceipt() throws {
         let receipt = Receipt(peerID: store.peerID, knowledge: store.knowledge, date: store.now, modelVersionHash: location.modelHash,
-                              contentEpoch: try store.contentEpoch())
+                              contentEpoch: try store.contentEpoch(), baselineKnowledge: currentBaselineKnowledge())
         let directory = location.logDirectory(of: store.peerID)
         do {
             try AtomicFile.makeDirectory(directory)

@@ -16,7 +16,8 @@ public struct GarbageReport: Sendable, Equatable {
 }
 
 /// Deletes this peer's own logs that nobody needs any more (DESIGN §6): covered by the current
-/// baseline, and passed by every known peer's receipt or older than the grace period.
+/// baseline, and passed by every known peer's receipt (imported, and covered by the baseline
+/// that peer sees) or older than the grace period.
 struct GarbageCollector {
     let store: PersistentStore
     let location: ContainerLocation
@@ -48,7 +49,10 @@ struct GarbageCollector {
         let cutoff = now.timeIntervalSince1970 - policy.gracePeriod
         for log in mine.sorted(by: { $0.number < $1.number }) {
             guard log.number <= baseline.knowledge[me] else { report.kept += 1; continue }
-            let behind = receipts.filter { $0.value.knowledge[me] < log.number }.mapValues { $0.knowledge[me] }
+            // Passed means imported, and covered by the baseline that peer sees: a file-sync tool
+            // may have kept a concurrent baseline there that lacks the log.
+            let behind = receipts.filter { min($0.value.knowledge[me], $0.value.baselineKnowledge?[me] ?? 0) < log.number }
+                .mapValues { min($0.knowledge[me], $0.baselineKnowledge?[me] ?? 0) }
             let passedByAll = behind.isEmpty && peersWithoutReceipt.isEmpty
             guard passedByAll || log.modificationTime < cutoff else {
                 report.kept += 1
@@ -59,7 +63,7 @@ struct GarbageCollector {
             if dryRun {
                 report.deleted.append(log.name)
             } else if unlink(location.logDirectory(of: me) + "/" + log.name) == 0 {
-                try? store.forgetSent(log.number)
+                try? store.collectSent(log.number)
                 report.deleted.append(log.name)
             } else {
                 report.kept += 1
@@ -67,6 +71,7 @@ struct GarbageCollector {
         }
         report.staleReceipts.sort()
         if dryRun { return report }
+        try? store.forgetCollected(before: cutoff)
         logger.log(.info, "PFUbiquityGarbageCollector", "collect", "deleted \(report.deleted.count) own log(s), kept \(report.kept)\(report.blockingPeers.isEmpty ? "" : "; held back by \(report.blockingPeers.keys.sorted().joined(separator: ", "))")")
         return report
     }

@@ -61,8 +61,11 @@ struct Importer {
             logger.log(.info, "PFUbiquityTransactionLogImporter", "scan", "ignoring \(report.ignored.count) name(s) that are not logs: \(report.ignored.prefix(5).joined(separator: ", "))")
         }
 
-        // Decode and verify; one log per (peer, number), of this store's content epoch.
+        // Decode and verify; one log per (peer, number), of this store's content epoch. A file
+        // quarantined earlier that now verifies (a file-sync tool exposed it before it had all
+        // arrived) loses its record.
         let epoch = try store.contentEpoch()
+        let quarantinedBefore = Set(try store.quarantined().map(\.path))
         var pending: [String: [Int64: (log: TransactionLog, arrived: Double)]] = [:]
         for candidate in candidates {
             if pending[candidate.peerID]?[candidate.number] != nil {
@@ -78,6 +81,10 @@ struct Importer {
                 guard log.peerID == candidate.peerID else { throw LogError.wrongAuthor(folder: candidate.peerID, log: log.peerID) }
                 guard log.transactionNumber == candidate.number else {
                     throw LogError.wrongNumber(fileName: candidate.entry.name, log: log.transactionNumber)
+                }
+                if quarantinedBefore.contains(candidate.relativePath) {
+                    try store.clearQuarantine(path: candidate.relativePath)
+                    logger.log(.warning, "PFUbiquityTransactionLogImporter", "scan", "\(candidate.relativePath) is whole now: no longer quarantined")
                 }
                 guard log.contentEpoch == epoch else {
                     // Saved before its author knew of a removal (or after one this store has not

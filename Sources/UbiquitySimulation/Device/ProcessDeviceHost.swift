@@ -16,7 +16,7 @@ final class ProcessDeviceHost: DeviceHost {
         process.arguments = ["scenario", "device"]
         process.standardInput = toChild
         process.standardOutput = fromChild
-        FileManager.default.createFile(atPath: logFile, contents: nil)
+        guard FileManager.default.createFile(atPath: logFile, contents: nil) else { throw SimulationError("cannot create the device log \(logFile)") }
         process.standardError = FileHandle(forWritingAtPath: logFile)
         channel = LineChannel(input: fromChild.fileHandleForReading.fileDescriptor, output: toChild.fileHandleForWriting.fileDescriptor)
         do { try process.run() } catch { throw SimulationError("cannot start the device process \(executable): \(error)") }

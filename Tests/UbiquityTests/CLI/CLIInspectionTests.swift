@@ -82,7 +82,8 @@ struct CLIInspectionTests {
         try cloud.save(gone, "g1")                    // saw the skewed peer's transaction, dated its own an hour earlier: clock skew
         let folder = location.logDirectory(of: skewed.peerID)
         try AtomicFile.write(Array("not a log".utf8), to: folder + "/" + TransactionLog.fileName(number: 2))   // unreadable
-        try AtomicFile.write([1], to: folder + "/" + TransactionLog.fileName(number: 1) + ".sync-conflict-20260101-ABC")   // foreign file
+        try AtomicFile.write([1], to: folder + "/" + TransactionLog.fileName(number: 1).replacingOccurrences(of: ".cdt", with: ".sync-conflict-20260101-101010-ABCDEFG.cdt"))   // conflict copy
+        try AtomicFile.write([1], to: folder + "/notes.txt")                                                             // foreign file
         try AtomicFile.makeDirectory(location.ubiquityRoot + "/Not A Peer")                                               // foreign folder
         try AtomicFile.makeDirectory("\(location.ubiquityRoot)/\(skewed.peerID)/\(location.contentName)/SomeOtherModelHash")   // model mix
         let stale = location.logDirectory(of: examined.peerID) + "/.interrupted.nosync"
@@ -102,7 +103,7 @@ struct CLIInspectionTests {
         let findings = try #require((try json(first.stdout) as? [String: Any])?["findings"] as? [[String: Any]])
         let kinds = Set(findings.compactMap { $0["kind"] as? String })
         for kind in ["missingPredecessor", "unreadableFile", "foreignFile", "blockedGarbageCollection", "staleReceipt",
-                     "staleFallback", "staleTemporaryFile", "modelMix", "clockSkew"] {
+                     "staleFallback", "staleTemporaryFile", "modelMix", "clockSkew", "conflictCopy"] {
             #expect(kinds.contains(kind), "doctor reports \(kind): \(kinds.sorted())")
         }
         #expect(findings.allSatisfy { ($0["repair"] as? String)?.isEmpty == false }, "every problem comes with its repair")

@@ -1,0 +1,45 @@
+/// A name that a file-sync engine (Syncthing, Dropbox, Nextcloud, rsync…) leaves in a shared
+/// folder: its temporary file while a transfer is under way, or the copy it makes when two
+/// machines wrote one path before hearing from each other. Such a file is never imported
+/// (DESIGN §2: only exact log, receipt, baseline and epoch names are read); `doctor` says what it is.
+public enum SyncArtifact: Sendable, Equatable {
+    /// A transfer in progress (or left behind by one that never finished).
+    case temporary(engine: String)
+    /// A conflict copy of the file named `original` in the same folder.
+    case conflictCopy(of: String, engine: String)
+
+    /// What `name` is, or `nil` when it is not a file-sync engine's artifact.
+    /// Our own temporary files (`*.nosync`) are not artifacts: they never travel.
+    public static func classify(_ name: String) -> SyncArtifact? {
+        if name.hasSuffix(".nosync") { return nil }
+        if let copy = conflictCopy(name) { return copy }
+        if (name.hasPrefix(".syncthing.") || name.hasPrefix("~syncthing~")) && name.hasSuffix(".tmp") { return .temporary(engine: "Syncthing") }
+        if name.hasSuffix(".!sync") { return .temporary(engine: "Resilio Sync") }
+        if name.hasPrefix(".unison.") { return .temporary(engine: "Unison") }
+        if name.hasPrefix("."), name.contains(".~") { return .temporary(engine: "Nextcloud") }
+        for suffix in [".part", ".partial", ".crdownload", ".download"] where name.hasSuffix(suffix) {
+            return .temporary(engine: "a download in progress")
+        }
+        // rsync and most other tools write `.<name>.<random>` beside the file they deliver.
+        if name.hasPrefix("."), name.count > 1 { return .temporary(engine: "a file-sync tool") }
+        return nil
+    }
+
+    private static func conflictCopy(_ name: String) -> SyncArtifact? {
+        // Syncthing: `<base>.sync-conflict-<yyyyMMdd>-<HHmmss>-<device>.<ext>` (the extension kept).
+        if let marker = name.range(of: ".sync-conflict-") {
+            let rest = name[marker.upperBound...]
+            let extensionPart = rest.firstIndex(of: ".").map { String(rest[$0...]) } ?? ""
+            return .conflictCopy(of: String(name[..<marker.lowerBound]) + extensionPart, engine: "Syncthing")
+        }
+        // Dropbox, Nextcloud, ownCloud: `<base> (<who>'s conflicted copy <date>).<ext>`, and
+        // Dropbox's `<base> (Case Conflict).<ext>`.
+        if let open = name.range(of: " ("), let close = name.range(of: ")", range: open.upperBound..<name.endIndex) {
+            let inside = name[open.upperBound..<close.lowerBound].lowercased()
+            guard inside.contains("conflict") else { return nil }
+            let engine = inside.contains("case conflict") || inside.contains("'s conflicted copy") ? "Dropbox" : "Nextcloud"
+            return .conflictCopy(of: String(name[..<open.lowerBound]) + String(name[close.upperBound...]), engine: engine)
+        }
+        return nil
+    }
+}
