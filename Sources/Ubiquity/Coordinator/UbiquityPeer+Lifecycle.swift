@@ -38,9 +38,9 @@ extension UbiquityPeer {
                 Self.removeFiles(under: "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)")
             }
             Self.removeFiles(under: "\(location.ubiquityRoot)/.baseline/\(location.contentName)")
-            let epoch = try ContentEpoch.write(location, date: store.now)
+            let removal = try ContentEpoch.write(location, date: store.now)
             try store.resetToEmpty()
-            try store.setContentEpoch(epoch)
+            try store.setContentEpoch(removal)
         }
         logger.log(.error, "PFUbiquitySetupAssistant", "removeUbiquitousContent", "removed the content \(location.contentName) from the cloud")
     }
@@ -59,33 +59,41 @@ extension UbiquityPeer {
     /// writes an epoch: a store that knows none and holds nothing yet simply starts in the
     /// current one; a store that holds data of an epoch that is no longer current lost it.
     /// An epoch file that is missing or unreadable (late or damaged in transfer) is no removal.
+    /// Of two removals the later wins: when the file holds an earlier one than this store's (a
+    /// file-sync tool kept the other remover's file), this peer writes its own again.
     public func contentEpochChanged() throws -> Bool {
-        guard let location, let epoch = ContentEpoch.read(location) else { return false }
-        guard let known = try store.contentEpoch() else {
+        guard let location, let current = ContentEpoch.current(location) else { return false }
+        guard let known = try store.contentRemoval() else {
             if store.knowledge.entries.isEmpty {
-                try store.setContentEpoch(epoch)
+                try store.setContentEpoch(current)
                 return false
             }
             return true
         }
-        return known != epoch
+        guard known.epoch != current.epoch else { return false }
+        if known.isLater(than: current) {
+            logger.log(.error, "PFUbiquitySetupAssistant", "contentRemoved", "the content epoch went back to an earlier removal (\(current.epoch)); writing the later one (\(known.epoch)) again")
+            try ContentEpoch.write(location, epoch: known.epoch, date: known.date)
+            return false
+        }
+        return true
     }
 
     /// A new store starts in the content epoch it finds, so a removal made long before is not
     /// mistaken for one that wipes what the app is about to save.
     func recordContentEpochOfNewStore() throws {
-        guard let location, store.knowledge.entries.isEmpty, try store.contentEpoch() == nil, let epoch = ContentEpoch.read(location) else { return }
-        try store.setContentEpoch(epoch)
+        guard let location, store.knowledge.entries.isEmpty, try store.contentEpoch() == nil, let current = ContentEpoch.current(location) else { return }
+        try store.setContentEpoch(current)
     }
 
     /// Starts over on an empty store after another peer removed the content. This peer's own
     /// files left in the container belong to the removed content (saved before it noticed):
     /// they go too, so their numbers cannot be mistaken for the new content's.
     func resetForRemovedContent() throws {
-        guard let location, let epoch = ContentEpoch.read(location) else { return }
+        guard let location, let current = ContentEpoch.current(location) else { return }
         try syncLock.withLock {
             try store.resetToEmpty()
-            try store.setContentEpoch(epoch)
+            try store.setContentEpoch(current)
             for file in DirectoryEntry.list(location.logDirectory(of: peerID)) where file.isRegularFile {
                 unlink(location.logDirectory(of: peerID) + "/" + file.name)
             }
@@ -97,5 +105,18 @@ extension UbiquityPeer {
 extension PersistentStore {
     func contentEpoch() throws -> String? { try locked { try meta("contentEpoch") } }
 
-    func setContentEpoch(_ epoch: String) throws { try locked { try setMeta("contentEpoch", epoch) } }
+    /// The removal this store is in (its epoch and date); `nil` when it knows none.
+    func contentRemoval() throws -> ContentEpoch.Removal? {
+        try locked {
+            guard let epoch = try meta("contentEpoch") else { return nil }
+            return ContentEpoch.Removal(epoch: epoch, date: try meta("contentEpochDate").flatMap(Double.init) ?? 0)
+        }
+    }
+
+    func setContentEpoch(_ removal: ContentEpoch.Removal) throws {
+        try locked {
+            try setMeta("contentEpoch", removal.epoch)
+            try setMeta("contentEpochDate", String(removal.date))
+        }
+    }
 }

@@ -10,12 +10,25 @@ import Foundation
 /// file-sync tool keeps one epoch under the name on every machine and the other as a conflict
 /// copy (`<ContentName>.sync-conflict-….plist`), which is never read — every peer converges on
 /// the main file's epoch, and what was saved in the other one is removed with it.
+///
+/// Of two removals the later one wins (by the date each remover wrote, then by epoch): a tool
+/// that keeps the earlier file under the name would leave the later removal's deletions without
+/// its epoch, so a peer that knows a later epoch than the file's writes its own again.
 enum ContentEpoch {
+    /// One removal: its epoch, and when it happened on its remover's clock.
+    struct Removal: Equatable {
+        let epoch: String
+        let date: Double
+
+        /// Whether this removal happened after `other` (ties broken by the epoch, so every peer agrees).
+        func isLater(than other: Removal) -> Bool { (date, epoch) > (other.date, other.epoch) }
+    }
+
     /// What the main epoch file holds.
     enum Status: Equatable {
         /// No epoch file: the content was never removed (or the file has not arrived yet).
         case none
-        case epoch(String)
+        case epoch(Removal)
         /// A file that cannot be used (partly delivered, damaged): ignored until it can.
         case unreadable(String)
     }
@@ -33,14 +46,17 @@ enum ContentEpoch {
         guard plist["format"]?.int64Value == 1, let epoch = plist["epoch"]?.stringValue, UUID(uuidString: epoch) != nil else {
             return .unreadable("missing or unknown format, or no epoch UUID")
         }
-        return .epoch(epoch)
+        return .epoch(Removal(epoch: epoch, date: plist["date"]?.doubleValue ?? 0))
+    }
+
+    /// The current removal; `nil` when there is none or the file cannot be read (never a removal).
+    static func current(_ location: ContainerLocation) -> Removal? {
+        if case let .epoch(removal) = status(location) { return removal }
+        return nil
     }
 
     /// The current epoch; `nil` when there is none or the file cannot be read (never a removal).
-    static func read(_ location: ContainerLocation) -> String? {
-        if case let .epoch(epoch) = status(location) { return epoch }
-        return nil
-    }
+    static func read(_ location: ContainerLocation) -> String? { current(location)?.epoch }
 
     /// Names in `.content/` that a file-sync tool made as conflict copies of this content's epoch.
     static func conflictCopies(_ location: ContainerLocation) -> [String] {
@@ -51,10 +67,11 @@ enum ContentEpoch {
         }.map(\.name)
     }
 
-    /// Writes a new epoch, dated `date` (seconds since 1970), and returns it. Conflict copies
-    /// of earlier epochs go: they were never read, and this removal supersedes them.
-    static func write(_ location: ContainerLocation, date: Double) throws -> String {
-        let epoch = UUID().uuidString
+    /// Writes a removal's epoch (a new one unless given), dated `date` (seconds since 1970),
+    /// and returns it. Conflict copies of earlier epochs go: they were never read, and this
+    /// removal supersedes them.
+    @discardableResult
+    static func write(_ location: ContainerLocation, epoch: String = UUID().uuidString, date: Double) throws -> Removal {
         let value = PlistValue.dictionary(["format": .integer(1), "epoch": .string(epoch), "date": .real(date)])
         do {
             try AtomicFile.makeDirectory(directory(location))
@@ -63,7 +80,7 @@ enum ContentEpoch {
             throw SyncError.containerUnwritable(path: error.path, reason: error.message)
         }
         for copy in conflictCopies(location) { unlink(directory(location) + "/" + copy) }
-        return epoch
+        return Removal(epoch: epoch, date: date)
     }
 
     /// Whether the log file at `path` is readable and names another content epoch than
