@@ -14,7 +14,9 @@ struct RandomScenarioTests {
         return try ScenarioFixtures.run(scenario, options)
     }
 
-    @Test(arguments: [UInt64(1), 2, 3, 4, 5, SeededGenerator.seedFromEnvironment()])
+    /// 102, 108 and 158 once broke an invariant (a baseline lost in a conflict after its author
+    /// collected the logs it covered; a removal's epoch lost to an earlier one).
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5, 102, 108, 158, SeededGenerator.seedFromEnvironment()])
     func randomScenariosKeepEveryInvariant(seed: UInt64) throws {
         let result = try Self.run(seed: seed)
         let passed = result.passed
