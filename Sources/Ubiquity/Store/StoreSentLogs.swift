@@ -22,9 +22,12 @@ extension PersistentStore {
     }
 
     /// The bytes kept of sent log `number`.
-    func sentBytes(_ number: Int64) throws -> [UInt8]? {
+    func sentBytes(_ number: Int64) throws -> [UInt8]? { try keptBytes(number, in: "Z_SENT") }
+
+    /// The bytes of log `number` kept in `table` (Z_SENT or Z_COLLECTED).
+    private func keptBytes(_ number: Int64, in table: String) throws -> [UInt8]? {
         try locked {
-            let statement = try database.statement("SELECT bytes FROM Z_SENT WHERE number = ?")
+            let statement = try database.statement("SELECT bytes FROM \(table) WHERE number = ?")
             try statement.bind(number, at: 1)
             return try statement.step() ? statement.blob(0) : nil
         }
@@ -60,13 +63,7 @@ extension PersistentStore {
     }
 
     /// The bytes kept of collected log `number`.
-    func collectedBytes(_ number: Int64) throws -> [UInt8]? {
-        try locked {
-            let statement = try database.statement("SELECT bytes FROM Z_COLLECTED WHERE number = ?")
-            try statement.bind(number, at: 1)
-            return try statement.step() ? statement.blob(0) : nil
-        }
-    }
+    func collectedBytes(_ number: Int64) throws -> [UInt8]? { try keptBytes(number, in: "Z_COLLECTED") }
 
     /// A collected log written again: back among the sent logs, with its file's signature.
     func restoreCollected(_ number: Int64, file: DirectoryEntry) throws {

@@ -64,7 +64,7 @@ public struct FaultPlan: Sendable, Equatable {
     public var summary: String {
         var parts: [String] = []
         func range(_ r: ClosedRange<Double>) -> String {
-            r.lowerBound == r.upperBound ? SimulatedDuration.text(r.lowerBound) : "\(SimulatedDuration.text(r.lowerBound))..\(SimulatedDuration.text(r.upperBound))"
+            r.lowerBound == r.upperBound ? SimulatedDuration.signedText(r.lowerBound) : "\(SimulatedDuration.signedText(r.lowerBound))..\(SimulatedDuration.signedText(r.upperBound))"
         }
         if delay != 0...0 { parts.append("delay=\(range(delay))") }
         if dropRate > 0 { parts.append("drop=\(dropRate)") }
@@ -72,7 +72,7 @@ public struct FaultPlan: Sendable, Equatable {
         if duplicateRate > 0 { parts.append("duplicate=\(duplicateRate)") }
         if reorder { parts.append("reorder") }
         if offlineRate > 0 { parts.append("offline=\(offlineRate)/\(range(offlineFor))") }
-        if skew != 0...0 { parts.append("skew=\(skew.lowerBound < 0 ? "-" + SimulatedDuration.text(-skew.lowerBound) : SimulatedDuration.text(skew.lowerBound))..\(skew.upperBound < 0 ? "-" + SimulatedDuration.text(-skew.upperBound) : SimulatedDuration.text(skew.upperBound))") }
+        if skew != 0...0 { parts.append("skew=\(range(skew))") }
         if loseRate > 0 { parts.append("lose=\(loseRate)") }
         return parts.isEmpty ? "none" : parts.joined(separator: " ")
     }

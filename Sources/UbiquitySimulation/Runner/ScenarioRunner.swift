@@ -94,7 +94,7 @@ public final class ScenarioRunner {
             devices[declaration.name] = RunDevice(declaration: declaration, directory: directory, peerID: device.peerID(),
                                                   host: host, daemon: daemon, skew: skew, account: declaration.account)
             timeline.lanes.append(declaration.name)
-            if skew != 0 { timeline.mark(0, declaration.name, .fault, "clock off by \(skew < 0 ? "-" : "+")\(SimulatedDuration.text(abs(skew)))") }
+            if skew != 0 { timeline.mark(0, declaration.name, .fault, "clock off by \(skew > 0 ? "+" : "")\(SimulatedDuration.signedText(skew))") }
         }
         timeline.lanes.append("cloud")
     }

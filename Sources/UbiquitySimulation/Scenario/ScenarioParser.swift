@@ -53,15 +53,23 @@ private struct Reader {
         return scenario
     }
 
-    /// Steps up to `end` (in a block) or the end of the file.
-    mutating func readSteps(until closer: (name: String, line: Int)?) throws(ScenarioError) -> [ScenarioStep] {
-        var steps: [ScenarioStep] = []
+    /// The next line that holds words (its number, text and words), or `nil` at the end.
+    mutating func nextLine() throws(ScenarioError) -> (number: Int, raw: String, words: [String])? {
         while index < lines.count {
             let number = index + 1
             let raw = lines[index]
             index += 1
             let words = try tokens(raw, line: number)
-            guard let first = words.first else { continue }
+            if !words.isEmpty { return (number, raw, words) }
+        }
+        return nil
+    }
+
+    /// Steps up to `end` (in a block) or the end of the file.
+    mutating func readSteps(until closer: (name: String, line: Int)?) throws(ScenarioError) -> [ScenarioStep] {
+        var steps: [ScenarioStep] = []
+        while let (number, raw, words) = try nextLine() {
+            let first = words[0]
             if first == "end" {
                 guard closer != nil else { throw error(number, "'end' without a 'repeat' or 'random' block") }
                 guard words.count == 1 else { throw error(number, "'end' takes nothing after it") }
@@ -232,12 +240,8 @@ private struct Reader {
     /// The weighted lines of a `random` block up to its `end`.
     mutating func readChoices(openedAt opening: Int) throws(ScenarioError) -> [(weight: Int, step: ScenarioStep)] {
         var choices: [(weight: Int, step: ScenarioStep)] = []
-        while index < lines.count {
-            let number = index + 1
-            let raw = lines[index]
-            index += 1
-            let words = try tokens(raw, line: number)
-            guard let first = words.first else { continue }
+        while let (number, raw, words) = try nextLine() {
+            let first = words[0]
             if first == "end" {
                 guard !choices.isEmpty else { throw error(number, "a 'random' block needs at least one weighted line") }
                 return choices

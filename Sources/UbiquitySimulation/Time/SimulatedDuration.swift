@@ -31,6 +31,9 @@ enum SimulatedDuration {
         return value
     }
 
+    /// Like `text`, with a minus sign for negative durations (clock skews).
+    static func signedText(_ seconds: Double) -> String { seconds < 0 ? "-" + text(-seconds) : text(seconds) }
+
     /// `90s` → "1m30s", for reports.
     static func text(_ seconds: Double) -> String {
         if seconds < 1 { return seconds == 0 ? "0s" : "\(Int((seconds * 1000).rounded()))ms" }
