@@ -53,7 +53,7 @@ public final class ScenarioRunner {
         try AtomicFile.makeDirectory(cloud.path)
         defer { for name in names { devices[name]?.host.close() } }
         try createDevices()
-        for step in scenario.steps where violations.isEmpty { try execute(step, substitutions: [:]) }
+        for step in scenario.steps.dropFirst(leadingFaults.count) where violations.isEmpty { try execute(step, substitutions: [:]) }
         if violations.isEmpty {
             current = ScenarioStep(line: 0, text: "end of scenario: settle and check", action: .settle)
             try settle()
@@ -67,17 +67,27 @@ public final class ScenarioRunner {
 
     // MARK: Devices
 
-    private func createDevices() throws {
-        var faults = scenario.faults
-        for (key, value) in options.extraFaults {
-            if let problem = faults.set(key, value) { throw ScenarioError(source: "--faults", line: 0, problem) }
+    /// `faults` lines before any other step: they are the devices' plans from the start (so a
+    /// clock skew they give is drawn when the device is made).
+    var leadingFaults: [(device: String?, pairs: [(key: String, value: String?)])] {
+        scenario.steps.prefix { if case .faults = $0.action { return true } else { return false } }.compactMap { step in
+            if case let .faults(device, pairs) = step.action { return (device, pairs) }
+            return nil
         }
+    }
+
+    private func createDevices() throws {
         for declaration in scenario.devices {
             let directory = work + "/devices/" + declaration.name
             let device = try Device.create(at: directory, userName: declaration.name, identityToken: declaration.account,
                                            deviceUUID: Self.uuid(seed: seed, name: declaration.name), mirrorsCloud: !declaration.direct)
-            var plan = declaration.faults ?? faults
-            if declaration.faults != nil { for (key, value) in options.extraFaults { _ = plan.set(key, value) } }
+            var plan = declaration.faults ?? scenario.faults
+            for faults in leadingFaults where faults.device == nil || faults.device == declaration.name {
+                for (key, value) in faults.pairs { _ = plan.set(key, value) }
+            }
+            for (key, value) in options.extraFaults {
+                if let problem = plan.set(key, value) { throw ScenarioError(source: "--faults", line: 0, problem) }
+            }
             let skew = declaration.skew ?? (plan.skew.lowerBound == plan.skew.upperBound ? plan.skew.lowerBound : Double.random(in: plan.skew, using: &random))
             let setup = DeviceSetup(name: declaration.name, device: directory, cloud: cloud.path, modelFile: scenario.modelFile,
                                     contentName: scenario.contentName, baselinePolicy: BaselinePolicyWire(scenario.baselinePolicy),
@@ -94,6 +104,7 @@ public final class ScenarioRunner {
             devices[declaration.name] = RunDevice(declaration: declaration, directory: directory, peerID: device.peerID(),
                                                   host: host, daemon: daemon, skew: skew, account: declaration.account)
             timeline.lanes.append(declaration.name)
+            if !plan.isQuiet { timeline.mark(0, declaration.name, .fault, "faults: \(plan.summary)") }
             if skew != 0 { timeline.mark(0, declaration.name, .fault, "clock off by \(skew > 0 ? "+" : "")\(SimulatedDuration.signedText(skew))") }
         }
         timeline.lanes.append("cloud")
