@@ -2,11 +2,13 @@ import Foundation
 import Testing
 @testable import Ubiquity
 
-/// Two peers remove the content one after the other, and a file-sync tool keeps the earlier
-/// removal's epoch file under the name (the later one's deletions already travelled). The later
-/// removal must win everywhere, or the earlier content's logs would be waited for forever.
-@Suite("Concurrent content removals")
+/// Content removals in awkward order: a file-sync tool that keeps the earlier of two removals,
+/// and a peer that saved into removed content before it heard of the removal.
+@Suite("Content removals: order and leftovers")
 struct ContentRemovalOrderTests {
+    /// Two peers remove the content one after the other, and a file-sync tool keeps the earlier
+    /// removal's epoch file under the name (the later one's deletions already travelled). The
+    /// later removal must win everywhere, or the earlier content's logs would be waited for forever.
     @Test func theLaterRemovalWinsEvenWhenTheEarlierEpochFileIsKept() throws {
         let cloud = try TestCloud()
         let a = try cloud.peer("a", policy: nil), b = try cloud.peer("b", policy: nil)
@@ -37,5 +39,29 @@ struct ContentRemovalOrderTests {
         #expect(try a.mergeStateText() == b.mergeStateText())
         #expect(try a.store.count(FetchRequest(entity: "Note")) == 1)
         #expect(try a.store.isAlive(GlobalID(entity: "Note", key: "after both")))
+    }
+
+    /// A peer saves after another removed the content but before it heard of it; its store is
+    /// then lost. The rebuilt store starts in the new content: its own logs of the removed one
+    /// are no reason to refuse opening (they are not this content's), and nobody applies them.
+    @Test func aRebuiltStoreIgnoresItsOwnLogsOfRemovedContent() throws {
+        let cloud = try TestCloud()
+        let a = try cloud.peer("a", policy: nil), b = try cloud.peer("b", policy: nil)
+        _ = try saveNote(a, "one")
+        _ = try b.sync()
+        try b.removeUbiquitousContent()
+        _ = try saveNote(a, "unaware")                 // written into the cloud, in the removed content
+        _ = try saveNote(a, "unaware too")
+        let path = a.store.path
+        a.close()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+
+        let rebuilt = try cloud.peer("a", policy: nil)
+        _ = try saveNote(rebuilt, "new content")
+        _ = try b.sync()
+        _ = try rebuilt.sync()
+        #expect(try noteKeys(b) == ["new content"], "the removed content's saves are never applied")
+        #expect(try rebuilt.mergeStateText() == b.mergeStateText())
+        rebuilt.close()
     }
 }

@@ -85,7 +85,18 @@ public final class UbiquityPeer: @unchecked Sendable {
     /// transaction number is never reused.
     private func catchUpWithOwnLogs() throws {
         guard let location else { return }
-        let highest = DirectoryEntry.list(location.logDirectory(of: peerID)).compactMap { TransactionLog.transactionNumber(inFileName: $0.name) }.max() ?? 0
+        // Own logs of removed content (saved before this peer heard of a removal, and not yet
+        // deleted) are not this content's: their numbers say nothing about the store's.
+        let directory = location.logDirectory(of: peerID)
+        func ownLogs() -> [(name: String, number: Int64)] {
+            let epoch = try? store.contentEpoch()   // the catch-up's sync may start over in a new one
+            return DirectoryEntry.names(directory).compactMap { name in
+                guard let number = TransactionLog.transactionNumber(inFileName: name), number > store.knowledge[peerID],
+                      !ContentEpoch.logBelongsToOtherEpoch(directory + "/" + name, than: epoch) else { return nil }
+                return (name, number)
+            }
+        }
+        let highest = ownLogs().map(\.number).max() ?? 0
         let floor = max(highest, makeBaseliner(location).currentMetadata()?.knowledge[peerID] ?? 0)
         guard floor > store.knowledge[peerID] else { return }
         logger.log(.warning, "PFUbiquitySetupAssistant", "catchUp", "the store knows transaction \(store.knowledge[peerID]) of this peer but the container holds \(floor): catching up before any save")
@@ -93,10 +104,7 @@ public final class UbiquityPeer: @unchecked Sendable {
         // Own files that are quarantined (damaged) cannot be imported and are never trusted: a
         // later save may take their number (importers skip the damaged copy).
         let quarantined = Set(try store.quarantined().map { ($0.path as NSString).lastPathComponent })
-        let missing = DirectoryEntry.list(location.logDirectory(of: peerID)).filter { file in
-            guard let number = TransactionLog.transactionNumber(inFileName: file.name) else { return false }
-            return number > store.knowledge[peerID] && !quarantined.contains(file.name)
-        }
+        let missing = ownLogs().filter { !quarantined.contains($0.name) }
         if !missing.isEmpty || store.knowledge[peerID] < (makeBaseliner(location).currentMetadata()?.knowledge[peerID] ?? 0) {
             throw PeerError.unusableCloud("this peer's own logs up to \(floor) cannot all be imported (knowledge stops at \(store.knowledge[peerID])); saving now would reuse transaction numbers — run 'ubiq doctor' or repair the container")
         }
