@@ -92,3 +92,12 @@ enum ContentEpoch {
         return plist["contentEpoch"]?.stringValue != epoch
     }
 }
+
+extension ContainerLocation {
+    /// The removal in the epoch file here: its epoch and its date (seconds since 1970); `nil`
+    /// when the content was never removed or the file cannot be read yet. Tools and tests
+    /// compare it with the epochs logs and stores name; of two removals the later one wins.
+    public var currentContentRemoval: (epoch: String, date: Double)? {
+        ContentEpoch.current(self).map { ($0.epoch, $0.date) }
+    }
+}

@@ -66,8 +66,6 @@ public struct DeviceReply: Codable, Sendable {
     public var events: [String] = []
     /// Transactions the app saved (including saves made in a will-change handler).
     public var saves: [SavedTransaction] = []
-    /// Accounts whose store was emptied because another peer removed the content.
-    public var resets: [String] = []
     public var state: DeviceState?
     /// `object`: attribute → JSON text of the value; `nil` when not alive.
     public var values: [String: String]?
@@ -89,6 +87,9 @@ public struct SavedTransaction: Codable, Sendable {
     /// The account of the store (`nil`: the local store).
     public var account: String?
     public var storeKind: StoreKind
+    /// The content epoch the transaction was saved in (`nil`: content never removed): a later
+    /// removal wins over it.
+    public var contentEpoch: String?
     public var peerID: String
     public var number: Int64
     public var stamp: String

@@ -24,7 +24,6 @@ public final class DeviceSession: @unchecked Sendable {
     private let lock = NSLock()
     private var events: [String] = []
     private var saves: [SavedTransaction] = []
-    private var resets: [String] = []
 
     public init(setup: DeviceSetup) throws {
         self.setup = setup
@@ -48,10 +47,8 @@ public final class DeviceSession: @unchecked Sendable {
         lock.withLock {
             reply.events = events
             reply.saves = saves
-            reply.resets = resets
             events.removeAll()
             saves.removeAll()
-            resets.removeAll()
         }
         return reply
     }
@@ -217,7 +214,7 @@ public final class DeviceSession: @unchecked Sendable {
             + log.deleted.map { SavedWrite(gid: $0.description, inserted: false, deleted: true, values: [:]) }
         let saved = SavedTransaction(
             device: setup.name, account: peer.kind == .local ? nil : peer.device.identityToken, storeKind: peer.kind,
-            peerID: log.peerID, number: log.transactionNumber, stamp: log.stamp.description, knowledge: log.knowledge.description,
+            contentEpoch: log.contentEpoch, peerID: log.peerID, number: log.transactionNumber, stamp: log.stamp.description, knowledge: log.knowledge.description,
             time: clock.seconds, writes: writes)
         lock.withLock { saves.append(saved) }
     }
@@ -238,12 +235,7 @@ public final class DeviceSession: @unchecked Sendable {
             default: break
             }
         case let .storesDidChange(transition, kind):
-            // During a switch the coordinator still names the old account: the one emptied.
-            let account = transition == .contentRemoved ? coordinator?.device.identityToken : nil
-            lock.withLock {
-                events.append("did-change:\(transition.map(Self.name) ?? "added"):\(kind.rawValue)")
-                if let account { resets.append(account) }
-            }
+            lock.withLock { events.append("did-change:\(transition.map(Self.name) ?? "added"):\(kind.rawValue)") }
         case let .didImport(changes):
             lock.withLock { events.append("did-import:\(changes.inserted.count + changes.updated.count + changes.deleted.count)") }
             // As apps merged the did-import notification: objects without unsaved changes are refreshed.

@@ -3,15 +3,27 @@ import Ubiquity
 /// Every save the apps were told succeeded, as the invariant checks need them: which
 /// transactions each account's peers must eventually hold, what each fallback store must hand
 /// over, which objects may exist at all, and which writes overwrote each other concurrently.
+///
+/// Saves are kept by account and content epoch: numbers start again after a removal, and a
+/// removal wins over what was saved in the content it removed (the checks look only at the
+/// epoch the cloud is in).
 struct SaveLedger {
-    /// Saved transactions of account stores: account → peer → numbers still to check.
+    /// An account's content between two removals.
+    struct Content: Hashable, Comparable {
+        let account: String
+        let epoch: String?
+
+        static func < (lhs: Content, rhs: Content) -> Bool { (lhs.account, lhs.epoch ?? "") < (rhs.account, rhs.epoch ?? "") }
+    }
+
+    /// Saved transactions of one peer in one content: numbers still to check.
     struct PeerRecord {
         var device: String
         var first: Int64
         var highest: Int64
     }
 
-    private(set) var accounts: [String: [String: PeerRecord]] = [:]
+    private(set) var contents: [Content: [String: PeerRecord]] = [:]
     /// Fallback saves not yet handed over: device → account → object → attribute → JSON text.
     private(set) var fallbackValues: [String: [String: [String: [String: String]]]] = [:]
     /// Objects deleted in a fallback before the handover: device → account → objects.
@@ -21,7 +33,7 @@ struct SaveLedger {
     /// Objects any save of the account deleted.
     private(set) var deleted: [String: Set<String>] = [:]
     /// Attribute writes of account stores, for the conflict check.
-    private(set) var writes: [String: [AttributeWrite]] = [:]
+    private(set) var writes: [Content: [AttributeWrite]] = [:]
     /// Objects written through a fallback (their migrated writes are not in `writes`).
     private(set) var migratedObjects: [String: Set<String>] = [:]
     private(set) var count = 0
@@ -46,13 +58,14 @@ struct SaveLedger {
         }
         switch save.storeKind {
         case .account:
-            var record = accounts[account]?[save.peerID] ?? PeerRecord(device: save.device, first: save.number, highest: save.number)
+            let content = Content(account: account, epoch: save.contentEpoch)
+            var record = contents[content]?[save.peerID] ?? PeerRecord(device: save.device, first: save.number, highest: save.number)
             record.highest = max(record.highest, save.number)
-            accounts[account, default: [:]][save.peerID] = record
+            contents[content, default: [:]][save.peerID] = record
             let knowledge = KnowledgeVector(string: save.knowledge) ?? KnowledgeVector()
             for write in save.writes where !write.deleted {
                 for (attribute, value) in write.values {
-                    writes[account, default: []].append(AttributeWrite(gid: write.gid, attribute: attribute, stamp: save.stamp, peerID: save.peerID,
+                    writes[content, default: []].append(AttributeWrite(gid: write.gid, attribute: attribute, stamp: save.stamp, peerID: save.peerID,
                                                                        number: save.number, knowledge: knowledge, value: value))
                 }
             }
@@ -81,24 +94,10 @@ struct SaveLedger {
         return (fallbackValues[device]?[account] ?? [:], fallbackDeletes[device]?[account] ?? [])
     }
 
-    /// The content of `account` was removed: what was saved before is gone on purpose.
-    mutating func contentRemoved(account: String) {
-        accounts[account] = nil
-        writes[account] = nil
-    }
-
-    /// `device` started over on an empty store (it noticed a content removal): its saves made
-    /// since the removal went with it.
-    mutating func storeReset(device: String, account: String) {
-        accounts[account] = accounts[account]?.filter { $0.value.device != device }
-        let peers = Set((accounts[account] ?? [:]).keys)
-        writes[account] = writes[account]?.filter { peers.contains($0.peerID) }
-    }
-
     /// Transactions up to `number` of `peer` are covered by a baseline: their files may go.
-    mutating func covered(account: String, peer: String, upTo number: Int64) {
-        guard var record = accounts[account]?[peer], number >= record.first else { return }
+    mutating func covered(_ content: Content, peer: String, upTo number: Int64) {
+        guard var record = contents[content]?[peer], number >= record.first else { return }
         record.first = number + 1
-        accounts[account]?[peer] = record
+        contents[content]?[peer] = record
     }
 }

@@ -42,17 +42,32 @@ extension ScenarioRunner {
         Set(DirectoryEntry.list(directory).compactMap { TransactionLog.transactionNumber(inFileName: $0.name) })
     }
 
+    /// The content epoch an account is in: the latest removal anyone has made, in the cloud or
+    /// still in its remover's mirror (the later of two removals wins).
+    func currentEpoch(of account: String) -> String? {
+        let roots = [cloud.path] + names.compactMap { devices[$0]!.daemon == nil ? nil : devices[$0]!.mirror }
+        let removals = roots.compactMap { location(account: account, root: $0).currentContentRemoval }
+        return removals.max { ($0.date, $0.epoch) < ($1.date, $1.epoch) }?.epoch
+    }
+
+    /// The saves the checks hold the devices to: those of each account's current content (a
+    /// removal wins over what was saved in the content it removed).
+    func currentContents() -> [(content: SaveLedger.Content, peers: [String: SaveLedger.PeerRecord])] {
+        ledger.contents.filter { $0.key.epoch == currentEpoch(of: $0.key.account) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
     /// No saved change lost: every saved transaction of an account store is in the cloud, in
     /// its author's mirror or outbox, or covered by a baseline.
     func checkSavedTransactionsPresent() {
-        for (account, peers) in ledger.accounts.sorted(by: { $0.key < $1.key }) {
+        for (content, peers) in currentContents() {
+            let account = content.account
             let remote = location(account: account, root: cloud.path)
             let cloudBaseline = baselineKnowledge(remote.baselinePath)
             for (peer, record) in peers.sorted(by: { $0.key < $1.key }) where record.first <= record.highest {
                 guard let author = devices[record.device] else { continue }
                 let local = author.daemon == nil ? nil : location(account: account, root: author.mirror)
                 let covered = max(cloudBaseline[peer], local.map { baselineKnowledge($0.baselinePath)[peer] } ?? 0)
-                ledger.covered(account: account, peer: peer, upTo: covered)
+                ledger.covered(content, peer: peer, upTo: covered)
                 let first = max(record.first, covered + 1)
                 guard first <= record.highest else { continue }
                 let inCloud = cloudLogNumbers(account: account, peer: peer)
@@ -134,7 +149,8 @@ extension ScenarioRunner {
             for member in members { checkNoStrangers(member.state, on: member.device, account: account) }
             let remote = location(account: account, root: cloud.path)
             let cloudBaseline = baselineKnowledge(remote.baselinePath)
-            for (peer, record) in (ledger.accounts[account] ?? [:]).sorted(by: { $0.key < $1.key }) where violations.isEmpty {
+            let current = currentContents().first { $0.content.account == account }?.peers ?? [:]
+            for (peer, record) in current.sorted(by: { $0.key < $1.key }) where violations.isEmpty {
                 let uploaded = cloudBaseline[peer] >= record.highest || cloudLogNumbers(account: account, peer: peer).contains(record.highest)
                 guard uploaded else {
                     // It may wait on its author: away from the account, offline or over quota.
@@ -159,7 +175,9 @@ extension ScenarioRunner {
     /// concurrently with different values (objects deleted or handed over from a fallback are
     /// left out: their history depends on the order of arrival).
     func checkConflictsRecorded() throws {
-        for (account, writes) in ledger.writes.sorted(by: { $0.key < $1.key }) {
+        for (content, writes) in ledger.writes.sorted(by: { $0.key < $1.key }) {
+            let account = content.account
+            guard content.epoch == currentEpoch(of: account) else { continue }
             let excluded = (ledger.deleted[account] ?? []).union(ledger.migratedObjects[account] ?? [])
             var slots: [String: [SaveLedger.AttributeWrite]] = [:]
             for write in writes where !excluded.contains(write.gid) { slots["\(write.gid)|\(write.attribute)", default: []].append(write) }

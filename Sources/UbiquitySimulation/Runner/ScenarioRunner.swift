@@ -279,10 +279,7 @@ public final class ScenarioRunner {
             case .quit: device.running = false
             case .signIn, .signOut: device.account = reply.account ?? (try? Device.load(from: device.directory))?.identityToken
             case .removeContent:
-                if let account = device.account {
-                    ledger.contentRemoved(account: account)
-                    timeline.mark(now, device.name, .note, "removed the content of '\(account)'")
-                }
+                if let account = device.account { timeline.mark(now, device.name, .note, "removed the content of '\(account)'") }
             default: break
             }
         }
@@ -305,7 +302,6 @@ public final class ScenarioRunner {
             device.transitionsSinceExpect.append(event)
             timeline.mark(now, device.name, .transition, event)
         }
-        for account in reply.resets { ledger.storeReset(device: device.name, account: account) }
         for save in reply.saves {
             ledger.record(save)
             device.saves += 1
