@@ -64,4 +64,26 @@ struct ContentRemovalOrderTests {
         #expect(try rebuilt.mergeStateText() == b.mergeStateText())
         rebuilt.close()
     }
+
+    /// A peer with a slow clock removes the content after it saw another removal: its removal
+    /// is the later one (it counts one more), whatever the dates say.
+    @Test func aRemovalMadeAfterSeeingAnotherWinsWhateverTheClocks() throws {
+        let cloud = try TestCloud()
+        let a = try cloud.peer("a", policy: nil), b = try cloud.peer("b", policy: nil)
+        let clock = WallClock { Date(timeIntervalSince1970: 1_700_000_000) }
+        a.store.wallClock = clock
+        b.store.wallClock = clock.skewed(by: -7_200)      // two hours slow
+        _ = try saveNote(a, "before")
+        _ = try b.sync()
+        try a.removeUbiquitousContent()
+        _ = try b.sync()                                   // b starts over in a's removal
+        try b.removeUbiquitousContent()                    // and removes again, dated two hours earlier
+        let later = try #require(a.location?.currentContentRemoval)
+        #expect(later.generation == 2)
+        #expect(try a.sync().contentRemoved, "a follows b's removal")
+        #expect(a.location?.currentContentRemoval?.epoch == later.epoch, "nobody writes a's removal back")
+        _ = try saveNote(a, "after")
+        _ = try b.sync()
+        #expect(try noteKeys(b) == ["after"])
+    }
 }

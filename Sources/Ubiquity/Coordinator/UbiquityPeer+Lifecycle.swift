@@ -38,7 +38,9 @@ extension UbiquityPeer {
                 Self.removeFiles(under: "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)")
             }
             Self.removeFiles(under: "\(location.ubiquityRoot)/.baseline/\(location.contentName)")
-            let removal = try ContentEpoch.write(location, date: store.now)
+            // One removal more than the latest this peer knows of: it comes after them all.
+            let before = [try store.contentRemoval(), ContentEpoch.current(location)].compactMap { $0 }.map(\.generation).max() ?? 0
+            let removal = try ContentEpoch.write(location, ContentEpoch.Removal(epoch: UUID().uuidString, generation: before + 1, date: store.now))
             try store.resetToEmpty()
             try store.setContentEpoch(removal)
         }
@@ -73,7 +75,7 @@ extension UbiquityPeer {
         guard known.epoch != current.epoch else { return false }
         if known.isLater(than: current) {
             logger.log(.error, "PFUbiquitySetupAssistant", "contentRemoved", "the content epoch went back to an earlier removal (\(current.epoch)); writing the later one (\(known.epoch)) again")
-            try ContentEpoch.write(location, epoch: known.epoch, date: known.date)
+            try ContentEpoch.write(location, known)
             return false
         }
         return true
@@ -109,13 +111,15 @@ extension PersistentStore {
     func contentRemoval() throws -> ContentEpoch.Removal? {
         try locked {
             guard let epoch = try meta("contentEpoch") else { return nil }
-            return ContentEpoch.Removal(epoch: epoch, date: try meta("contentEpochDate").flatMap(Double.init) ?? 0)
+            return ContentEpoch.Removal(epoch: epoch, generation: try meta("contentEpochGeneration").flatMap(Int64.init) ?? 0,
+                                        date: try meta("contentEpochDate").flatMap(Double.init) ?? 0)
         }
     }
 
     func setContentEpoch(_ removal: ContentEpoch.Removal) throws {
         try locked {
             try setMeta("contentEpoch", removal.epoch)
+            try setMeta("contentEpochGeneration", String(removal.generation))
             try setMeta("contentEpochDate", String(removal.date))
         }
     }

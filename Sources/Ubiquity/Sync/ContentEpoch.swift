@@ -11,17 +11,20 @@ import Foundation
 /// copy (`<ContentName>.sync-conflict-….plist`), which is never read — every peer converges on
 /// the main file's epoch, and what was saved in the other one is removed with it.
 ///
-/// Of two removals the later one wins (by the date each remover wrote, then by epoch): a tool
-/// that keeps the earlier file under the name would leave the later removal's deletions without
-/// its epoch, so a peer that knows a later epoch than the file's writes its own again.
+/// Of two removals the later one wins: a tool that keeps the earlier file under the name would
+/// leave the later removal's deletions without its epoch, so a peer that knows a later epoch
+/// than the file's writes its own again. "Later" is causal first — each removal counts one more
+/// than the removal its remover was in, whatever the clocks say — then, between removals made
+/// without knowing of each other, by the date each remover wrote, then by epoch.
 enum ContentEpoch {
-    /// One removal: its epoch, and when it happened on its remover's clock.
+    /// One removal: its epoch, how many removals led to it, and when it happened on its remover's clock.
     struct Removal: Equatable {
         let epoch: String
+        let generation: Int64
         let date: Double
 
-        /// Whether this removal happened after `other` (ties broken by the epoch, so every peer agrees).
-        func isLater(than other: Removal) -> Bool { (date, epoch) > (other.date, other.epoch) }
+        /// Whether this removal comes after `other` (ties broken so that every peer agrees).
+        func isLater(than other: Removal) -> Bool { (generation, date, epoch) > (other.generation, other.date, other.epoch) }
     }
 
     /// What the main epoch file holds.
@@ -46,7 +49,7 @@ enum ContentEpoch {
         guard plist["format"]?.int64Value == 1, let epoch = plist["epoch"]?.stringValue, UUID(uuidString: epoch) != nil else {
             return .unreadable("missing or unknown format, or no epoch UUID")
         }
-        return .epoch(Removal(epoch: epoch, date: plist["date"]?.doubleValue ?? 0))
+        return .epoch(Removal(epoch: epoch, generation: plist["generation"]?.int64Value ?? 0, date: plist["date"]?.doubleValue ?? 0))
     }
 
     /// The current removal; `nil` when there is none or the file cannot be read (never a removal).
@@ -67,12 +70,13 @@ enum ContentEpoch {
         }.map(\.name)
     }
 
-    /// Writes a removal's epoch (a new one unless given), dated `date` (seconds since 1970),
-    /// and returns it. Conflict copies of earlier epochs go: they were never read, and this
-    /// removal supersedes them.
+    /// Writes `removal` (a new epoch of generation `generation`, dated `date`, unless one is
+    /// given to write again) and returns it. Conflict copies of earlier epochs go: they were
+    /// never read, and this removal supersedes them.
     @discardableResult
-    static func write(_ location: ContainerLocation, epoch: String = UUID().uuidString, date: Double) throws -> Removal {
-        let value = PlistValue.dictionary(["format": .integer(1), "epoch": .string(epoch), "date": .real(date)])
+    static func write(_ location: ContainerLocation, _ removal: Removal) throws -> Removal {
+        let value = PlistValue.dictionary(["format": .integer(1), "epoch": .string(removal.epoch), "generation": .integer(removal.generation),
+                                           "date": .real(removal.date)])
         do {
             try AtomicFile.makeDirectory(directory(location))
             try AtomicFile.write(PlistSeam.encode(value, format: .xml), to: location.contentEpochPath)
@@ -80,7 +84,7 @@ enum ContentEpoch {
             throw SyncError.containerUnwritable(path: error.path, reason: error.message)
         }
         for copy in conflictCopies(location) { unlink(directory(location) + "/" + copy) }
-        return Removal(epoch: epoch, date: date)
+        return removal
     }
 
     /// Whether the log file at `path` is readable and names another content epoch than
@@ -97,7 +101,7 @@ extension ContainerLocation {
     /// The removal in the epoch file here: its epoch and its date (seconds since 1970); `nil`
     /// when the content was never removed or the file cannot be read yet. Tools and tests
     /// compare it with the epochs logs and stores name; of two removals the later one wins.
-    public var currentContentRemoval: (epoch: String, date: Double)? {
-        ContentEpoch.current(self).map { ($0.epoch, $0.date) }
+    public var currentContentRemoval: (epoch: String, generation: Int64, date: Double)? {
+        ContentEpoch.current(self).map { ($0.epoch, $0.generation, $0.date) }
     }
 }

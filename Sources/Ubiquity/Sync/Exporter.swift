@@ -34,30 +34,34 @@ struct Exporter {
         return written
     }
 
-    /// Writes again each of this peer's logs whose file in the container no longer holds what
-    /// was sent (damaged in the cloud, or by a file-sync tool), from the copy kept since. A
-    /// missing file is left alone: garbage collection or a content removal deleted it, or it
-    /// was lost, which `doctor` reports. Returns the transaction numbers written again.
+    /// Writes again, from the copy kept since, each of this peer's logs whose file in the
+    /// container is gone or no longer holds what was sent: damaged in the cloud or by a
+    /// file-sync tool, or deleted by a removal that lost to a later one. Copies are kept only
+    /// for the store's own content epoch and until garbage collection collects them, so a log
+    /// collected on purpose, or of content this peer left after a removal, never comes back
+    /// (one written before this peer heard of a removal comes back in its old epoch, which
+    /// nobody applies). Returns the transaction numbers written again.
     func repairSentLogs() throws -> [Int64] {
         let directory = location.logDirectory(of: store.peerID)
         let files = Dictionary(DirectoryEntry.list(directory).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var repaired: [Int64] = []
         for sent in try store.sentLogs() {
-            guard let file = files[sent.file],
-                  file.size != sent.size || file.modificationTime != sent.modificationTime || file.inode != sent.inode,
-                  let kept = try store.sentBytes(sent.number) else { continue }
+            let file = files[sent.file]
+            if let file, file.size == sent.size && file.modificationTime == sent.modificationTime && file.inode == sent.inode { continue }
+            guard let kept = try store.sentBytes(sent.number) else { continue }
             let path = directory + "/" + sent.file
-            if (try? AtomicFile.read(path, limit: kept.count + 1)) == kept {
+            if let file, (try? AtomicFile.read(path, limit: kept.count + 1)) == kept {
                 try store.updateSent(sent.number, file: file)   // the same bytes, delivered again
                 continue
             }
             do {
+                try AtomicFile.makeDirectory(directory)
                 try AtomicFile.write(kept, to: path, modificationTime: store.now)
             } catch {
                 throw SyncError.containerUnwritable(path: error.path, reason: error.message)
             }
             if let rewritten = DirectoryEntry.at(path) { try store.updateSent(sent.number, file: rewritten) }
-            logger.log(.error, "PFUbiquityTransactionLogExporter", "repairLog:", "transaction \(sent.number) in the container no longer held what this peer sent: written again from its copy")
+            logger.log(.error, "PFUbiquityTransactionLogExporter", "repairLog:", "transaction \(sent.number) \(file == nil ? "was gone from" : "no longer held what this peer sent in") the container: written again from its copy")
             repaired.append(sent.number)
         }
         return repaired

@@ -66,6 +66,8 @@ public struct DeviceReply: Codable, Sendable {
     public var events: [String] = []
     /// Transactions the app saved (including saves made in a will-change handler).
     public var saves: [SavedTransaction] = []
+    /// Fallback stores handed over, as the account store stood at that moment.
+    public var handovers: [Handover] = []
     public var state: DeviceState?
     /// `object`: attribute → JSON text of the value; `nil` when not alive.
     public var values: [String: String]?
@@ -107,6 +109,16 @@ public struct SavedWrite: Codable, Sendable {
     public var deleted: Bool
     /// Attribute → JSON text of the value written.
     public var values: [String: String]
+}
+
+/// The account store right after a fallback handed over to it (before anything else was
+/// imported, and before an account switch that set it off could move on).
+public struct Handover: Codable, Sendable {
+    public var account: String
+    /// Every object the app saved in the fallback: attribute → JSON text of the value now;
+    /// absent when the object is not alive.
+    public var values: [String: [String: String]]
+    public var liveObjects: [String]
 }
 
 /// A device as the invariant checks see it.

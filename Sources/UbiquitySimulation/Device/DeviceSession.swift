@@ -24,6 +24,9 @@ public final class DeviceSession: @unchecked Sendable {
     private let lock = NSLock()
     private var events: [String] = []
     private var saves: [SavedTransaction] = []
+    private var handovers: [Handover] = []
+    /// Objects the app saved in a fallback store, by account, until its handover.
+    private var fallbackObjects: [String: Set<String>] = [:]
 
     public init(setup: DeviceSetup) throws {
         self.setup = setup
@@ -47,8 +50,10 @@ public final class DeviceSession: @unchecked Sendable {
         lock.withLock {
             reply.events = events
             reply.saves = saves
+            reply.handovers = handovers
             events.removeAll()
             saves.removeAll()
+            handovers.removeAll()
         }
         return reply
     }
@@ -216,7 +221,10 @@ public final class DeviceSession: @unchecked Sendable {
             device: setup.name, account: peer.kind == .local ? nil : peer.device.identityToken, storeKind: peer.kind,
             contentEpoch: log.contentEpoch, peerID: log.peerID, number: log.transactionNumber, stamp: log.stamp.description, knowledge: log.knowledge.description,
             time: clock.seconds, writes: writes)
-        lock.withLock { saves.append(saved) }
+        lock.withLock {
+            saves.append(saved)
+            if peer.kind == .fallback, let account = saved.account { fallbackObjects[account, default: []].formUnion(writes.map(\.gid)) }
+        }
     }
 
     // MARK: Events
@@ -236,11 +244,26 @@ public final class DeviceSession: @unchecked Sendable {
             }
         case let .storesDidChange(transition, kind):
             lock.withLock { events.append("did-change:\(transition.map(Self.name) ?? "added"):\(kind.rawValue)") }
+            if transition == .initialImportCompleted { recordHandover() }
         case let .didImport(changes):
             lock.withLock { events.append("did-import:\(changes.inserted.count + changes.updated.count + changes.deleted.count)") }
             // As apps merged the did-import notification: objects without unsaved changes are refreshed.
             context?.refreshAll()
         }
+    }
+
+    /// The account store as the handover left it, for the objects the fallback saved. During
+    /// a switch the coordinator still names the old account: the one handed over.
+    private func recordHandover() {
+        guard let coordinator, let account = coordinator.device.identityToken, let store = coordinator.peer?.store else { return }
+        let objects = lock.withLock { fallbackObjects.removeValue(forKey: account) ?? [] }
+        var values: [String: [String: String]] = [:]
+        for gid in objects {
+            guard let id = try? GlobalID(gid), (try? store.isAlive(id)) == true, let snapshot = try? store.snapshot(of: id) else { continue }
+            values[gid] = snapshot.values.mapValues { $0.jsonValue.text() }
+        }
+        let live = (try? model.entities.flatMap { entity in try store.fetch(FetchRequest(entity: entity.name)).map(\.id.description) }) ?? []
+        lock.withLock { handovers.append(Handover(account: account, values: values, liveObjects: live)) }
     }
 
     static func name(_ transition: StoreTransition) -> String {

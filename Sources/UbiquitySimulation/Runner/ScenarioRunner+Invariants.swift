@@ -47,7 +47,7 @@ extension ScenarioRunner {
     func currentEpoch(of account: String) -> String? {
         let roots = [cloud.path] + names.compactMap { devices[$0]!.daemon == nil ? nil : devices[$0]!.mirror }
         let removals = roots.compactMap { location(account: account, root: $0).currentContentRemoval }
-        return removals.max { ($0.date, $0.epoch) < ($1.date, $1.epoch) }?.epoch
+        return removals.max { ($0.generation, $0.date, $0.epoch) < ($1.generation, $1.date, $1.epoch) }?.epoch
     }
 
     /// The saves the checks hold the devices to: those of each account's current content (a
@@ -99,33 +99,28 @@ extension ScenarioRunner {
 
     /// Right after a fallback handed over (nothing else imported since), every value the app
     /// saved in the fallback is in the account store, and nothing is alive that no save inserted.
-    func checkHandover(of device: RunDevice, account: String) throws {
+    func checkHandover(_ handover: Handover, of device: RunDevice) {
+        let account = handover.account
         let fallback = ledger.takeFallback(device: device.name, account: account)
         for (gid, values) in fallback.values.sorted(by: { $0.key < $1.key }) {
-            let id = try GlobalID(gid)
-            guard let actual = try device.host.send(DeviceRequest(now: clock.seconds, command: .object(entity: id.entity, key: id.key))).values else {
+            guard let actual = handover.values[gid] else {
                 if ledger.deleted[account]?.contains(gid) == true { continue }
-                return violate("\(device.name) saved \(gid) in its fallback store, but after the handover the account store does not have it")
+                return violate("\(device.name) saved \(gid) in its fallback store, but after the handover the account store of '\(account)' does not have it")
             }
             for (attribute, value) in values.sorted(by: { $0.key < $1.key }) where actual[attribute] != value {
-                return violate("\(device.name) saved \(gid).\(attribute) = \(value) in its fallback store, but after the handover the account store holds \(actual[attribute] ?? "nothing")")
+                return violate("\(device.name) saved \(gid).\(attribute) = \(value) in its fallback store, but after the handover the account store of '\(account)' holds \(actual[attribute] ?? "nothing")")
             }
         }
-        for gid in fallback.deletes.sorted() {
-            let id = try GlobalID(gid)
-            if try device.host.send(DeviceRequest(now: clock.seconds, command: .object(entity: id.entity, key: id.key))).values != nil {
-                return violate("\(device.name) deleted \(gid) in its fallback store, but after the handover it is alive in the account store")
-            }
+        for gid in fallback.deletes.sorted() where handover.values[gid] != nil {
+            return violate("\(device.name) deleted \(gid) in its fallback store, but after the handover it is alive in the account store of '\(account)'")
         }
-        if let state = try device.host.send(DeviceRequest(now: clock.seconds, command: .probe(full: false))).state {
-            checkNoStrangers(state, on: device, account: account)
-        }
+        checkNoStrangers(handover.liveObjects, on: device, account: account)
     }
 
     /// No duplicate from any fallback or migration: every live object was inserted by some save.
-    func checkNoStrangers(_ state: DeviceState, on device: RunDevice, account: String) {
+    func checkNoStrangers(_ liveObjects: [String], on device: RunDevice, account: String) {
         let known = ledger.inserted[account] ?? []
-        if let stranger = state.liveObjects.first(where: { !known.contains($0) }) {
+        if let stranger = liveObjects.first(where: { !known.contains($0) }) {
             violate("\(stranger) is alive on \(device.name) (account '\(account)') but no save ever inserted it: a duplicate from a fallback or a migration")
         }
     }
@@ -146,7 +141,7 @@ extension ScenarioRunner {
             groups[account, default: []].append((device, state))
         }
         for (account, members) in groups.sorted(by: { $0.key < $1.key }) where violations.isEmpty {
-            for member in members { checkNoStrangers(member.state, on: member.device, account: account) }
+            for member in members { checkNoStrangers(member.state.liveObjects, on: member.device, account: account) }
             let remote = location(account: account, root: cloud.path)
             let cloudBaseline = baselineKnowledge(remote.baselinePath)
             let current = currentContents().first { $0.content.account == account }?.peers ?? [:]

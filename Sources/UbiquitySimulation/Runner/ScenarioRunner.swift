@@ -308,9 +308,7 @@ public final class ScenarioRunner {
             timeline.mark(now, device.name, .save, "saved \(save.storeKind.rawValue) transaction \(save.number) (\(save.writes.count) objects)")
         }
         if case .edit = command, let error = reply.error { violate("\(device.name) edit failed: \(error)") }
-        if reply.events.contains("did-change:initialImportCompleted:account"), let account = device.account {
-            try checkHandover(of: device, account: account)
-        }
+        for handover in reply.handovers { checkHandover(handover, of: device) }
         timeline.sample(device.name, time: now, knowledge: reply.knowledgeTotal, store: reply.storeKind.map { "\($0.rawValue)\(reply.account.map { " (\($0))" } ?? "")" })
         // Steps, and background work that did something, may have written into the mirror.
         switch command {
