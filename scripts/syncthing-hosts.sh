@@ -16,12 +16,16 @@
 # Host I's cloud is $MM_ROOT/hI/cloud (give it to ubiq as --cloud); its devices belong under
 # $MM_ROOT/hI/devices. MM_ROOT defaults to /tmp/ubiq-multi-machine. Sourcing this file instead
 # gives the functions (mm_up, mm_down, mm_exec, mm_spawn, mm_cut, mm_heal, mm_idle) to another
-# script. MM_LOOPBACK=1 asks for loopback ports even where namespaces work.
+# script. MM_LOOPBACK=1 asks for loopback ports even where namespaces work. Several sets of
+# hosts can run at once when each has its own MM_ROOT, MM_PREFIX (names of namespaces and
+# links, at most 10 characters) and, on loopback, MM_PORT_OFFSET (added to every port); `up`
+# records them in $MM_ROOT/env, so later commands need only MM_ROOT.
 # Every wait has a hard timeout; a machine that cannot run Syncthing hosts gets one line
 # starting "skip:" on stdout and exit status 3.
 
 MM_ROOT=${MM_ROOT:-/tmp/ubiq-multi-machine}
-MM_PREFIX=ubqmm
+MM_PREFIX=${MM_PREFIX:-ubqmm}
+MM_PORT_OFFSET=${MM_PORT_OFFSET:-0}
 MM_FOLDER=ubiq-cloud
 
 mm_log() { echo "hosts: $*" >&2; }
@@ -76,8 +80,8 @@ with urllib.request.urlopen(request, timeout=5) as answer:
 PY
 }
 
-mm_gui_port() { if [[ $MM_MODE == netns ]]; then echo 8384; else echo $((18380 + $1)); fi; }
-mm_sync_address() { if [[ $MM_MODE == netns ]]; then echo "10.77.0.$1:22000"; else echo "127.0.0.1:$((22100 + $1))"; fi; }
+mm_gui_port() { if [[ $MM_MODE == netns ]]; then echo 8384; else echo $((18380 + MM_PORT_OFFSET + $1)); fi; }
+mm_sync_address() { if [[ $MM_MODE == netns ]]; then echo "10.77.0.$1:22000"; else echo "127.0.0.1:$((22100 + MM_PORT_OFFSET + $1))"; fi; }
 
 mm_write_config() {
     local host=$1 count=$2 self id j devices="" members=""
@@ -126,11 +130,13 @@ XML
 mm_up() {
     local count=${1:-2} mode host j deadline
     ((count >= 2 && count <= 9)) || { mm_log "between 2 and 9 hosts"; return 1; }
+    # A link is named PREFIX + host + a/b, and Linux allows 15 characters.
+    [[ $MM_PREFIX =~ ^[a-z][a-z0-9]{0,9}$ ]] || { mm_log "MM_PREFIX: a letter, then at most 9 letters or digits"; return 1; }
     mm_need_syncthing || return $?
     [[ -e $MM_ROOT/env ]] && mm_down
     mode=$(mm_detect_mode)
     mkdir -p "$MM_ROOT"
-    printf 'MM_MODE=%s\nMM_HOSTS=%s\n' "$mode" "$count" >"$MM_ROOT/env"
+    printf 'MM_MODE=%s\nMM_HOSTS=%s\nMM_PREFIX=%s\nMM_PORT_OFFSET=%s\n' "$mode" "$count" "$MM_PREFIX" "$MM_PORT_OFFSET" >"$MM_ROOT/env"
     mm_load
     if [[ $mode == netns ]]; then
         ip netns add "$MM_PREFIX-sw"

@@ -10,10 +10,16 @@ final class ProcessDeviceHost: DeviceHost {
     private let toChild = Pipe(), fromChild = Pipe()
 
     /// Starts `executable scenario device` and hands it `setup`; its stderr goes to `logFile`.
-    init(setup: DeviceSetup, executable: String, logFile: String) throws {
+    /// A `launcher` (such as `ip netns exec NAME`, found on `$PATH`) runs it on another host.
+    init(setup: DeviceSetup, executable: String, logFile: String, launcher: [String] = []) throws {
         name = setup.name
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["scenario", "device"]
+        if launcher.isEmpty {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = ["scenario", "device"]
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = launcher + [executable, "scenario", "device"]
+        }
         process.standardInput = toChild
         process.standardOutput = fromChild
         guard FileManager.default.createFile(atPath: logFile, contents: nil) else { throw SimulationError("cannot create the device log \(logFile)") }

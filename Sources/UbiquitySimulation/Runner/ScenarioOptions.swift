@@ -19,6 +19,9 @@ public struct ScenarioOptions: Sendable {
     public var extraFaults: [(key: String, value: String?)] = []
     /// Called with each step's line as it starts (the CLI prints them when asked).
     public var onStep: (@Sendable (String) -> Void)?
+    /// Run every device on a Syncthing host of its own, reading and writing that host's copy
+    /// of the cloud, instead of through a mirror and the emulated daemon (Docs/Scenarios.md).
+    public var syncthing: SyncthingOptions?
 
     public init() {}
 }

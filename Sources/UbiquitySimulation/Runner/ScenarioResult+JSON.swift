@@ -3,7 +3,8 @@ import Ubiquity
 extension ScenarioResult {
     /// `{scenario, seed, mode, passed, steps, simulatedSeconds, saves, conflicts, peakLogFiles,
     /// logBound, transfers, devices: [{name, peerID, saves, imports, conflicts, transitions,
-    /// finalState, transfers}], violations: [text], replay}`
+    /// finalState, transfers}], violations: [text], replay, warnings: [text], syncthing: null or
+    /// {hosts, separation, realSeconds, waits, waitsAtLimit}}`
     public var jsonValue: JSONValue {
         .object([
             "scenario": .string(scenario), "seed": .string(String(seed)), "mode": .string(mode), "passed": .bool(passed),
@@ -20,6 +21,13 @@ extension ScenarioResult {
             }),
             "violations": .array(violations.map { .string($0.description) }),
             "replay": .string(replay),
+            "warnings": .array(warnings.map(JSONValue.string)),
+            "syncthing": syncthing.map { summary in
+                .object([
+                    "hosts": .int(Int64(summary.hosts)), "separation": .string(summary.separation), "realSeconds": .double(summary.realSeconds),
+                    "waits": .int(Int64(summary.waits)), "waitsAtLimit": .int(Int64(summary.waitsAtLimit)),
+                ])
+            } ?? .null,
         ])
     }
 }

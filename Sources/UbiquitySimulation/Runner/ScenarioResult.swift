@@ -19,6 +19,10 @@ public struct ScenarioResult: Sendable {
     public var timeline = Timeline()
     /// The command that replays this run.
     public var replay = ""
+    /// What the run did differently from what the scenario asked, said once each.
+    public var warnings: [String] = []
+    /// Under `--syncthing`: the hosts and the real time they took.
+    public var syncthing: SyncthingSummary?
 
     public var passed: Bool { violations.isEmpty }
 
@@ -26,12 +30,17 @@ public struct ScenarioResult: Sendable {
     public var text: String {
         var lines = ["Scenario \(scenario) (seed \(seed), \(mode), \(devices.count) devices): \(passed ? "PASSED" : "FAILED")"]
         lines.append("  steps \(steps), simulated time \(SimulatedDuration.text(simulatedSeconds)), \(saves) saves, \(conflicts) conflicts recorded, log files at most \(peakLogFiles) (bound \(logBound))")
-        lines.append("  transfers: \(transfers.line)")
+        if let syncthing {
+            lines.append("  hosts: \(syncthing.line)")
+        } else {
+            lines.append("  transfers: \(transfers.line)")
+        }
         for device in devices {
             lines.append("  \(device.name): \(device.saves) saves, \(device.imports) imports, \(device.conflicts) conflicts; \(device.finalState)")
             lines.append("    events: \(device.transitions.isEmpty ? "none" : device.transitions.joined(separator: ", "))")
-            lines.append("    transfers: \(device.transfers.line)")
+            if syncthing == nil { lines.append("    transfers: \(device.transfers.line)") }
         }
+        lines += warnings.map { "Warning: \($0)" }
         if !violations.isEmpty {
             lines.append("Violations:")
             lines += violations.map { "  \($0)" }
@@ -68,6 +77,22 @@ public struct DeviceSummary: Sendable {
     public var transfers = TransferStatistics()
     /// `account store of 'alice', knowledge …` or `not running`.
     public var finalState = ""
+}
+
+/// How the Syncthing hosts of a run went, in real time.
+public struct SyncthingSummary: Sendable {
+    public var hosts: Int
+    /// `netns` (network namespaces) or `loopback` (instances on loopback ports).
+    public var separation: String
+    /// Real seconds from the hosts being up to the end of the checks.
+    public var realSeconds: Double
+    /// `wait` steps, and how many of them ran into their real-time limit before the hosts were quiet.
+    public var waits: Int
+    public var waitsAtLimit: Int
+
+    public var line: String {
+        "\(hosts) Syncthing hosts (\(separation)), \(String(format: "%.1f", realSeconds)) s of real time, \(waits) waits (\(waitsAtLimit) ran into their limit)"
+    }
 }
 
 /// What happened when, for the report's timeline.

@@ -4,9 +4,10 @@ import Ubiquity
 extension ScenarioRunner {
     /// Flips bytes in the middle of one of `device`'s logs in the cloud (transaction `number`,
     /// or its newest), as a bad disk or a broken tool would; the file keeps its name and size.
+    /// Under --syncthing the copy damaged is the one on the device's own host.
     func corruptLog(of device: RunDevice, number: Int64?) {
         guard let account = device.account else { return violate("\(device.name) is signed out: it has no logs to damage") }
-        let directory = location(account: account, root: cloud.path).logDirectory(of: device.peerID)
+        let directory = location(account: account, root: device.daemon == nil ? device.cloudRoot : cloud.path).logDirectory(of: device.peerID)
         let logs = DirectoryEntry.list(directory).compactMap { entry in TransactionLog.transactionNumber(inFileName: entry.name).map { ($0, entry.name) } }
         guard let target = number.map({ wanted in logs.first { $0.0 == wanted } }) ?? logs.max(by: { $0.0 < $1.0 }) else {
             return violate("\(device.name) has \(number.map { "no log \($0)" } ?? "no log") in the cloud to damage")

@@ -5,6 +5,9 @@ import Ubiquity
 // stay bounded and every saved transaction is still somewhere; at every handover the fallback's
 // saves are in the account store; at quiescence every running peer of an account holds every
 // transaction that reached the cloud, only objects some save inserted, and the same state.
+// "The cloud" is the emulated cloud, or under --syncthing every host's copy of it: a log is in
+// the cloud when any host holds it, and it has reached the peers when a host that is not cut
+// off holds it (at quiescence those hosts hold the same files).
 extension ScenarioRunner {
     static let containerIdentifier = "iCloud.ubiquity.default"
     static let contentURL = "CoreData"
@@ -25,27 +28,53 @@ extension ScenarioRunner {
         checkSavedTransactionsPresent()
     }
 
-    /// Log files of the scenario's content in the cloud, every account together.
+    /// The copies of the cloud: the emulated cloud, or every Syncthing host's (`reachable`:
+    /// only those of hosts not cut off, whose files the running peers can get).
+    func cloudRoots(reachable: Bool = false) -> [String] {
+        guard let hosts else { return [cloud.path] }
+        return (1...hosts.count).filter { !reachable || !hosts.isCut($0) }.map(hosts.cloud(of:))
+    }
+
+    /// The files of the account `token` in each copy of the cloud.
+    func cloudTrees(of token: String, reachable: Bool = false) -> [FileTree] {
+        guard hosts != nil else { return [cloud.tree(of: token)] }
+        return cloudRoots(reachable: reachable).map { FileTree.list($0, under: token) }
+    }
+
+    /// Distinct log files of the scenario's content in the cloud, every account together; a log
+    /// that several hosts hold counts once, one that only a host cut off holds counts too.
     func logFilesInCloud() -> Int {
-        DirectoryEntry.list(cloud.path).filter(\.isDirectory).reduce(0) { total, account in
-            total + cloud.tree(of: account.name).logNumbers.reduce(0) { $0 + $1.value.count }
+        let accounts = Set(cloudRoots().flatMap { DirectoryEntry.list($0).filter { $0.isDirectory && !$0.name.hasPrefix(".") }.map(\.name) })
+        return accounts.reduce(0) { total, account in
+            let trees = cloudTrees(of: account)
+            guard trees.count > 1 else { return total + (trees.first?.logNumbers.reduce(0) { $0 + $1.value.count } ?? 0) }
+            var logs = Set<String>()
+            for tree in trees { for (folder, numbers) in tree.logNumbers { for number in numbers { logs.insert("\(folder)/\(number)") } } }
+            return total + logs.count
         }
     }
 
-    /// The numbers of `peer`'s logs in the cloud.
-    func cloudLogNumbers(account: String, peer: String) -> Set<Int64> {
-        let folder = location(account: account, root: cloud.path).logDirectory(of: peer).dropFirst(cloud.path.count + 1)
-        return cloud.tree(of: account).logNumbers[String(folder)] ?? []
+    /// The numbers of `peer`'s logs in the cloud (in any of its copies).
+    func cloudLogNumbers(account: String, peer: String, reachable: Bool = false) -> Set<Int64> {
+        let folder = String(location(account: account, root: "").logDirectory(of: peer).dropFirst(1))
+        return cloudTrees(of: account, reachable: reachable).reduce(into: []) { $0.formUnion($1.logNumbers[folder] ?? []) }
+    }
+
+    /// What the cloud's baselines of `account` cover: the most any copy's baseline covers.
+    func cloudBaselineKnowledge(account: String, reachable: Bool = false) -> KnowledgeVector {
+        cloudRoots(reachable: reachable).reduce(into: KnowledgeVector()) {
+            $0.formMaximum(baselineKnowledge(location(account: account, root: $1).baselinePath))
+        }
     }
 
     static func logNumbers(in directory: String) -> Set<Int64> {
         Set(DirectoryEntry.list(directory).compactMap { TransactionLog.transactionNumber(inFileName: $0.name) })
     }
 
-    /// The content epoch an account is in: the latest removal anyone has made, in the cloud or
-    /// still in its remover's mirror (the later of two removals wins).
+    /// The content epoch an account is in: the latest removal anyone has made, in the cloud (any
+    /// host's copy) or still in its remover's mirror (the later of two removals wins).
     func currentEpoch(of account: String) -> String? {
-        let roots = [cloud.path] + names.compactMap { devices[$0]!.daemon == nil ? nil : devices[$0]!.mirror }
+        let roots = cloudRoots() + names.compactMap { devices[$0]!.daemon == nil ? nil : devices[$0]!.mirror }
         let removals = roots.compactMap { location(account: account, root: $0).currentContentRemoval }
         return removals.max { ($0.generation, $0.date, $0.epoch) < ($1.generation, $1.date, $1.epoch) }?.epoch
     }
@@ -61,8 +90,7 @@ extension ScenarioRunner {
     func checkSavedTransactionsPresent() {
         for (content, peers) in currentContents() {
             let account = content.account
-            let remote = location(account: account, root: cloud.path)
-            let cloudBaseline = baselineKnowledge(remote.baselinePath)
+            let cloudBaseline = cloudBaselineKnowledge(account: account)
             for (peer, record) in peers.sorted(by: { $0.key < $1.key }) where record.first <= record.highest {
                 guard let author = devices[record.device] else { continue }
                 let local = author.daemon == nil ? nil : location(account: account, root: author.mirror)
@@ -136,21 +164,21 @@ extension ScenarioRunner {
         var groups: [String: [(device: RunDevice, state: DeviceState)]] = [:]
         for name in names {
             let device = devices[name]!
-            guard device.running, required || device.daemon?.isOffline(at: clock.seconds) != true else { continue }
+            guard device.running, required || !isOffline(device) else { continue }
             guard let state = try send(.probe(full: true), to: device).state, state.storeKind == .account, let account = state.account else { continue }
             groups[account, default: []].append((device, state))
         }
         for (account, members) in groups.sorted(by: { $0.key < $1.key }) where violations.isEmpty {
             for member in members { checkNoStrangers(member.state.liveObjects, on: member.device, account: account) }
-            let remote = location(account: account, root: cloud.path)
-            let cloudBaseline = baselineKnowledge(remote.baselinePath)
+            let cloudBaseline = cloudBaselineKnowledge(account: account, reachable: true)
             let current = currentContents().first { $0.content.account == account }?.peers ?? [:]
             for (peer, record) in current.sorted(by: { $0.key < $1.key }) where violations.isEmpty {
-                let uploaded = cloudBaseline[peer] >= record.highest || cloudLogNumbers(account: account, peer: peer).contains(record.highest)
+                let uploaded = cloudBaseline[peer] >= record.highest
+                    || cloudLogNumbers(account: account, peer: peer, reachable: true).contains(record.highest)
                 guard uploaded else {
                     // It may wait on its author: away from the account, offline or over quota.
                     if let author = devices[record.device], author.running, author.account == account,
-                       author.daemon?.isOffline(at: clock.seconds) == false, author.daemon?.isStalledByQuota == false {
+                       author.daemon != nil || author.syncthingHost != nil, !isOffline(author), author.daemon?.isStalledByQuota != true {
                         violate("transaction \(record.highest) of \(peer), saved by \(record.device), never reached the cloud although \(record.device) is online")
                     }
                     continue
@@ -202,7 +230,13 @@ extension ScenarioRunner {
     // MARK: The result
 
     func makeResult() throws -> ScenarioResult {
-        var result = ScenarioResult(scenario: scenario.name, seed: seed, mode: options.deviceExecutable == nil ? "in-process" : "processes")
+        var result = ScenarioResult(scenario: scenario.name, seed: seed,
+                                    mode: hosts != nil ? "syncthing" : options.deviceExecutable == nil ? "in-process" : "processes")
+        result.warnings = warnings
+        if let hosts {
+            result.syncthing = SyncthingSummary(hosts: hosts.count, separation: hosts.mode.rawValue, realSeconds: realTime.elapsed,
+                                                waits: realTime.waits, waitsAtLimit: realTime.waitsAtLimit)
+        }
         result.steps = stepCount
         result.simulatedSeconds = clock.seconds
         result.violations = violations
@@ -225,7 +259,7 @@ extension ScenarioRunner {
             } else {
                 summary.finalState = "not running"
             }
-            if device.daemon?.isOffline(at: clock.seconds) == true { summary.finalState += " (offline)" }
+            if isOffline(device) { summary.finalState += " (offline)" }
             try? device.daemon?.status(now: clock.seconds).save(device: device.directory)
             result.devices.append(summary)
         }
@@ -234,7 +268,7 @@ extension ScenarioRunner {
         var replay = "ubiq scenario run \(scenario.reference) --seed \(seed)"
         if let peers = options.peers { replay += " --peers \(peers)" }
         if let steps = options.steps { replay += " --steps \(steps)" }
-        if options.deviceExecutable != nil { replay += " --processes" }
+        if hosts != nil { replay += " --syncthing" } else if options.deviceExecutable != nil { replay += " --processes" }
         for (key, value) in options.extraFaults { replay += " --faults \(key)\(value.map { "=\($0)" } ?? "")" }
         if !result.passed { replay += "   (work directory kept: \(work))" }
         result.replay = replay

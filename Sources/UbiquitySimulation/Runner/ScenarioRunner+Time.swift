@@ -75,6 +75,7 @@ extension ScenarioRunner {
     /// `expect events`), or fails at `deadline`.
     func waitFor(_ event: String, on device: RunDevice, until deadline: Double) throws {
         let started = clock.seconds
+        if hosts != nil { return try realWaitFor(event, on: device, within: deadline - started) }
         while violations.isEmpty && !device.transitionsSinceExpect.contains(event) {
             let now = clock.seconds
             guard now < deadline else {
@@ -91,6 +92,7 @@ extension ScenarioRunner {
     /// offline or refused over quota), no background import, and a sync on every running app
     /// imports nothing. Then checks the quiescent invariants.
     func settle() throws {
+        if hosts != nil { return try realSettle() }
         let started = clock.seconds
         let limit = started + 30 * 86_400
         var rounds = 0

@@ -2,10 +2,11 @@ import Foundation
 import Ubiquity
 
 /// Runs a scenario: creates its devices (each with a mirror and an emulated daemon, unless
-/// `direct`), performs its steps in order, lets simulated time pass, and checks the
-/// invariants after every step — no saved change lost, no object that no save inserted, the
-/// container's logs bounded, and at quiescence every running peer of an account converged.
-/// The first violation ends the run; the result carries the seed that replays it.
+/// `direct`; with `ScenarioOptions.syncthing`, each on a Syncthing host of its own), performs
+/// its steps in order, lets simulated time pass, and checks the invariants after every step —
+/// no saved change lost, no object that no save inserted, the container's logs bounded, and at
+/// quiescence every running peer of an account converged. The first violation ends the run;
+/// the result carries the seed that replays it.
 public final class ScenarioRunner {
     let scenario: Scenario
     let options: ScenarioOptions
@@ -25,6 +26,11 @@ public final class ScenarioRunner {
     var stepCount = 0
     var current: ScenarioStep?
     var baselineCache: [String: (signature: FileTree.Signature, knowledge: KnowledgeVector)] = [:]
+    /// Under `--syncthing`: the hosts (one per device), what the runner last saw on them, and
+    /// what the scenario asked for that Syncthing does its own way.
+    var hosts: SyncthingHosts?
+    var realTime = RealTimeState()
+    var warnings: [String] = []
 
     /// Runs `scenario` and reports; throws only when the run cannot start or a device process
     /// dies (a broken invariant is a violation in the result, not an error).
@@ -47,18 +53,32 @@ public final class ScenarioRunner {
         } catch {
             throw ScenarioError(source: scenario.source, line: 0, "cannot load the model: \(error)")
         }
+        // Checked before any host starts: a scenario that cannot run there says so at once.
+        if options.syncthing != nil { warnings = try SyncthingPlan(scenario, extraFaults: options.extraFaults).warnings }
+        for warning in warnings { options.onStep?("warning: \(warning)") }
     }
 
     private func run() throws -> ScenarioResult {
-        try AtomicFile.makeDirectory(cloud.path)
-        defer { for name in names { devices[name]?.host.close() } }
-        try createDevices()
-        for step in scenario.steps.dropFirst(leadingFaults.count) where violations.isEmpty { try execute(step, substitutions: [:]) }
-        if violations.isEmpty {
-            current = ScenarioStep(line: 0, text: "end of scenario: settle and check", action: .settle)
-            try settle()
+        let result: ScenarioResult
+        do {
+            // Devices close before their hosts go, and both before the work directory is removed.
+            defer {
+                for name in names { devices[name]?.host.close() }
+                hosts?.stop()
+            }
+            if let syncthing = options.syncthing {
+                hosts = try startHosts(syncthing)
+            } else {
+                try AtomicFile.makeDirectory(cloud.path)
+            }
+            try createDevices()
+            for step in scenario.steps.dropFirst(leadingFaults.count) where violations.isEmpty { try execute(step, substitutions: [:]) }
+            if violations.isEmpty {
+                current = ScenarioStep(line: 0, text: "end of scenario: settle and check", action: .settle)
+                try settle()
+            }
+            result = try makeResult()
         }
-        let result = try makeResult()
         if result.passed && !options.keepWorkDirectory && options.workDirectory == nil {
             try? FileManager.default.removeItem(atPath: work)
         }
@@ -77,10 +97,14 @@ public final class ScenarioRunner {
     }
 
     private func createDevices() throws {
-        for declaration in scenario.devices {
-            let directory = work + "/devices/" + declaration.name
+        for (index, declaration) in scenario.devices.enumerated() {
+            // On Syncthing hosts, device N lives on host N and reads and writes that host's cloud.
+            let syncthingHost = hosts.map { _ in index + 1 }
+            let directory = (syncthingHost.map { hosts!.devices(of: $0) } ?? work + "/devices") + "/" + declaration.name
+            let cloudRoot = syncthingHost.map { hosts!.cloud(of: $0) } ?? cloud.path
+            let direct = declaration.direct || hosts != nil
             let device = try Device.create(at: directory, userName: declaration.name, identityToken: declaration.account,
-                                           deviceUUID: Self.uuid(seed: seed, name: declaration.name), mirrorsCloud: !declaration.direct)
+                                           deviceUUID: Self.uuid(seed: seed, name: declaration.name), mirrorsCloud: !direct)
             var plan = declaration.faults ?? scenario.faults
             for faults in leadingFaults where faults.device == nil || faults.device == declaration.name {
                 for (key, value) in faults.pairs { _ = plan.set(key, value) }
@@ -89,22 +113,25 @@ public final class ScenarioRunner {
                 if let problem = plan.set(key, value) { throw ScenarioError(source: "--faults", line: 0, problem) }
             }
             let skew = declaration.skew ?? (plan.skew.lowerBound == plan.skew.upperBound ? plan.skew.lowerBound : Double.random(in: plan.skew, using: &random))
-            let setup = DeviceSetup(name: declaration.name, device: directory, cloud: cloud.path, modelFile: scenario.modelFile,
+            let setup = DeviceSetup(name: declaration.name, device: directory, cloud: cloudRoot, modelFile: scenario.modelFile,
                                     contentName: scenario.contentName, baselinePolicy: BaselinePolicyWire(scenario.baselinePolicy),
                                     skew: skew, logLevel: options.logLevel)
             let host: any DeviceHost
             if let executable = options.deviceExecutable {
-                host = try ProcessDeviceHost(setup: setup, executable: executable, logFile: directory + ".log")
+                host = try ProcessDeviceHost(setup: setup, executable: executable, logFile: directory + ".log",
+                                             launcher: syncthingHost.map { hosts!.launcher(for: $0) } ?? [])
             } else {
                 host = try InProcessDeviceHost(setup: setup)
             }
-            let daemon = declaration.direct ? nil : TransferDaemon(name: declaration.name, device: directory, cloud: cloud, plan: plan,
-                                                                   seed: seed &+ Self.hash(declaration.name))
+            let daemon = direct ? nil : TransferDaemon(name: declaration.name, device: directory, cloud: cloud, plan: plan,
+                                                       seed: seed &+ Self.hash(declaration.name))
+            if let hosts, let syncthingHost { try hosts.carry(only: declaration.account, on: syncthingHost) }
             names.append(declaration.name)
             devices[declaration.name] = RunDevice(declaration: declaration, directory: directory, peerID: device.peerID(),
-                                                  host: host, daemon: daemon, skew: skew, account: declaration.account)
+                                                  host: host, daemon: daemon, skew: skew, account: declaration.account,
+                                                  cloudRoot: cloudRoot, syncthingHost: syncthingHost)
             timeline.lanes.append(declaration.name)
-            if !plan.isQuiet { timeline.mark(0, declaration.name, .fault, "faults: \(plan.summary)") }
+            if daemon != nil, !plan.isQuiet { timeline.mark(0, declaration.name, .fault, "faults: \(plan.summary)") }
             if skew != 0 { timeline.mark(0, declaration.name, .fault, "clock off by \(skew > 0 ? "+" : "")\(SimulatedDuration.signedText(skew))") }
         }
         timeline.lanes.append("cloud")
@@ -151,7 +178,7 @@ public final class ScenarioRunner {
             for name in targets where violations.isEmpty { try perform(verb, on: devices[name]!) }
         case let .wait(range):
             let seconds = range.lowerBound == range.upperBound ? range.lowerBound : Double.random(in: range, using: &random)
-            try advance(to: clock.seconds + seconds)
+            if hosts != nil { try realWait(seconds) } else { try advance(to: clock.seconds + seconds) }
         case .settle:
             try settle()
         case let .faults(target, pairs):
@@ -210,8 +237,8 @@ public final class ScenarioRunner {
     private func eligible(_ device: RunDevice, for verb: DeviceVerb) -> Bool {
         switch verb {
         case .launch: return !device.running
-        case .online: return device.daemon?.isOffline(at: clock.seconds) == true
-        case .offline: return device.daemon != nil && device.daemon?.isOffline(at: clock.seconds) == false
+        case .online: return isOffline(device)
+        case .offline: return (device.daemon != nil || device.syncthingHost != nil) && !isOffline(device)
         case .signIn, .signOut: return true
         case .removeContent, .rollBaseline:
             return device.running && device.storeKind == .account
@@ -224,6 +251,8 @@ public final class ScenarioRunner {
     private func perform(_ verb: DeviceVerb, on device: RunDevice) throws {
         let now = clock.seconds
         switch verb {
+        case .offline where device.syncthingHost != nil, .online where device.syncthingHost != nil:
+            setHostConnected(verb == .online, of: device)
         case .offline:
             guard let daemon = device.daemon else { return violate("\(device.name) reads the cloud directly: it has no daemon to take offline") }
             daemon.offline(at: now)
@@ -262,7 +291,7 @@ public final class ScenarioRunner {
             let found = try send(.count(entity: entity), to: device).count ?? 0
             if found != count { violate("\(device.name) has \(found) live \(entity) objects; the scenario expects \(count)") }
         case let .expectUploadsWaiting(count):
-            let found = device.daemon?.waiting.uploads ?? 0
+            let found = device.syncthingHost == nil ? device.daemon?.waiting.uploads ?? 0 : logsWaitingOnHost(of: device)
             if found != count { violate("\(device.name) has \(found) upload(s) waiting; the scenario expects \(count)") }
         case let .expectConflicts(least):
             let found = try send(.probe(full: false), to: device).state?.conflictCount ?? 0
@@ -272,8 +301,18 @@ public final class ScenarioRunner {
         case let .waitFor(event, within):
             try waitFor(event, on: device, until: now + within)
         default:
+            // Its host carries the new account before the app saves in will-change, as the
+            // emulated daemon stops the old account's transfers at the switch.
+            switch verb {
+            case let .signIn(token): try hostCarries(token, for: device)
+            case .signOut: try hostCarries(nil, for: device)
+            default: break
+            }
             let reply = try send(.perform(verb), to: device)
-            if let error = reply.error { return violate("\(device.name) \(Self.verbName(verb)) failed: \(error)") }
+            if let error = reply.error {
+                try hostCarries(device.account, for: device)
+                return violate("\(device.name) \(Self.verbName(verb)) failed: \(error)")
+            }
             switch verb {
             case .launch: device.running = true
             case .quit: device.running = false
@@ -375,8 +414,17 @@ final class RunDevice {
     var hasNews = false
     var lastAutoSync = -Double.infinity
 
-    init(declaration: DeviceDeclaration, directory: String, peerID: String, host: any DeviceHost, daemon: TransferDaemon?, skew: Double, account: String?) {
+    /// The copy of the cloud it reads and writes: the emulated cloud (direct) or its mirror's
+    /// counterpart, or its Syncthing host's cloud.
+    let cloudRoot: String
+    /// Its Syncthing host (1…), under `--syncthing`.
+    let syncthingHost: Int?
+
+    init(declaration: DeviceDeclaration, directory: String, peerID: String, host: any DeviceHost, daemon: TransferDaemon?, skew: Double, account: String?,
+         cloudRoot: String, syncthingHost: Int?) {
         self.declaration = declaration
+        self.cloudRoot = cloudRoot
+        self.syncthingHost = syncthingHost
         self.directory = directory
         self.peerID = peerID
         self.host = host

@@ -35,6 +35,10 @@ public struct Scenario: Sendable {
             throw ScenarioError(source: source, line: 0, "--peers applies to scenarios that declare 'peers N'; \(name) names its devices")
         }
         guard (1...64).contains(count) else { throw ScenarioError(source: source, line: 0, "--peers must be from 1 to 64, not \(count)") }
+        if let step = Self.firstStep(in: steps, naming: { $0.hasPrefix("peer") && Int($0.dropFirst(4)).map { $0 > count } == true }),
+           case let .device(target, _) = step.action {
+            throw ScenarioError(source: source, line: step.line, "'\(target)' is not a device of this run: --peers \(count) makes peer1…peer\(count)")
+        }
         var copy = self
         // Peers keep their own settings; new ones take the first peer's.
         let template = devices.first ?? DeviceDeclaration(name: "peer1", line: 0)
@@ -46,6 +50,19 @@ public struct Scenario: Sendable {
         }
         copy.genericPeers = count
         return copy
+    }
+
+    /// The first device step, inside `repeat` and `random` blocks too, whose device `matches`.
+    static func firstStep(in steps: [ScenarioStep], naming matches: (String) -> Bool) -> ScenarioStep? {
+        for step in steps {
+            switch step.action {
+            case let .device(target, _) where matches(target): return step
+            case let .repeated(_, body): if let found = firstStep(in: body, naming: matches) { return found }
+            case let .random(block): if let found = firstStep(in: block.choices.map(\.step), naming: matches) { return found }
+            default: break
+            }
+        }
+        return nil
     }
 
     /// The steps after `--steps` (the count of every `random` block).

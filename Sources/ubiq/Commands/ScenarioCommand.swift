@@ -52,6 +52,7 @@ struct ScenarioRunCommand: ParsableCommand {
               ubiq scenario run account-switch
               ubiq scenario run churn --seed 7 --steps 500 --processes --report churn.html
               ubiq scenario run ./my.scenario --faults drop=0.2 --faults delay=1s..2m
+              ubiq scenario run account-switch --syncthing
             """)
 
     @Argument(help: ArgumentHelp("A built-in scenario's name (see 'ubiq scenario list') or a scenario file.", valueName: "name-or-file"))
@@ -63,6 +64,10 @@ struct ScenarioRunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the timeline: HTML with an SVG (or only the SVG when FILE ends in .svg).", valueName: "file"))
     var report: String?
     @Flag(help: "Run each device as its own OS process.") var processes = false
+    @Flag(help: ArgumentHelp(
+        "Run each device as its own process on a Syncthing host of its own (network namespaces as root, else loopback ports), instead of through the emulated daemon.",
+        discussion: "Needs syncthing and scripts/syncthing-hosts.sh (found from the package folder, or UBIQUITY_SYNCTHING_HOSTS); MM_LOOPBACK=1 asks for loopback hosts."))
+    var syncthing = false
     @Option(help: ArgumentHelp("A fault for every device on top of the scenario's, e.g. drop=0.1 (repeatable).", valueName: "key=value"))
     var faults: [String] = []
     @Option(help: ArgumentHelp("Where to put the cloud and devices (kept); default: a temporary folder, removed after a pass.", valueName: "dir"))
@@ -81,14 +86,24 @@ struct ScenarioRunCommand: ParsableCommand {
         options.peers = peers
         options.steps = steps
         options.logLevel = logLevel
-        options.deviceExecutable = processes ? executable : nil
+        options.deviceExecutable = processes || syncthing ? executable : nil
+        if syncthing {
+            var hosts = SyncthingOptions()
+            hosts.loopback = ProcessInfo.processInfo.environment["MM_LOOPBACK"].map { !$0.isEmpty } ?? false
+            options.syncthing = hosts
+        }
         if let work {
             options.workDirectory = GlobalOptions.absolute(work)
             options.keepWorkDirectory = true
         }
         options.extraFaults = try Self.parseFaults(faults)
         if verbose { options.onStep = { Console.out($0) } }
-        let result = try ScenarioRunner.run(loaded, options: options)
+        let result: ScenarioResult
+        do {
+            result = try ScenarioRunner.run(loaded, options: options)
+        } catch let unavailable as SyncthingUnavailable {
+            throw CLIError("--syncthing: \(unavailable)")
+        }
         if let report {
             let path = GlobalOptions.absolute(report)
             let text = path.hasSuffix(".svg") ? TimelineReport.svg(result) : TimelineReport.html(result)

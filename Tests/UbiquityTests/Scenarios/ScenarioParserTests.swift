@@ -116,6 +116,14 @@ struct ScenarioParserTests {
         #expect(throws: ScenarioError.self) { try ScenarioRunner.run(named, options: options) }
     }
 
+    @Test func fewerPeersThanTheStepsNameIsAnErrorAtTheFirstSuchStep() throws {
+        let scenario = try ScenarioParser.parse("peers 5\npeer1 launch\nrepeat 2\n  peer5 launch\nend\n", source: "five.scenario")
+        var options = ScenarioOptions()
+        options.peers = 4
+        let error = try #require(throws: ScenarioError.self) { try ScenarioRunner.run(scenario, options: options) }
+        #expect(error.description == "five.scenario:4: 'peer5' is not a device of this run: --peers 4 makes peer1…peer4")
+    }
+
     @Test func everyBuiltInScenarioReads() throws {
         for name in ScenarioFixtures.builtInNames {
             let scenario = try ScenarioFixtures.builtIn(name)
