@@ -7,15 +7,7 @@ public enum ScenarioLibrary {
     /// The folder of built-in scenarios: `$UBIQUITY_SCENARIOS`, else `containers/scenarios`
     /// in the current directory or in a folder above `executable` (a `swift run` build).
     public static func directory(executable: String? = nil) -> String? {
-        if let named = ProcessInfo.processInfo.environment["UBIQUITY_SCENARIOS"], !named.isEmpty { return named }
-        var candidates = [FileManager.default.currentDirectoryPath]
-        if var folder = executable.map({ ($0 as NSString).deletingLastPathComponent }) {
-            while folder.count > 1 {
-                candidates.append(folder)
-                folder = (folder as NSString).deletingLastPathComponent
-            }
-        }
-        return candidates.map { $0 + "/containers/scenarios" }.first { DirectoryEntry.at($0)?.isDirectory == true }
+        PackageFile.find("containers/scenarios", named: "UBIQUITY_SCENARIOS", executable: executable, directory: true)
     }
 
     /// The built-in scenarios, by name, each with its path.

@@ -176,15 +176,7 @@ public final class SyncthingHosts: @unchecked Sendable {
     /// `scripts/syncthing-hosts.sh`: `$UBIQUITY_SYNCTHING_HOSTS`, else in the current directory
     /// or in a folder above `executable` (a `swift build` product inside the package).
     public static func script(executable: String? = nil) -> String? {
-        if let named = ProcessInfo.processInfo.environment["UBIQUITY_SYNCTHING_HOSTS"], !named.isEmpty { return named }
-        var candidates = [FileManager.default.currentDirectoryPath]
-        if var folder = executable.map({ ($0 as NSString).deletingLastPathComponent }) {
-            while folder.count > 1 {
-                candidates.append(folder)
-                folder = (folder as NSString).deletingLastPathComponent
-            }
-        }
-        return candidates.map { $0 + "/scripts/syncthing-hosts.sh" }.first { DirectoryEntry.at($0)?.isRegularFile == true }
+        PackageFile.find("scripts/syncthing-hosts.sh", named: "UBIQUITY_SYNCTHING_HOSTS", executable: executable, directory: false)
     }
 }
 
