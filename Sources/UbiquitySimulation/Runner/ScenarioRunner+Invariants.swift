@@ -265,7 +265,7 @@ extension ScenarioRunner {
         }
         timeline.duration = clock.seconds
         result.timeline = timeline
-        var replay = "ubiq scenario run \(scenario.reference) --seed \(seed)"
+        var replay = scenario.replayCommand ?? "ubiq scenario run \(scenario.reference) --seed \(seed)"
         if let peers = options.peers { replay += " --peers \(peers)" }
         if let steps = options.steps { replay += " --steps \(steps)" }
         if hosts != nil { replay += " --syncthing" } else if options.deviceExecutable != nil { replay += " --processes" }

@@ -5,7 +5,10 @@
 /// default account, settled and converged.
 public enum RandomScenario {
     /// The scenario's text (so the parser is exercised too).
-    public static func text(seed: UInt64, steps: Int = 250, removals: Bool = true, baselines: Bool = true) -> String {
+    /// Random steps per scenario unless told otherwise.
+    public static let defaultSteps = 250
+
+    public static func text(seed: UInt64, steps: Int = defaultSteps, removals: Bool = true, baselines: Bool = true) -> String {
         var random = SeededGenerator(seed: seed)
         func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &random)] }
         let devices = (1...Int.random(in: 2...4, using: &random)).map { "d\($0)" }
@@ -30,9 +33,13 @@ public enum RandomScenario {
         return lines.joined(separator: "\n")
     }
 
-    public static func scenario(seed: UInt64, steps: Int = 250, removals: Bool = true, baselines: Bool = true) throws(ScenarioError) -> Scenario {
+    public static func scenario(seed: UInt64, steps: Int = defaultSteps, removals: Bool = true, baselines: Bool = true) throws(ScenarioError) -> Scenario {
         var scenario = try ScenarioParser.parse(text(seed: seed, steps: steps, removals: removals, baselines: baselines), source: "random-\(seed).scenario")
         scenario.reference = "random-\(seed)"
+        // `fuzz` always draws removals and baselines; without them only the library replays it.
+        scenario.replayCommand = removals && baselines
+            ? "ubiq scenario fuzz --seeds \(seed)" + (steps == defaultSteps ? "" : " --steps \(steps)")
+            : "RandomScenario.scenario(seed: \(seed), steps: \(steps), removals: \(removals), baselines: \(baselines)) with"
         return scenario
     }
 }

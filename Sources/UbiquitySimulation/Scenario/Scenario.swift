@@ -10,6 +10,9 @@ public struct Scenario: Sendable {
     public var source: String
     /// What `ubiq scenario run` takes to run it again: a built-in's name or a file's path.
     public var reference: String
+    /// The whole command that replays it, where `run` cannot (a random scenario is drawn by
+    /// `ubiq scenario fuzz`); the runner adds the options of the run.
+    public var replayCommand: String?
     /// The seed used when the runner is given none.
     public var seed: UInt64 = 1
     /// A model file (relative to the scenario file), or `nil` for the built-in Notes model.

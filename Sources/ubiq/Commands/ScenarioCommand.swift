@@ -135,7 +135,7 @@ struct ScenarioFuzzCommand: ParsableCommand {
             """)
 
     @Option(help: ArgumentHelp("The seeds: N, or A..B.", valueName: "range")) var seeds = "1..20"
-    @Option(help: ArgumentHelp("Random steps per scenario.", valueName: "n")) var steps = 250
+    @Option(help: ArgumentHelp("Random steps per scenario.", valueName: "n")) var steps = RandomScenario.defaultSteps
     @Flag(help: "Run each device as its own OS process.") var processes = false
     @Flag(help: "Print each seed's scenario instead of running it.") var print = false
     @Option(help: ArgumentHelp("A fault for every device on top of the drawn ones (repeatable).", valueName: "key=value"))

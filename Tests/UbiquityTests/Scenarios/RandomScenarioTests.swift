@@ -36,5 +36,11 @@ struct RandomScenarioTests {
         #expect(result.transfers.lost > 0, "seed \(seed)")
         let caught = result.violations.map(\.message).joined(separator: "\n")
         #expect(caught.contains("never received") || caught.contains("different states"), "seed \(seed): \(caught)")
+        #expect(result.replay.hasPrefix("RandomScenario.scenario(seed: \(seed), steps: 250, removals: false, baselines: false) with --faults none --faults lose=0.3"))
+    }
+
+    @Test func aRandomScenarioReplaysThroughFuzz() throws {
+        #expect(try RandomScenario.scenario(seed: 7).replayCommand == "ubiq scenario fuzz --seeds 7")
+        #expect(try RandomScenario.scenario(seed: 7, steps: 40).replayCommand == "ubiq scenario fuzz --seeds 7 --steps 40")
     }
 }
