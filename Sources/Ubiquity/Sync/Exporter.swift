@@ -54,12 +54,7 @@ struct Exporter {
                 try store.updateSent(sent.number, file: file)   // the same bytes, delivered again
                 continue
             }
-            do {
-                try AtomicFile.makeDirectory(directory)
-                try AtomicFile.write(kept, to: path, modificationTime: store.now)
-            } catch {
-                throw SyncError.containerUnwritable(path: error.path, reason: error.message)
-            }
+            try writeAgain(kept, to: path, in: directory)
             if let rewritten = DirectoryEntry.at(path) { try store.updateSent(sent.number, file: rewritten) }
             logger.log(.error, "PFUbiquityTransactionLogExporter", "repairLog:", "transaction \(sent.number) \(file == nil ? "was gone from" : "no longer held what this peer sent in") the container: written again from its copy")
             repaired.append(sent.number)
@@ -80,12 +75,7 @@ struct Exporter {
         for log in try store.collectedLogs() where log.number > baseline.knowledge[store.peerID] && !present.contains(log.file) {
             guard let bytes = try store.collectedBytes(log.number) else { continue }
             let path = directory + "/" + log.file
-            do {
-                try AtomicFile.makeDirectory(directory)
-                try AtomicFile.write(bytes, to: path, modificationTime: store.now)
-            } catch {
-                throw SyncError.containerUnwritable(path: error.path, reason: error.message)
-            }
+            try writeAgain(bytes, to: path, in: directory)
             if let file = DirectoryEntry.at(path) { try store.restoreCollected(log.number, file: file) }
             logger.log(.error, "PFUbiquityTransactionLogExporter", "restoreLog:", "transaction \(log.number) was collected, and the current baseline (\(baseline.author)'s, at \(baseline.knowledge[store.peerID]) of this peer) lacks it: written again from this peer's copy")
             restored.append(log.number)
@@ -104,6 +94,16 @@ struct Exporter {
         guard let bytes = try? AtomicFile.read(location.receiptPath(of: store.peerID), limit: 1 << 20),
               let receipt = try? Receipt(decoding: bytes) else { return true }
         return receipt.contentEpoch != (try? store.contentEpoch()) ?? nil || receipt.baselineKnowledge != currentBaselineKnowledge()
+    }
+
+    /// Writes a log again from this peer's copy, stamped with its export time as `flush` does.
+    private func writeAgain(_ bytes: [UInt8], to path: String, in directory: String) throws {
+        do {
+            try AtomicFile.makeDirectory(directory)
+            try AtomicFile.write(bytes, to: path, modificationTime: store.now)
+        } catch {
+            throw SyncError.containerUnwritable(path: error.path, reason: error.message)
+        }
     }
 
     /// Rewrites this peer's receipt with its current knowledge, its content epoch and the
