@@ -116,6 +116,33 @@ struct BaselineTests {
         try converge([a, newcomer, late])
     }
 
+    /// A peer whose clock is an hour slow starts from a baseline and edits a note it holds
+    /// from it: the edit was made after seeing the old value, so it wins — on this peer and on
+    /// the author of the old value. (Found by `ubiq scenario fuzz --seeds 414`: a rebuilt store
+    /// adopting its own baseline at the same instant lost its next edit.)
+    @Test func anEditAfterAdoptingABaselineWinsHoweverSlowTheClock() throws {
+        let cloud = try TestCloud()
+        let manual: BaselinePolicy? = nil
+        let a = try cloud.peer("a", policy: manual)
+        try save(a, "shared", title: "old")
+        _ = try a.sync()
+        guard case .rolled = try a.rollBaseline(force: true) else {
+            Issue.record("a rolls a baseline")
+            return
+        }
+        _ = try Device.create(at: cloud.devicePath("slow"), userName: "slow", identityToken: Device.defaultAccount)
+        var configuration = cloud.configuration("slow", policy: manual)
+        configuration.clock = WallClock.system.skewed(by: -3_600)
+        let slow = try UbiquityPeer(configuration: configuration)
+        #expect(try slow.sync().adoptedBaseline == a.peerID)
+        try save(slow, "shared", title: "new")
+        try converge([a, slow])
+        for peer in [a, slow] {
+            let note = try #require(try peer.newContext().object(GlobalID(entity: "Note", key: "shared")))
+            #expect(try note.value(for: "title") == .string("new"), "\(peer.peerID)")
+        }
+    }
+
     @Test func garbageCollectionWaitsForEveryReceiptOrTheGracePeriod() throws {
         let cloud = try TestCloud()
         let patient = BaselinePolicy(transactionThreshold: 1_000, gracePeriod: 3_600)

@@ -52,6 +52,15 @@ extension PersistentStore {
                 try database.execute("DELETE FROM Z_KNOWLEDGE")
                 knowledgeCache = KnowledgeVector()
                 for (peer, number) in knowledge.entries { try advanceKnowledge(peer: peer, to: number) }
+                // As after an import: what this peer stamps next must be later than every value
+                // and deletion it now holds, however slow its wall clock (or a rebuilt store's
+                // fresh clock) is; else its next edit would lose to what it had already seen.
+                for table in ["Z_WRITERS", "Z_TOMBSTONES"] {
+                    let newest = try database.statement("SELECT max(stamp) FROM \(table)")
+                    if try newest.step(), let stamp = newest.string(0).flatMap(Stamp.init) { clock.observe(stamp) }
+                    newest.reset()
+                }
+                try persistClock()
             }
         }
     }

@@ -17,8 +17,9 @@ struct RandomScenarioTests {
     /// The seeds above 100 each once broke an invariant: a baseline lost in a conflict after its
     /// author collected the logs it covered (102, 108), a removal's epoch lost to an earlier one
     /// (158, 236, 244), a rebuilt store refused its own logs of removed content (217), a handover
-    /// during an account switch (248).
-    @Test(arguments: [UInt64(1), 2, 3, 4, 5, 102, 108, 158, 217, 236, 244, 248, SeededGenerator.seedFromEnvironment()])
+    /// during an account switch (248), a store that adopted a baseline stamped its next edits
+    /// older than what it had adopted (387, 414, 422).
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5, 102, 108, 158, 217, 236, 244, 248, 387, 414, 422, SeededGenerator.seedFromEnvironment()])
     func randomScenariosKeepEveryInvariant(seed: UInt64) throws {
         let result = try Self.run(seed: seed)
         let passed = result.passed
