@@ -40,7 +40,9 @@ extension UbiquityPeer {
             Self.removeFiles(under: "\(location.ubiquityRoot)/.baseline/\(location.contentName)")
             // One removal more than the latest this peer knows of: it comes after them all.
             let before = [try store.contentRemoval(), ContentEpoch.current(location)].compactMap { $0 }.map(\.generation).max() ?? 0
-            let removal = try ContentEpoch.write(location, ContentEpoch.Removal(epoch: UUID().uuidString, generation: before + 1, date: store.now))
+            let date = store.now
+            let epoch = ContentEpoch.epochID(remover: peerID, generation: before + 1, date: date)
+            let removal = try ContentEpoch.write(location, ContentEpoch.Removal(epoch: epoch, generation: before + 1, date: date))
             try store.resetToEmpty()
             try store.setContentEpoch(removal)
         }

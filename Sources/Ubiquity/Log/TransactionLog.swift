@@ -25,6 +25,16 @@ public struct TransactionLog: Sendable, Equatable {
     /// Whether the log holds no change at all.
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
+    /// This log's file name: its UUID made from its author, content epoch, number and stamp —
+    /// unique (a peer never numbers two transactions of one epoch alike, and a device folder
+    /// copied to a second machine still stamps them apart, so both logs show), and the same on
+    /// every replay of a scenario.
+    public var fileName: String {
+        Self.fileName(number: transactionNumber, uuid: NameBasedUUID.make([
+            .string("log"), .string(peerID), .string(contentEpoch ?? ""), .integer(transactionNumber), .string(stamp.description),
+        ]))
+    }
+
     /// `<txn:10 digits>-<UUID>.1.cdt`
     public static func fileName(number: Int64, uuid: UUID = UUID()) -> String {
         let digits = String(number)

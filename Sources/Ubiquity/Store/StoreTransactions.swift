@@ -50,7 +50,7 @@ extension PersistentStore {
                     try recordHistory(log, isLocal: true)
                     try persistClock()
                     try database.run("INSERT INTO Z_OUTBOX (number, file, bytes) VALUES (?, ?, ?)",
-                                     [.integer(number), .text(TransactionLog.fileName(number: number)), .blob(log.encoded(format: format))])
+                                     [.integer(number), .text(log.fileName), .blob(log.encoded(format: format))])
                     return (log, changes)
                 }
             } catch {

@@ -27,6 +27,12 @@ enum ContentEpoch {
         func isLater(than other: Removal) -> Bool { (generation, date, epoch) > (other.generation, other.date, other.epoch) }
     }
 
+    /// A new removal's epoch, made from its remover, generation and date: unique (a peer
+    /// counts its own removals) and the same on every replay of a scenario (`NameBasedUUID`).
+    static func epochID(remover: String, generation: Int64, date: Double) -> String {
+        NameBasedUUID.make([.string("epoch"), .string(remover), .integer(generation), .real(date)]).uuidString
+    }
+
     /// What the main epoch file holds.
     enum Status: Equatable {
         /// No epoch file: the content was never removed (or the file has not arrived yet).
