@@ -143,6 +143,113 @@ struct BaselineTests {
         }
     }
 
+    /// A file-sync tool brings back an older baseline than the one some logs were collected
+    /// under, and those logs are gone: a store that must adopt it (it lacks what the old
+    /// baseline holds, whose logs are gone too) keeps what only it still holds, and its next
+    /// roll gives a newcomer everything. (Found by `ubiq scenario fuzz --seeds 403`: every peer
+    /// adopted the old baseline and dropped forty of one peer's transactions.)
+    /// The baseline its logs were collected under is gone (here deleted; in the field, a
+    /// file-sync tool kept a baseline of removed content under the name): the peer writes its
+    /// collected logs again, and a newcomer gets everything. (Found by `ubiq scenario fuzz
+    /// --seeds 387`.)
+    @Test func collectedLogsAreWrittenAgainWhenNoBaselineHoldsThem() throws {
+        let cloud = try TestCloud()
+        let patient = BaselinePolicy(transactionThreshold: 1_000, gracePeriod: 3_600)
+        let a = try cloud.peer("a", policy: patient)
+        for key in ["one", "two", "three"] { try save(a, key) }
+        _ = try a.sync()
+        guard case .rolled = try a.rollBaseline(force: true) else {
+            Issue.record("a rolls a baseline")
+            return
+        }
+        #expect(a.collectGarbage(now: Date()).deleted.count == 3, "alone, a collects every log the baseline covers")
+        try FileManager.default.removeItem(atPath: try #require(a.location).baselinePath)
+
+        #expect(try a.sync().repaired == [1, 2, 3])
+        let newcomer = try cloud.peer("newcomer", policy: patient)
+        _ = try newcomer.sync()
+        #expect(try noteKeys(newcomer) == ["one", "three", "two"])
+    }
+
+    /// A log that stays damaged (its author gone) never blocks a baseline roll: the baseline
+    /// does not cover it, and everything else still gets one. (Found by `ubiq scenario fuzz
+    /// --seeds 387`, where a truncated log of removed content blocked every roll.)
+    @Test func aQuarantinedLogNeverBlocksABaselineRoll() throws {
+        let cloud = try TestCloud()
+        let a = try cloud.peer("a", policy: nil), b = try cloud.peer("b", policy: nil)
+        try save(a, "from-a")
+        try save(b, "from-b")
+        _ = try b.sync()
+        b.close()
+        let directory = try #require(b.location).logDirectory(of: b.peerID)
+        let name = try #require(DirectoryEntry.names(directory).first { TransactionLog.transactionNumber(inFileName: $0) == 1 })
+        var bytes = try AtomicFile.read(directory + "/" + name, limit: 1 << 20)
+        bytes.removeLast(bytes.count / 2)
+        try AtomicFile.write(bytes, to: directory + "/" + name)
+        #expect(try a.sync().imported.quarantined.count == 1)
+
+        guard case let .rolled(metadata, _) = try a.rollBaseline(force: true) else {
+            Issue.record("a rolls a baseline although b's log is damaged")
+            return
+        }
+        #expect(metadata.knowledge[a.peerID] == 1 && metadata.knowledge[b.peerID] == 0)
+    }
+
+    /// Closes `peer` and deletes its logs from the container, as if collected while it was gone.
+    func removeLogs(of peer: UbiquityPeer) throws {
+        peer.close()
+        let directory = try #require(peer.location).logDirectory(of: peer.peerID)
+        for name in DirectoryEntry.names(directory) where TransactionLog.transactionNumber(inFileName: name) != nil {
+            try FileManager.default.removeItem(atPath: directory + "/" + name)
+        }
+    }
+
+    @Test func anOlderBaselineBroughtBackNeverTakesWhatOnlyAStoreStillHolds() throws {
+        let cloud = try TestCloud()
+        let patient = BaselinePolicy(transactionThreshold: 1_000, gracePeriod: 3_600)
+        let a = try cloud.peer("a", policy: nil), b = try cloud.peer("b", policy: nil), c = try cloud.peer("c", policy: patient)
+        try save(a, "shared", title: "first")
+        try converge([a, b, c])
+        // b saves and rolls a baseline, then is gone with its log collected; the baseline is
+        // set aside (the file-sync tool will bring it back).
+        try save(b, "from-b")
+        _ = try b.sync()
+        guard case .rolled = try b.rollBaseline(force: true) else {
+            Issue.record("b rolls a baseline")
+            return
+        }
+        let baselinePath = try #require(c.location).baselinePath
+        let older = try AtomicFile.read(baselinePath, limit: 1 << 24)
+        try FileManager.default.removeItem(atPath: baselinePath)
+        try removeLogs(of: b)
+        // a saves later; only c sees it before a is gone with its logs collected.
+        try save(a, "shared", title: "a's later edit")
+        try save(a, "from-a")
+        _ = try a.sync()
+        _ = try c.sync()
+        #expect(c.store.knowledge[a.peerID] == 3)
+        try removeLogs(of: a)
+        try AtomicFile.write(older, to: baselinePath)
+
+        let summary = try c.sync()
+        #expect(summary.adoptedBaseline == b.peerID)
+        let context = c.newContext()
+        #expect(try context.object(GlobalID(entity: "Note", key: "from-b")) != nil, "c gets what only the baseline holds")
+        #expect(try context.object(GlobalID(entity: "Note", key: "from-a")) != nil, "and keeps what only it holds")
+        #expect(try context.object(GlobalID(entity: "Note", key: "shared"))?.value(for: "title") == .string("a's later edit"))
+        #expect(c.store.knowledge[a.peerID] == 3, "c still knows a's transactions")
+        guard case .rolled? = summary.baseline else {
+            Issue.record("c rolls a baseline holding them at once: \(String(describing: summary.baseline))")
+            return
+        }
+
+        let newcomer = try cloud.peer("newcomer", policy: patient)
+        _ = try newcomer.sync()
+        try converge([c, newcomer])
+        #expect(try newcomer.newContext().object(GlobalID(entity: "Note", key: "from-a")) != nil)
+        #expect(try newcomer.newContext().object(GlobalID(entity: "Note", key: "shared"))?.value(for: "title") == .string("a's later edit"))
+    }
+
     @Test func garbageCollectionWaitsForEveryReceiptOrTheGracePeriod() throws {
         let cloud = try TestCloud()
         let patient = BaselinePolicy(transactionThreshold: 1_000, gracePeriod: 3_600)

@@ -198,9 +198,11 @@ public final class UbiquityPeer: @unchecked Sendable {
         let baseliner = makeBaseliner(location)
         var adopted = ObjectChanges()
         if let baseline = baseliner.currentMetadata(), try store.pendingOutbox().isEmpty, baseliner.mustAdopt(baseline) {
-            adopted = try syncLock.withLock { try baseliner.adopt(baseline) }
+            adopted = try syncLock.withLock { try baseliner.adopt(baseline, format: configuration.logFormat) }
             summary.adoptedBaseline = baseline.author
             if !adopted.isEmpty { events.post(.didImport(adopted)) }
+            // What the store kept beyond the baseline was saved again: it leaves now, not next sync.
+            if try !store.pendingOutbox().isEmpty { summary.exported += (try? exportPending()) ?? 0 }
             try? Exporter(store: store, location: location, logger: logger).writeReceipt()
         }
         let conflictsBefore = try store.lastConflictID()

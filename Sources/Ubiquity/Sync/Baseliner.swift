@@ -49,7 +49,15 @@ struct Baseliner {
         // Leftovers of removed content (saved by a peer that had not heard of the removal, and
         // that has not started over yet, or never comes back) are nobody's to import.
         let epoch = try store.contentEpoch()
-        if let ahead = scan.logs.first(where: { $0.number > knowledge[$0.peerID] && !ContentEpoch.logBelongsToOtherEpoch($0.path, than: epoch) }) {
+        // A quarantined log never blocks a roll: a damaged file may stay damaged for good (its
+        // author gone, or of removed content but unreadable, so nobody can tell), and the
+        // baseline simply does not cover it; should it become whole, it imports on top.
+        let ahead = try scan.logs.first { log in
+            guard log.number > knowledge[log.peerID], !ContentEpoch.logBelongsToOtherEpoch(log.path, than: epoch) else { return false }
+            let relative = "\(log.peerID)/\(location.contentName)/\(location.modelHash)/\(log.name)"
+            return try !store.isQuarantined(path: relative, size: log.size, modificationTime: log.modificationTime)
+        }
+        if let ahead {
             return skipped("this peer has not imported every visible log (\(ahead.peerID) has transaction \(ahead.number))")
         }
         let baseKnowledge = current?.knowledge ?? KnowledgeVector()
@@ -103,6 +111,19 @@ struct Baseliner {
         return .rolled(metadata, reason: reason)
     }
 
+    /// For each peer with a transaction this store applied, the baseline lacks and the container
+    /// no longer holds: up to where this store knows it (its later logs, even if present, could
+    /// not be imported after the gap).
+    private func strandedTransactions(beyond baseline: KnowledgeVector) -> KnowledgeVector {
+        let knowledge = store.knowledge
+        let ahead = knowledge.entries.filter { $0.value > baseline[$0.key] }
+        guard !ahead.isEmpty else { return KnowledgeVector() }
+        let scan = ContainerScan(location: location)
+        return KnowledgeVector(ahead.filter { peer, number in
+            ((baseline[peer] + 1)...number).contains { !scan.has(peer: peer, number: $0) }
+        })
+    }
+
     /// Peers with transactions this peer has applied whose logs are gone from the container
     /// while the baseline does not hold them (a file-sync tool kept a concurrent, older baseline
     /// than the one they were collected under). A newcomer could never get them, so such a
@@ -131,14 +152,25 @@ struct Baseliner {
     }
 
     /// Replaces the store's merge state by the baseline's. The outbox must be empty (its logs
-    /// are in the container and are imported again, so no unsent change is lost).
+    /// are in the container and are imported again, so no unsent change is lost). What this
+    /// store holds beyond the baseline that cannot be imported again — a peer's transactions
+    /// with a log gone from the container — is kept: the store goes on knowing them and saves
+    /// again what of them still wins, so the next roll gives everybody a baseline holding them.
     /// Returns the objects that changed, as an import would report them.
-    func adopt(_ metadata: BaselineMetadata) throws -> ObjectChanges {
+    func adopt(_ metadata: BaselineMetadata, format: PlistFormat) throws -> ObjectChanges {
         let work = scratchDirectory + "/adopt-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: work) }
         let stateFile = try BaselineArchive.extractStore(location.baselinePath, metadata: metadata, into: work)
         let before = try store.liveObjectVersions()
-        try store.adoptStateFile(at: stateFile, knowledge: metadata.knowledge)
+        let stranded = strandedTransactions(beyond: metadata.knowledge)
+        let kept = stranded.entries.isEmpty ? nil : try store.strandedState(of: stranded, above: metadata.knowledge)
+        var knowledge = metadata.knowledge
+        knowledge.formMaximum(stranded)
+        try store.adoptStateFile(at: stateFile, knowledge: knowledge)
+        if let kept {
+            let saved = try kept.isEmpty ? ObjectChanges() : store.keep(kept, format: format)
+            logger.log(.info, "PFUbiquityBaseline", "adoptBaseline", "the baseline of \(metadata.author) lacks transactions whose logs are gone (\(stranded)); this store keeps them and saved again \(saved.inserted.count + saved.updated.count + saved.deleted.count) object(s) of theirs that still win")
+        }
         var changes = ObjectChanges()
         if before.isEmpty {
             // A newcomer: everything alive in the baseline is new here, no fingerprint needed

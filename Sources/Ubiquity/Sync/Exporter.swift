@@ -64,20 +64,22 @@ struct Exporter {
 
     /// Writes again each of this peer's logs that garbage collection deleted and the current
     /// `baseline` lacks: a file-sync tool kept, under the baseline's name, a concurrent baseline
-    /// rolled elsewhere (two machines rolled and collected while apart). Peers that start from it
+    /// rolled elsewhere (two machines rolled and collected while apart), or one of removed
+    /// content (`baseline` is then `nil`: none of this content's). Peers that start from it
     /// would never get those transactions otherwise; this peer starts from it too and imports its
     /// own logs again. Returns the transaction numbers written.
     func restoreCollectedLogs(baseline: BaselineMetadata?) throws -> [Int64] {
-        guard let baseline else { return [] }
+        let covered = baseline?.knowledge[store.peerID] ?? 0
         let directory = location.logDirectory(of: store.peerID)
         let present = Set(DirectoryEntry.names(directory))
         var restored: [Int64] = []
-        for log in try store.collectedLogs() where log.number > baseline.knowledge[store.peerID] && !present.contains(log.file) {
+        for log in try store.collectedLogs() where log.number > covered && !present.contains(log.file) {
             guard let bytes = try store.collectedBytes(log.number) else { continue }
             let path = directory + "/" + log.file
             try writeAgain(bytes, to: path, in: directory)
             if let file = DirectoryEntry.at(path) { try store.restoreCollected(log.number, file: file) }
-            logger.log(.error, "PFUbiquityTransactionLogExporter", "restoreLog:", "transaction \(log.number) was collected, and the current baseline (\(baseline.author)'s, at \(baseline.knowledge[store.peerID]) of this peer) lacks it: written again from this peer's copy")
+            let why = baseline.map { "the current baseline (\($0.author)'s, at \(covered) of this peer) lacks it" } ?? "no baseline of this content holds it"
+            logger.log(.error, "PFUbiquityTransactionLogExporter", "restoreLog:", "transaction \(log.number) was collected, and \(why): written again from this peer's copy")
             restored.append(log.number)
         }
         return restored
