@@ -4,10 +4,10 @@
 /// switches and sign-outs, baseline rolls and content removals — then everybody back on the
 /// default account, settled and converged.
 public enum RandomScenario {
-    /// The scenario's text (so the parser is exercised too).
     /// Random steps per scenario unless told otherwise.
     public static let defaultSteps = 250
 
+    /// The scenario's text (so the parser is exercised too).
     public static func text(seed: UInt64, steps: Int = defaultSteps, removals: Bool = true, baselines: Bool = true) -> String {
         var random = SeededGenerator(seed: seed)
         func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &random)] }
