@@ -229,7 +229,18 @@ public final class TransferDaemon {
         case .upload, .download:
             let toCloud = transfer.kind == .upload
             guard let bytes = read(toCloud ? local : remote) else {
-                queue[transfer.path] = nil   // the source went away: the next scan sees a deletion
+                queue[transfer.path] = nil
+                if transfer.partial {
+                    // The source went away before the rest arrived: the part written goes too,
+                    // as a daemon drops a download it cannot finish (else it would lie there,
+                    // known to nobody, for good).
+                    unlink(toCloud ? remote : local)
+                    known[transfer.path] = nil
+                    if toCloud { cloud.didChange() }
+                    note(now, toCloud ? .deleteInCloud : .deleteInMirror, transfer.path, "the rest never came: the part written is removed")
+                    return toCloud ? 0 : 1
+                }
+                mirrorChanged = true   // the source went away: the next scan sees a deletion
                 return 0
             }
             if toCloud, let quota = cloud.quotaBytes,

@@ -96,6 +96,27 @@ struct TransferDaemonTests {
         #expect(rig.phone.statistics.truncations == 1)
     }
 
+    /// The source of a truncated download goes away before the rest arrives (its author
+    /// collected the log): the part written goes too, instead of lying in the mirror for good.
+    /// (Found by `ubiq scenario fuzz --seeds 119`.)
+    @Test func aPartWhoseSourceWentAwayIsRemoved() throws {
+        var plan = FaultPlan()
+        plan.truncateRate = 1
+        plan.retryAfter = 10...10
+        let rig = try Rig(phone: plan)
+        try rig.write(String(repeating: "0123456789", count: 10), "log.txt", on: "mac")
+        rig.mac.round(now: 0)
+        rig.phone.round(now: 1)
+        #expect(rig.read(rig.mirror("phone") + "/log.txt").map { $0.count < 100 } == true, "a part arrived")
+        try FileManager.default.removeItem(atPath: rig.mirror("mac") + "/log.txt")
+        rig.mac.noteMirrorChanged()
+        rig.mac.round(now: 2)
+        #expect(rig.read(rig.cloud.path + "/default/c/log.txt") == nil)
+        rig.run(until: 30, from: 3)
+        #expect(rig.read(rig.mirror("phone") + "/log.txt") == nil, "the part is gone from the phone")
+        #expect(rig.read(rig.cloud.path + "/default/c/log.txt") == nil, "and never went back up")
+    }
+
     @Test func aDuplicateIsDeliveredAgainOrAsACopy() throws {
         var plan = FaultPlan()
         plan.duplicateRate = 1
