@@ -17,6 +17,8 @@ struct ContainerScan {
     var excluded: [(peerID: String, name: String)] = []
     /// Valid peer folders (holding this content and model or not).
     var peers: [String] = []
+    /// The transaction numbers present, by peer.
+    private var numbers: [String: Set<Int64>] = [:]
 
     init(location: ContainerLocation) {
         for folder in DirectoryEntry.list(location.ubiquityRoot) where folder.isDirectory && CloudNames.isValidPeerID(folder.name) {
@@ -29,10 +31,11 @@ struct ContainerScan {
                 }
                 guard let number = TransactionLog.transactionNumber(inFileName: name) else { continue }
                 logs.append(LogFile(peerID: folder.name, number: number, name: name, path: directory + "/" + name))
+                numbers[folder.name, default: []].insert(number)
             }
         }
     }
 
     /// Whether `peer`'s log `number` is present.
-    func has(peer: String, number: Int64) -> Bool { logs.contains { $0.peerID == peer && $0.number == number } }
+    func has(peer: String, number: Int64) -> Bool { numbers[peer]?.contains(number) ?? false }
 }
