@@ -30,14 +30,24 @@ let package = Package(
             name: "UbiquityPlist",
             dependencies: ["CLibXML2"]
         ),
+        // The library is four targets, each seeing only those below it, so a back-edge does not
+        // compile (Docs/Architecture.md): Base ← Core ← Sync ← Ubiquity.
+        .target(
+            name: "UbiquityBase",
+            dependencies: [
+                "UbiquityPlist",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "Ubiquity",
             dependencies: [
+                "UbiquityBase",
                 "CSQLite",
                 "UbiquityPlist",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(

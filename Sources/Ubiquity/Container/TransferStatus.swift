@@ -1,5 +1,6 @@
 import Foundation
 import UbiquityPlist
+import UbiquityBase
 
 /// File states as Xcode's iCloud report showed them.
 public enum FileState: String, Sendable, CaseIterable {

@@ -1,4 +1,5 @@
 import UbiquityPlist
+import UbiquityBase
 
 /// Everything a peer needs to open its store and find its container.
 public struct PeerConfiguration: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityBase
 
 /// What a migration between stores did.
 public struct MigrationReport: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityBase
 
 /// What a peer tells its subscribers.
 public enum PeerEvent: Sendable, Equatable {

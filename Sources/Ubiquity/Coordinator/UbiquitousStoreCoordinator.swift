@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityBase
 
 /// Which store a coordinator put the app on, and why.
 public struct StoreChoice: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityBase
 
 // Baselines, garbage collection and content removal for one peer (DESIGN §5–§6).
 extension UbiquityPeer {

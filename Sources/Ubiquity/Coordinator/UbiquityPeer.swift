@@ -1,5 +1,6 @@
 import Foundation
 import UbiquityPlist
+import UbiquityBase
 
 /// One device running one app store: opens one of the device's stores (the current account's
 /// by default), exports each save and imports other peers' logs. Opened on its own, it owns the

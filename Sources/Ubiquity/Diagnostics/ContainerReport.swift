@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityBase
 
 /// One peer seen in the container.
 public struct PeerSummary: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityBase
 
 /// One problem `ubiq doctor` found, with the concrete repair.
 public struct DoctorFinding: Sendable {

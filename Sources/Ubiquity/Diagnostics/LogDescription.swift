@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityBase
 
 // A transaction log as people and scripts read it (`ubiq logs show`).
 extension TransactionLog {

@@ -1,5 +1,6 @@
 import Foundation
 import UbiquityPlist
+import UbiquityBase
 
 // The property-list form of a transaction log, its checksum, and the checks a reader makes
 // before it trusts a log from the cloud.

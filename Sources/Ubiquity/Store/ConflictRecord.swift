@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityBase
 
 /// One concurrent overwrite, as the conflict history keeps it: nothing is silently lost.
 public struct ConflictRecord: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityBase
 
 /// A peer's SQLite store for one account: the data with its per-slot stamps and writers,
 /// tombstones, knowledge vector, outbox, transaction history, conflict history and quarantine.

@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityBase
 
 // The canonical state of a store, for convergence checks and `ubiq dump`.
 extension PersistentStore {

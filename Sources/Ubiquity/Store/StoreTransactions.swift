@@ -1,5 +1,6 @@
 import Foundation
 import UbiquityPlist
+import UbiquityBase
 
 /// A local transaction waiting in the outbox to be written into the container.
 public struct OutboxEntry: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ZIPFoundation
+import UbiquityBase
 
 /// What a baseline says about itself (`metadata.plist` inside `baseline.zip`).
 public struct BaselineMetadata: Sendable, Equatable {

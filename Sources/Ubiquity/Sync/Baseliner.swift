@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityBase
 
 /// What a baseline decision was, with its figures (logged at level 3 and shown by the CLI).
 public enum BaselineDecision: Sendable, Equatable {

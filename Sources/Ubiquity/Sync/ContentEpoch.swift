@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityBase
 
 /// The content epoch (`.content/<ContentName>.plist`): a UUID written only when the content is
 /// removed, so running peers notice the removal. Content never removed has no epoch file.

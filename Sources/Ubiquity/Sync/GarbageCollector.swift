@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityBase
 
 /// What one garbage collection did and what holds it back.
 public struct GarbageReport: Sendable, Equatable {

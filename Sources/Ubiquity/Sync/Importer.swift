@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityBase
 
 /// Imports other peers' logs from the container (DESIGN §4): finds logs above the local
 /// knowledge, verifies each (quarantining bad ones), orders them causally and applies them in

@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityBase
 
 // The JSON shapes `ubiq baseline show`, `ubiq baseline roll` and `ubiq gc` print (Docs/CLI.md).
 

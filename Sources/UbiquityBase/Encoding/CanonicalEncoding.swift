@@ -7,8 +7,8 @@ import UbiquityPlist
 ///
 /// Each value is a tag byte and its content; lengths and numbers are 8-byte big-endian;
 /// dictionary entries are sorted by the UTF-8 bytes of their keys.
-enum CanonicalEncoding {
-    static func sha256Hex(of value: PlistValue) -> String {
+package enum CanonicalEncoding {
+    package static func sha256Hex(of value: PlistValue) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(4096)
         append(value, to: &bytes)
@@ -18,7 +18,7 @@ enum CanonicalEncoding {
         }.joined()
     }
 
-    static func append(_ value: PlistValue, to bytes: inout [UInt8]) {
+    package static func append(_ value: PlistValue, to bytes: inout [UInt8]) {
         switch value {
         case let .string(s):
             bytes.append(UInt8(ascii: "s")); appendString(s, to: &bytes)
@@ -64,7 +64,7 @@ enum CanonicalEncoding {
     }
 
     /// Whether `a` sorts before `b` by their UTF-8 bytes.
-    static func precedes(_ a: String, _ b: String) -> Bool {
+    package static func precedes(_ a: String, _ b: String) -> Bool {
         var a = a, b = b
         return a.withUTF8 { x in
             b.withUTF8 { y in

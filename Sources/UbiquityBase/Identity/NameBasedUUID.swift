@@ -8,8 +8,8 @@ import UbiquityPlist
 /// logs numbered alike (after a removal numbers start again) or two removals at one instant
 /// are then ordered alike on every run — while names stay unique, since what they are made
 /// from is.
-enum NameBasedUUID {
-    static func make(_ name: [PlistValue]) -> UUID {
+package enum NameBasedUUID {
+    package static func make(_ name: [PlistValue]) -> UUID {
         var bytes: [UInt8] = []
         CanonicalEncoding.append(.array(name), to: &bytes)
         var digest = Array(SHA256.hash(data: bytes).prefix(16))
