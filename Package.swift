@@ -41,10 +41,19 @@ let package = Package(
             ]
         ),
         .target(
-            name: "Ubiquity",
+            name: "UbiquityCore",
             dependencies: [
                 "UbiquityBase",
+                "UbiquityPlist",
                 "CSQLite",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "Ubiquity",
+            dependencies: [
+                "UbiquityCore",
+                "UbiquityBase",
                 "UbiquityPlist",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
@@ -73,7 +82,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityTests",
-            dependencies: ["Ubiquity", "UbiquitySimulation", "ubiq"]
+            dependencies: ["Ubiquity", "UbiquityCore", "UbiquitySimulation", "ubiq"]
         ),
     ]
 )

@@ -1,5 +1,6 @@
 import UbiquityPlist
 import UbiquityBase
+import UbiquityCore
 
 /// Everything a peer needs to open its store and find its container.
 public struct PeerConfiguration: Sendable {

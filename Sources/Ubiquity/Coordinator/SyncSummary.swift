@@ -1,5 +1,6 @@
 import Foundation
 import UbiquityBase
+import UbiquityCore
 
 /// What a peer tells its subscribers.
 public enum PeerEvent: Sendable, Equatable {

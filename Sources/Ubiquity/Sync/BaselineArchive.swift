@@ -2,6 +2,8 @@ import Crypto
 import Foundation
 import ZIPFoundation
 import UbiquityBase
+import UbiquityCore
+import UbiquityPlist
 
 /// What a baseline says about itself (`metadata.plist` inside `baseline.zip`).
 public struct BaselineMetadata: Sendable, Equatable {

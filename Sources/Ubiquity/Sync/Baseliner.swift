@@ -1,5 +1,7 @@
 import Foundation
 import UbiquityBase
+import UbiquityCore
+import UbiquityPlist
 
 /// What a baseline decision was, with its figures (logged at level 3 and shown by the CLI).
 public enum BaselineDecision: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import UbiquityBase
+import UbiquityPlist
 
 /// The content epoch (`.content/<ContentName>.plist`): a UUID written only when the content is
 /// removed, so running peers notice the removal. Content never removed has no epoch file.
@@ -18,15 +19,7 @@ import UbiquityBase
 /// than the removal its remover was in, whatever the clocks say — then, between removals made
 /// without knowing of each other, by the date each remover wrote, then by epoch.
 enum ContentEpoch {
-    /// One removal: its epoch, how many removals led to it, and when it happened on its remover's clock.
-    struct Removal: Equatable {
-        let epoch: String
-        let generation: Int64
-        let date: Double
-
-        /// Whether this removal comes after `other` (ties broken so that every peer agrees).
-        func isLater(than other: Removal) -> Bool { (generation, date, epoch) > (other.generation, other.date, other.epoch) }
-    }
+    typealias Removal = ContentRemoval
 
     /// A new removal's epoch, made from its remover, generation and date: unique (a peer
     /// counts its own removals) and the same on every replay of a scenario (`NameBasedUUID`).

@@ -1,5 +1,6 @@
 import Foundation
 import UbiquityBase
+import UbiquityCore
 
 /// What one garbage collection did and what holds it back.
 public struct GarbageReport: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityCore
 
 /// What one import pass found and did.
 public struct ImportReport: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import UbiquityBase
+import UbiquityCore
 
 /// Imports other peers' logs from the container (DESIGN §4): finds logs above the local
 /// knowledge, verifies each (quarantining bad ones), orders them causally and applies them in

@@ -1,7 +1,5 @@
 /// Why a sync step could not be done.
 public enum SyncError: Error, CustomStringConvertible, Equatable, Sendable {
-    /// A log was handed to the store out of causal order (a bug in the caller, never in the cloud).
-    case notApplicable(peer: String, number: Int64)
     /// The container cannot be written: the outbox keeps the logs and a later sync retries.
     case containerUnwritable(path: String, reason: String)
     case signedOut
@@ -10,7 +8,6 @@ public enum SyncError: Error, CustomStringConvertible, Equatable, Sendable {
 
     public var description: String {
         switch self {
-        case let .notApplicable(peer, number): return "transaction \(number) of \(peer) is not the next applicable one"
         case let .containerUnwritable(path, reason): return "cannot write into the container at \(path): \(reason); the outbox keeps the logs"
         case .signedOut: return "signed out: the local store does not sync"
         case .initialImportPending: return "the initial import has not completed: the app works on the fallback store, which does not sync"

@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityPlist
 
 /// What a store holds from transactions that a baseline it must adopt lacks and whose logs are
 /// gone from the container (a file-sync tool kept an older, concurrent baseline than the one
@@ -6,7 +7,7 @@ import Foundation
 /// to-many pairs they set, each with its stamp. Adopting the baseline alone would drop them on
 /// this store and, since nobody can import them again, everywhere; so they are taken before
 /// the adoption and what still wins is saved again afterwards (`PersistentStore.keep`).
-struct StrandedState {
+package struct StrandedState {
     struct Slot {
         let id: GlobalID
         let slot: Int
@@ -33,13 +34,13 @@ struct StrandedState {
     var deletions: [(id: GlobalID, stamp: Stamp)] = []
     var pairs: [Pair] = []
 
-    var isEmpty: Bool { slots.isEmpty && deletions.isEmpty && pairs.isEmpty }
+    package var isEmpty: Bool { slots.isEmpty && deletions.isEmpty && pairs.isEmpty }
 }
 
 extension PersistentStore {
     /// What this store holds from the transactions of `peers` above `baseline` (see
     /// `StrandedState`).
-    func strandedState(of peers: KnowledgeVector, above baseline: KnowledgeVector) throws -> StrandedState {
+    package func strandedState(of peers: KnowledgeVector, above baseline: KnowledgeVector) throws -> StrandedState {
         func isStranded(_ peer: String, _ number: Int64) -> Bool { number > baseline[peer] && number <= peers[peer] }
         return try locked {
             var state = StrandedState(transactions: peers)
@@ -96,7 +97,7 @@ extension PersistentStore {
     /// current writer's, an object the baseline never had, a deletion of an object still alive,
     /// a pair the baseline holds older or not at all. Returns the changes saved (empty when
     /// the baseline already held everything).
-    func keep(_ state: StrandedState, format: PlistFormat) throws -> ObjectChanges {
+    package func keep(_ state: StrandedState, format: PlistFormat) throws -> ObjectChanges {
         var updated: [GlobalID: ChangeRecord] = [:], inserted: [GlobalID: ChangeRecord] = [:], deleted: [GlobalID] = []
         try locked {
             for slot in state.slots {

@@ -13,7 +13,7 @@ public struct ObjectChanges: Sendable, Equatable {
 
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
-    mutating func merge(_ other: ObjectChanges) {
+    package mutating func merge(_ other: ObjectChanges) {
         // The first batch of an import is the whole answer: no need to replay it id by id.
         if isEmpty {
             self = other

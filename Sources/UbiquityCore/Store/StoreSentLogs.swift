@@ -5,15 +5,15 @@ import UbiquityBase
 // baseline that lacks them.
 extension PersistentStore {
     /// A sent log: its file name and the file's signature when it was written.
-    struct SentLog {
-        let number: Int64
-        let file: String
-        let size: Int64
-        let modificationTime: Double
-        let inode: UInt64
+    package struct SentLog {
+        package let number: Int64
+        package let file: String
+        package let size: Int64
+        package let modificationTime: Double
+        package let inode: UInt64
     }
 
-    func sentLogs() throws -> [SentLog] {
+    package func sentLogs() throws -> [SentLog] {
         try locked {
             try database.statement("SELECT number, file, size, mtime, inode FROM Z_SENT ORDER BY number").rows {
                 SentLog(number: $0.int64(0), file: $0.string(1) ?? "", size: $0.int64(2), modificationTime: $0.double(3),
@@ -23,7 +23,7 @@ extension PersistentStore {
     }
 
     /// The bytes kept of sent log `number`.
-    func sentBytes(_ number: Int64) throws -> [UInt8]? { try keptBytes(number, in: "Z_SENT") }
+    package func sentBytes(_ number: Int64) throws -> [UInt8]? { try keptBytes(number, in: "Z_SENT") }
 
     /// The bytes of log `number` kept in `table` (Z_SENT or Z_COLLECTED).
     private func keptBytes(_ number: Int64, in table: String) throws -> [UInt8]? {
@@ -35,7 +35,7 @@ extension PersistentStore {
     }
 
     /// Records the signature of a sent log's file as it is now (rewritten, or the same bytes again).
-    func updateSent(_ number: Int64, file: DirectoryEntry) throws {
+    package func updateSent(_ number: Int64, file: DirectoryEntry) throws {
         try locked {
             try database.run("UPDATE Z_SENT SET size = ?, mtime = ?, inode = ? WHERE number = ?",
                              [.integer(file.size), .real(file.modificationTime), .integer(Int64(bitPattern: file.inode)), .integer(number)])
@@ -46,7 +46,7 @@ extension PersistentStore {
     /// It is kept for the grace period: a file-sync tool may yet keep, under the baseline's name,
     /// a concurrent baseline that lacks the log (two machines rolled and collected while apart),
     /// and then the log is written again (`Exporter.restoreCollectedLogs`).
-    func collectSent(_ number: Int64) throws {
+    package func collectSent(_ number: Int64) throws {
         try locked {
             try database.transaction {
                 try database.run("INSERT OR REPLACE INTO Z_COLLECTED (number, file, bytes, collected) SELECT number, file, bytes, ? FROM Z_SENT WHERE number = ?",
@@ -57,17 +57,17 @@ extension PersistentStore {
     }
 
     /// The collected logs still kept (number and file name), by number.
-    func collectedLogs() throws -> [(number: Int64, file: String)] {
+    package func collectedLogs() throws -> [(number: Int64, file: String)] {
         try locked {
             try database.statement("SELECT number, file FROM Z_COLLECTED ORDER BY number").rows { ($0.int64(0), $0.string(1) ?? "") }
         }
     }
 
     /// The bytes kept of collected log `number`.
-    func collectedBytes(_ number: Int64) throws -> [UInt8]? { try keptBytes(number, in: "Z_COLLECTED") }
+    package func collectedBytes(_ number: Int64) throws -> [UInt8]? { try keptBytes(number, in: "Z_COLLECTED") }
 
     /// A collected log written again: back among the sent logs, with its file's signature.
-    func restoreCollected(_ number: Int64, file: DirectoryEntry) throws {
+    package func restoreCollected(_ number: Int64, file: DirectoryEntry) throws {
         try locked {
             try database.transaction {
                 try database.run(
@@ -79,7 +79,7 @@ extension PersistentStore {
     }
 
     /// Drops the copies of logs collected before `date` (seconds since 1970).
-    func forgetCollected(before date: Double) throws {
+    package func forgetCollected(before date: Double) throws {
         try locked { try database.run("DELETE FROM Z_COLLECTED WHERE collected < ?", [.real(date)]) }
     }
 }

@@ -44,7 +44,7 @@ extension PersistentStore {
                         peerID: peerID, transactionNumber: number, knowledge: knowledge, stamp: clock.tick(now: date),
                         transactionDate: date.timeIntervalSince1970, modelVersionHash: model.hash,
                         storeName: storeName, contentName: contentName,
-                        inserted: inserted, updated: updated, deleted: deleted, contentEpoch: try meta("contentEpoch"))
+                        inserted: inserted, updated: updated, deleted: deleted, contentEpoch: try meta(.contentEpoch))
                     var changes = ObjectChanges()
                     try applyRecords(of: log, into: &changes)
                     try advanceKnowledge(peer: peerID, to: number)
@@ -77,7 +77,7 @@ extension PersistentStore {
                     for log in logs {
                         guard log.transactionNumber > knowledgeCache[log.peerID] else { continue }
                         guard log.transactionNumber == knowledgeCache[log.peerID] + 1, knowledgeCache.dominates(log.knowledge.removing(log.peerID)) else {
-                            throw SyncError.notApplicable(peer: log.peerID, number: log.transactionNumber)
+                            throw StoreError.notApplicable(peer: log.peerID, number: log.transactionNumber)
                         }
                         clock.observe(log.stamp)
                         try applyRecords(of: log, into: &changes)
@@ -143,10 +143,18 @@ extension PersistentStore {
                 }
         }
     }
+
+    /// When another peer's log was last applied here (seconds since 1970); `nil`: never.
+    package func lastImportDate() throws -> Double? {
+        try locked {
+            let statement = try database.statement("SELECT max(applied) FROM Z_TRANSACTIONS WHERE source = 'import'")
+            return try statement.step() && !statement.isNull(0) ? statement.double(0) : nil
+        }
+    }
 }
 
 extension KnowledgeVector {
-    func removing(_ peer: String) -> KnowledgeVector {
+    package func removing(_ peer: String) -> KnowledgeVector {
         var copy = self
         copy[peer] = 0
         return copy

@@ -7,7 +7,7 @@ extension PersistentStore {
     static let localTables = ["Z_OUTBOX", "Z_SENT", "Z_COLLECTED", "Z_TRANSACTIONS", "Z_CONFLICTS", "Z_QUARANTINE", "Z_KNOWLEDGE"]
 
     /// Writes the merge state into a new SQLite file at `path`; returns the knowledge it holds.
-    func writeStateFile(to path: String) throws -> KnowledgeVector {
+    package func writeStateFile(to path: String) throws -> KnowledgeVector {
         try locked {
             try? FileManager.default.removeItem(atPath: path)
             database.resetActiveStatements()
@@ -25,7 +25,7 @@ extension PersistentStore {
     /// Replaces this store's merge state by the state in `path` (a baseline's store file) at
     /// `knowledge`, in one transaction. History, conflicts and quarantine are kept. The caller
     /// makes sure the outbox is empty (its logs are in the container, to be imported again).
-    func adoptStateFile(at path: String, knowledge: KnowledgeVector) throws {
+    package func adoptStateFile(at path: String, knowledge: KnowledgeVector) throws {
         try locked {
             database.resetActiveStatements()
             try database.execute("ATTACH DATABASE \(SQLiteDatabase.quoteLiteral(path)) AS baseline")
@@ -66,7 +66,7 @@ extension PersistentStore {
     }
 
     /// Every live object.
-    func liveObjectIDs() throws -> Set<GlobalID> {
+    package func liveObjectIDs() throws -> Set<GlobalID> {
         try locked {
             var result: Set<GlobalID> = []
             for table in tables.values {
@@ -82,7 +82,7 @@ extension PersistentStore {
     }
 
     /// Every live object with a fingerprint of its slots (their stamps), to tell what a state swap changed.
-    func liveObjectVersions() throws -> [GlobalID: String] {
+    package func liveObjectVersions() throws -> [GlobalID: String] {
         try locked {
             var result: [GlobalID: String] = [:]
             for table in tables.values {
@@ -99,7 +99,7 @@ extension PersistentStore {
     }
 
     /// Deletes every object, pair and tombstone and forgets all knowledge (content removed).
-    func resetToEmpty() throws {
+    package func resetToEmpty() throws {
         try locked {
             try database.transaction {
                 let tables = self.tables.values.map(\.quotedName) + pairTables.values.map(\.quotedName)

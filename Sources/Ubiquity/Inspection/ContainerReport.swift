@@ -1,5 +1,6 @@
 import Foundation
 import UbiquityBase
+import UbiquityCore
 
 /// One peer seen in the container.
 public struct PeerSummary: Sendable {
@@ -148,15 +149,5 @@ public struct ContainerReport: Sendable {
         lines.append("Files")
         lines += files.map { "  \($0.state.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \($0.path)" }
         return lines.joined(separator: "\n")
-    }
-}
-
-extension PersistentStore {
-    /// When another peer's log was last applied here.
-    func lastImportDate() throws -> Double? {
-        try locked {
-            let statement = try database.statement("SELECT max(applied) FROM Z_TRANSACTIONS WHERE source = 'import'")
-            return try statement.step() && !statement.isNull(0) ? statement.double(0) : nil
-        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import UbiquityBase
+import UbiquityCore
 
 /// One problem `ubiq doctor` found, with the concrete repair.
 public struct DoctorFinding: Sendable {

@@ -22,7 +22,7 @@ extension PersistentStore {
         }
     }
 
-    func isQuarantined(path: String, size: Int64, modificationTime: Double) throws -> Bool {
+    package func isQuarantined(path: String, size: Int64, modificationTime: Double) throws -> Bool {
         try locked {
             let statement = try database.statement("SELECT 1 FROM Z_QUARANTINE WHERE path = ? AND size = ? AND mtime = ?")
             try statement.bind([.text(path), .integer(size), .real(modificationTime)])
@@ -30,14 +30,14 @@ extension PersistentStore {
         }
     }
 
-    func recordQuarantine(path: String, size: Int64, modificationTime: Double, reason: String) throws {
+    package func recordQuarantine(path: String, size: Int64, modificationTime: Double, reason: String) throws {
         try locked {
             try database.run("INSERT OR REPLACE INTO Z_QUARANTINE (path, size, mtime, reason, recorded) VALUES (?, ?, ?, ?, ?)",
                              [.text(path), .integer(size), .real(modificationTime), .text(reason), .real(now)])
         }
     }
 
-    func clearQuarantine(path: String) throws {
+    package func clearQuarantine(path: String) throws {
         try locked { try database.run("DELETE FROM Z_QUARANTINE WHERE path = ?", [.text(path)]) }
     }
 }

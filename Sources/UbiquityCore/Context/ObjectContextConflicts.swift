@@ -5,7 +5,7 @@ extension ObjectContext {
     func resolveConflicts() throws {
         let conflicts = try detectConflicts()
         guard !conflicts.isEmpty else { return }
-        if case .error = mergePolicy { throw StoreError.mergeConflicts(conflicts) }
+        if case .error = mergePolicy { throw MergeConflictsError(conflicts: conflicts) }
         for conflict in conflicts {
             switch mergePolicy {
             case .error: break

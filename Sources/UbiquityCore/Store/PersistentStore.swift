@@ -53,12 +53,12 @@ public final class PersistentStore: @unchecked Sendable {
             try database.execute(StoreSchema.bookkeepingSQL)
             for table in tables.values.sorted(by: { $0.tableName < $1.tableName }) { try database.execute(table.createSQL) }
             for table in pairTables.values.sorted(by: { $0.tableName < $1.tableName }) { try database.execute(table.createSQL) }
-            try checkOrWriteMeta("modelHash", model.hash) { StoreError.modelMismatch(store: $0, model: model.hash) }
-            try checkOrWriteMeta("peerID", peerID) { StoreError.peerMismatch(store: $0, peer: peerID) }
-            if try meta("schemaVersion") == "1" { try upgradeSchemaFromVersion1(schema: "main") }
-            try checkOrWriteMeta("schemaVersion", String(StoreSchema.version)) { StoreError.schemaMismatch($0) }
+            try checkOrWriteMeta(.modelHash, model.hash) { StoreError.modelMismatch(store: $0, model: model.hash) }
+            try checkOrWriteMeta(.peerID, peerID) { StoreError.peerMismatch(store: $0, peer: peerID) }
+            if try meta(.schemaVersion) == "1" { try upgradeSchemaFromVersion1(schema: "main") }
+            try checkOrWriteMeta(.schemaVersion, String(StoreSchema.version)) { StoreError.schemaMismatch($0) }
         }
-        clock = HybridLogicalClock(peerID: peerID, last: try meta("lastStamp").flatMap(Stamp.init))
+        clock = HybridLogicalClock(peerID: peerID, last: try meta(.lastStamp).flatMap(Stamp.init))
         knowledgeCache = try loadKnowledge()
     }
 
@@ -74,26 +74,6 @@ public final class PersistentStore: @unchecked Sendable {
             lock.unlock()
         }
         return try body()
-    }
-
-    // MARK: Metadata
-
-    func meta(_ key: String) throws -> String? {
-        let statement = try database.statement("SELECT value FROM Z_META WHERE key = ?")
-        try statement.bind(key, at: 1)
-        return try statement.step() ? statement.string(0) : nil
-    }
-
-    func setMeta(_ key: String, _ value: String) throws {
-        try database.run("INSERT OR REPLACE INTO Z_META (key, value) VALUES (?, ?)", [.text(key), .text(value)])
-    }
-
-    private func checkOrWriteMeta(_ key: String, _ expected: String, mismatch: (String) -> StoreError) throws {
-        if let stored = try meta(key) {
-            guard stored == expected else { throw mismatch(stored) }
-        } else {
-            try setMeta(key, expected)
-        }
     }
 
     // MARK: Knowledge
@@ -115,7 +95,7 @@ public final class PersistentStore: @unchecked Sendable {
     }
 
     func persistClock() throws {
-        if let last = clock.last { try setMeta("lastStamp", last.description) }
+        if let last = clock.last { try setMeta(.lastStamp, last.description) }
     }
 
     /// The time this store stamps its transactions, history and conflicts with (a peer sets
@@ -126,10 +106,10 @@ public final class PersistentStore: @unchecked Sendable {
     }
 
     /// Seconds since 1970 on this store's wall clock.
-    var now: Double { wallClockStorage.now.timeIntervalSince1970 }
+    package var now: Double { wallClockStorage.now.timeIntervalSince1970 }
 
     /// Refuses every later save with `StoreError.retired(reason)`.
-    func retire(_ reason: String) { locked { retiredReason = reason } }
+    package func retire(_ reason: String) { locked { retiredReason = reason } }
 
     func table(_ entity: String) throws -> EntityTable {
         guard let table = tables[entity] else { throw ModelError.unknownEntity(entity) }
@@ -147,7 +127,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case validation(String)
     case deleteDenied(object: GlobalID, relationship: String, count: Int)
     case retired(String)
-    case mergeConflicts([MergeConflict])
+    /// A log was handed to the store out of causal order (a bug in the caller, never in the cloud).
+    case notApplicable(peer: String, number: Int64)
 
     public var description: String {
         switch self {
@@ -160,8 +141,7 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
         case let .deleteDenied(object, relationship, count):
             return "cannot delete \(object): its relationship '\(relationship)' still holds \(count) object(s) (delete rule deny)"
         case let .retired(reason): return "this store no longer takes saves: \(reason)"
-        case let .mergeConflicts(conflicts):
-            return "the save conflicts with changes in the store (merge policy error), nothing was saved:\n" + conflicts.map { "  \($0)" }.joined(separator: "\n")
+        case let .notApplicable(peer, number): return "transaction \(number) of \(peer) is not the next applicable one"
         }
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
 import UbiquityPlist
 
-// How attribute values travel in logs and sit in SQLite columns. The attribute's declared type
-// says how to read them back, so dates travel as reals (seconds since 1970, bit-exact) and UUIDs
-// as strings.
+// How attribute values travel in logs (their SQLite form is Store/AttributeValue+SQLite.swift).
+// The attribute's declared type says how to read them back, so dates travel as reals (seconds
+// since 1970, bit-exact) and UUIDs as strings.
 
 extension AttributeValue {
     /// The value as it appears in a transaction log.
@@ -33,42 +33,12 @@ extension AttributeValue {
         default: return nil
         }
     }
-
-    var sqliteValue: SQLiteValue {
-        switch self {
-        case let .string(v): return .text(v)
-        case let .integer(v): return .integer(v)
-        case let .double(v): return .real(v)
-        case let .boolean(v): return .integer(v ? 1 : 0)
-        case let .date(v): return .real(v)
-        case let .binary(v): return .blob(v)
-        case let .uuid(v): return .text(v.uuidString)
-        }
-    }
-
-    init?(sqlite: SQLiteValue, type: AttributeType) {
-        switch (type, sqlite) {
-        case (_, .null): return nil
-        case let (.string, .text(v)): self = .string(v)
-        case let (.integer, .integer(v)): self = .integer(v)
-        case let (.double, .real(v)): self = .double(v)
-        case let (.double, .integer(v)): self = .double(Double(v))
-        case let (.boolean, .integer(v)): self = .boolean(v != 0)
-        case let (.date, .real(v)): self = .date(secondsSince1970: v)
-        case let (.date, .integer(v)): self = .date(secondsSince1970: Double(v))
-        case let (.binary, .blob(v)): self = .binary(v)
-        case let (.uuid, .text(v)): guard let uuid = UUID(uuidString: v) else { return nil }; self = .uuid(uuid)
-        default: return nil
-        }
-    }
 }
 
 extension Optional where Wrapped == AttributeValue {
     /// Logs carry an absent value as an empty dictionary: plists have no null, and no attribute
     /// value is ever a dictionary.
     var plistValue: PlistValue { self?.plistValue ?? .dictionary([:]) }
-
-    var sqliteValue: SQLiteValue { self?.sqliteValue ?? .null }
 }
 
 extension PlistValue {

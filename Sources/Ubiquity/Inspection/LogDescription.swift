@@ -1,5 +1,6 @@
 import Foundation
 import UbiquityBase
+import UbiquityCore
 
 // A transaction log as people and scripts read it (`ubiq logs show`).
 extension TransactionLog {
