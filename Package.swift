@@ -50,7 +50,7 @@ let package = Package(
             ]
         ),
         .target(
-            name: "Ubiquity",
+            name: "UbiquitySync",
             dependencies: [
                 "UbiquityCore",
                 "UbiquityBase",
@@ -58,6 +58,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
+        ),
+        .target(
+            name: "Ubiquity",
+            dependencies: ["UbiquitySync", "UbiquityCore", "UbiquityBase", "UbiquityPlist"]
         ),
         .executableTarget(
             name: "ubiq",
@@ -82,7 +86,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityTests",
-            dependencies: ["Ubiquity", "UbiquityCore", "UbiquitySimulation", "ubiq"]
+            dependencies: ["Ubiquity", "UbiquityCore", "UbiquitySync", "UbiquitySimulation", "ubiq"]
         ),
     ]
 )

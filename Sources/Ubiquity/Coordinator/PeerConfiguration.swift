@@ -1,6 +1,7 @@
 import UbiquityPlist
 import UbiquityBase
 import UbiquityCore
+import UbiquitySync
 
 /// Everything a peer needs to open its store and find its container.
 public struct PeerConfiguration: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import UbiquityBase
 import UbiquityCore
+import UbiquitySync
 
 /// Which store a coordinator put the app on, and why.
 public struct StoreChoice: Sendable, Equatable {

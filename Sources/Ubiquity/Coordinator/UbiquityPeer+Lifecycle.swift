@@ -1,6 +1,7 @@
 import Foundation
 import UbiquityBase
 import UbiquityCore
+import UbiquitySync
 
 // Baselines, garbage collection and content removal for one peer (DESIGN §5–§6).
 extension UbiquityPeer {

@@ -2,6 +2,7 @@ import Foundation
 import UbiquityPlist
 import UbiquityBase
 import UbiquityCore
+import UbiquitySync
 
 /// One device running one app store: opens one of the device's stores (the current account's
 /// by default), exports each save and imports other peers' logs. Opened on its own, it owns the

@@ -1,6 +1,7 @@
 import Foundation
 import UbiquityBase
 import UbiquityCore
+import UbiquitySync
 
 /// One peer seen in the container.
 public struct PeerSummary: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import UbiquityBase
 import UbiquityCore
+import UbiquitySync
 
 // What a file-sync engine (Syncthing, Dropbox, NFS clients…) leaves in the cloud, as doctor
 // reports it: temporary files, conflict copies, unreadable epoch files and peers that write

@@ -1,6 +1,7 @@
 import Foundation
 import UbiquityBase
 import UbiquityCore
+import UbiquitySync
 
 /// One problem `ubiq doctor` found, with the concrete repair.
 public struct DoctorFinding: Sendable {

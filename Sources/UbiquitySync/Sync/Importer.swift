@@ -5,13 +5,20 @@ import UbiquityCore
 /// Imports other peers' logs from the container (DESIGN §4): finds logs above the local
 /// knowledge, verifies each (quarantining bad ones), orders them causally and applies them in
 /// one SQLite transaction.
-struct Importer {
+package struct Importer {
     let store: PersistentStore
     let location: ContainerLocation
     let quarantineDirectory: String
     let logger: UbiquityLogger
     /// The largest log file read; larger ones are quarantined.
     var maxLogBytes = 64 << 20
+
+    package init(store: PersistentStore, location: ContainerLocation, quarantineDirectory: String, logger: UbiquityLogger) {
+        self.store = store
+        self.location = location
+        self.quarantineDirectory = quarantineDirectory
+        self.logger = logger
+    }
 
     private struct Candidate {
         let peerID: String
@@ -22,7 +29,7 @@ struct Importer {
 
     /// Imports every applicable log, `batchSize` logs per SQLite transaction, calling
     /// `onBatch` after each committed batch with the objects it changed.
-    func importAvailable(batchSize: Int = .max, onBatch: (ObjectChanges) -> Void = { _ in }) throws -> ImportReport {
+    package func importAvailable(batchSize: Int = .max, onBatch: (ObjectChanges) -> Void = { _ in }) throws -> ImportReport {
         var report = ImportReport()
         let knowledge = store.knowledge
         var candidates: [Candidate] = []

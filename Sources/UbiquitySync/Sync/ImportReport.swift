@@ -24,6 +24,8 @@ public struct ImportReport: Sendable, Equatable {
     /// copies of file-sync tools, foreign files); never imported.
     public var ignored: [String] = []
 
+    package init() {}
+
     public static func == (lhs: ImportReport, rhs: ImportReport) -> Bool {
         lhs.applied.map { "\($0.peerID):\($0.number)" } == rhs.applied.map { "\($0.peerID):\($0.number)" }
             && lhs.changes == rhs.changes && lhs.quarantined.map(\.path) == rhs.quarantined.map(\.path)

@@ -15,19 +15,27 @@ public struct GarbageReport: Sendable, Equatable {
     public var staleReceipts: [String] = []
     /// Why nothing could be collected, when that is so.
     public var note: String?
+
+    package init(note: String? = nil) { self.note = note }
 }
 
 /// Deletes this peer's own logs that nobody needs any more (DESIGN §6): covered by the current
 /// baseline, and passed by every known peer's receipt (imported, and covered by the baseline
 /// that peer sees) or older than the grace period.
-struct GarbageCollector {
+package struct GarbageCollector {
     let store: PersistentStore
     let location: ContainerLocation
     let logger: UbiquityLogger
 
+    package init(store: PersistentStore, location: ContainerLocation, logger: UbiquityLogger) {
+        self.store = store
+        self.location = location
+        self.logger = logger
+    }
+
     /// With `dryRun`, nothing is deleted: `deleted` lists what would be (doctor uses this).
     /// `scan` saves a listing of the container when the caller has a fresh one.
-    func collect(baseline: BaselineMetadata?, policy: BaselinePolicy, now: Date, dryRun: Bool = false, scan: ContainerScan? = nil) -> GarbageReport {
+    package func collect(baseline: BaselineMetadata?, policy: BaselinePolicy, now: Date, dryRun: Bool = false, scan: ContainerScan? = nil) -> GarbageReport {
         var report = GarbageReport()
         let me = store.peerID
         let scan = scan ?? ContainerScan(location: location)

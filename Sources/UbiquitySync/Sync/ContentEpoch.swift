@@ -1,6 +1,7 @@
 import Foundation
 import UbiquityBase
 import UbiquityPlist
+import UbiquityCore
 
 /// The content epoch (`.content/<ContentName>.plist`): a UUID written only when the content is
 /// removed, so running peers notice the removal. Content never removed has no epoch file.
@@ -18,17 +19,17 @@ import UbiquityPlist
 /// than the file's writes its own again. "Later" is causal first — each removal counts one more
 /// than the removal its remover was in, whatever the clocks say — then, between removals made
 /// without knowing of each other, by the date each remover wrote, then by epoch.
-enum ContentEpoch {
-    typealias Removal = ContentRemoval
+package enum ContentEpoch {
+    package typealias Removal = ContentRemoval
 
     /// A new removal's epoch, made from its remover, generation and date: unique (a peer
     /// counts its own removals) and the same on every replay of a scenario (`NameBasedUUID`).
-    static func epochID(remover: String, generation: Int64, date: Double) -> String {
+    package static func epochID(remover: String, generation: Int64, date: Double) -> String {
         NameBasedUUID.make([.string("epoch"), .string(remover), .integer(generation), .real(date)]).uuidString
     }
 
     /// What the main epoch file holds.
-    enum Status: Equatable {
+    package enum Status: Equatable {
         /// No epoch file: the content was never removed (or the file has not arrived yet).
         case none
         case epoch(Removal)
@@ -36,11 +37,11 @@ enum ContentEpoch {
         case unreadable(String)
     }
 
-    static func directory(_ location: ContainerLocation) -> String {
+    package static func directory(_ location: ContainerLocation) -> String {
         (location.contentEpochPath as NSString).deletingLastPathComponent
     }
 
-    static func status(_ location: ContainerLocation) -> Status {
+    package static func status(_ location: ContainerLocation) -> Status {
         let bytes: [UInt8]
         do { bytes = try AtomicFile.read(location.contentEpochPath, limit: 1 << 16) } catch {
             return DirectoryEntry.at(location.contentEpochPath) == nil ? .none : .unreadable("cannot be read: \(error.message)")
@@ -53,16 +54,16 @@ enum ContentEpoch {
     }
 
     /// The current removal; `nil` when there is none or the file cannot be read (never a removal).
-    static func current(_ location: ContainerLocation) -> Removal? {
+    package static func current(_ location: ContainerLocation) -> Removal? {
         if case let .epoch(removal) = status(location) { return removal }
         return nil
     }
 
     /// The current epoch; `nil` when there is none or the file cannot be read (never a removal).
-    static func read(_ location: ContainerLocation) -> String? { current(location)?.epoch }
+    package static func read(_ location: ContainerLocation) -> String? { current(location)?.epoch }
 
     /// Names in `.content/` that a file-sync tool made as conflict copies of this content's epoch.
-    static func conflictCopies(_ location: ContainerLocation) -> [String] {
+    package static func conflictCopies(_ location: ContainerLocation) -> [String] {
         let main = location.contentName + ".plist"
         return DirectoryEntry.list(directory(location)).filter { entry in
             guard entry.isRegularFile, case let .conflictCopy(original, _)? = SyncArtifact.classify(entry.name) else { return false }
@@ -74,7 +75,7 @@ enum ContentEpoch {
     /// given to write again) and returns it. Conflict copies of earlier epochs go: they were
     /// never read, and this removal supersedes them.
     @discardableResult
-    static func write(_ location: ContainerLocation, _ removal: Removal) throws -> Removal {
+    package static func write(_ location: ContainerLocation, _ removal: Removal) throws -> Removal {
         let value = PlistValue.dictionary(["format": .integer(1), "epoch": .string(removal.epoch), "generation": .integer(removal.generation),
                                            "date": .real(removal.date)])
         do {
@@ -90,7 +91,7 @@ enum ContentEpoch {
     /// Whether the log file at `path` is readable and names another content epoch than
     /// `epoch`: a leftover of removed content (or of a removal this store has not seen yet).
     /// A file that cannot be read says nothing.
-    static func logBelongsToOtherEpoch(_ path: String, than epoch: String?) -> Bool {
+    package static func logBelongsToOtherEpoch(_ path: String, than epoch: String?) -> Bool {
         guard let bytes = try? AtomicFile.read(path, limit: 64 << 20), let plist = try? PlistSeam.decode(bytes),
               plist["transactionNumber"] != nil else { return false }
         return plist["contentEpoch"]?.stringValue != epoch

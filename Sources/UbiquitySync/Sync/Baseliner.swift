@@ -16,16 +16,23 @@ public enum BaselineDecision: Sendable, Equatable {
 }
 
 /// Rolls baselines and brings stores that fell behind one up to it (DESIGN §6).
-struct Baseliner {
+package struct Baseliner {
     let store: PersistentStore
     let location: ContainerLocation
     /// A local folder for extracting and building archives.
     let scratchDirectory: String
     let logger: UbiquityLogger
 
+    package init(store: PersistentStore, location: ContainerLocation, scratchDirectory: String, logger: UbiquityLogger) {
+        self.store = store
+        self.location = location
+        self.scratchDirectory = scratchDirectory
+        self.logger = logger
+    }
+
     /// The current baseline's metadata; `nil` when there is none. An unreadable baseline (e.g.
     /// truncated in transfer) is reported and treated as absent: logs still import.
-    func currentMetadata() -> BaselineMetadata? {
+    package func currentMetadata() -> BaselineMetadata? {
         guard FileManager.default.fileExists(atPath: location.baselinePath) else { return nil }
         do {
             let metadata = try BaselineArchive.readMetadata(location.baselinePath)
@@ -45,7 +52,7 @@ struct Baseliner {
     /// Rolls a baseline if this peer may (its knowledge covers every visible log) and should
     /// (the policy's thresholds), or always when `force` is set and it may.
     /// `scan` saves a listing of the container when the caller has a fresh one.
-    func rollIfNeeded(policy: BaselinePolicy, force: Bool = false, scan: ContainerScan? = nil) throws -> BaselineDecision {
+    package func rollIfNeeded(policy: BaselinePolicy, force: Bool = false, scan: ContainerScan? = nil) throws -> BaselineDecision {
         let current = currentMetadata()
         let knowledge = store.knowledge
         let scan = scan ?? ContainerScan(location: location)
@@ -144,7 +151,7 @@ struct Baseliner {
 
     /// Whether this store must start from the baseline: it lacks something the baseline covers,
     /// and either it is new or a log it would need is gone from the container.
-    func mustAdopt(_ metadata: BaselineMetadata) -> Bool {
+    package func mustAdopt(_ metadata: BaselineMetadata) -> Bool {
         let knowledge = store.knowledge
         guard !knowledge.dominates(metadata.knowledge) else { return false }
         if knowledge.entries.isEmpty { return true }
@@ -160,7 +167,7 @@ struct Baseliner {
     /// with a log gone from the container — is kept: the store goes on knowing them and saves
     /// again what of them still wins, so the next roll gives everybody a baseline holding them.
     /// Returns the objects that changed, as an import would report them.
-    func adopt(_ metadata: BaselineMetadata, format: PlistFormat) throws -> ObjectChanges {
+    package func adopt(_ metadata: BaselineMetadata, format: PlistFormat) throws -> ObjectChanges {
         let work = scratchDirectory + "/adopt-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: work) }
         let stateFile = try BaselineArchive.extractStore(location.baselinePath, metadata: metadata, into: work)

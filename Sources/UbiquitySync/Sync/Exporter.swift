@@ -6,14 +6,20 @@ import UbiquityCore
 /// Writes the outbox into the container: each pending log atomically into the peer's own
 /// folder, then marks it sent. A failure leaves the rest in the outbox for the next flush; a
 /// crash between the write and the mark rewrites the same file with the same bytes.
-struct Exporter {
+package struct Exporter {
     let store: PersistentStore
     let location: ContainerLocation
     let logger: UbiquityLogger
 
+    package init(store: PersistentStore, location: ContainerLocation, logger: UbiquityLogger) {
+        self.store = store
+        self.location = location
+        self.logger = logger
+    }
+
     /// Returns how many logs were written; throws `SyncError.containerUnwritable` when the
     /// container refuses a write (the remaining logs stay in the outbox).
-    func flush() throws -> Int {
+    package func flush() throws -> Int {
         let pending = try store.pendingOutbox()
         guard !pending.isEmpty else { return 0 }
         let directory = location.logDirectory(of: store.peerID)
@@ -43,7 +49,7 @@ struct Exporter {
     /// collected on purpose, or of content this peer left after a removal, never comes back
     /// (one written before this peer heard of a removal comes back in its old epoch, which
     /// nobody applies). Returns the transaction numbers written again.
-    func repairSentLogs() throws -> [Int64] {
+    package func repairSentLogs() throws -> [Int64] {
         let directory = location.logDirectory(of: store.peerID)
         let files = Dictionary(DirectoryEntry.list(directory).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var repaired: [Int64] = []
@@ -70,7 +76,7 @@ struct Exporter {
     /// content (`baseline` is then `nil`: none of this content's). Peers that start from it
     /// would never get those transactions otherwise; this peer starts from it too and imports its
     /// own logs again. Returns the transaction numbers written.
-    func restoreCollectedLogs(baseline: BaselineMetadata?) throws -> [Int64] {
+    package func restoreCollectedLogs(baseline: BaselineMetadata?) throws -> [Int64] {
         let covered = baseline?.knowledge[store.peerID] ?? 0
         let directory = location.logDirectory(of: store.peerID)
         let present = Set(DirectoryEntry.names(directory))
@@ -89,12 +95,12 @@ struct Exporter {
 
     /// The knowledge of the baseline this peer sees as current, as its receipt records it.
     func currentBaselineKnowledge() -> KnowledgeVector {
-        Baseliner(store: store, location: location, scratchDirectory: "", logger: .silent).currentMetadata()?.knowledge ?? KnowledgeVector()
+        (try? BaselineMetadata.current(at: location, for: store))?.knowledge ?? KnowledgeVector()
     }
 
     /// Whether this peer's receipt is missing, or records another content epoch or another
     /// baseline than the current ones.
-    func receiptIsStale() -> Bool {
+    package func receiptIsStale() -> Bool {
         guard let bytes = try? AtomicFile.read(location.receiptPath(of: store.peerID), limit: 1 << 20),
               let receipt = try? Receipt(decoding: bytes) else { return true }
         return receipt.contentEpoch != (try? store.contentEpoch()) ?? nil || receipt.baselineKnowledge != currentBaselineKnowledge()
@@ -112,7 +118,7 @@ struct Exporter {
 
     /// Rewrites this peer's receipt with its current knowledge, its content epoch and the
     /// current baseline's knowledge.
-    func writeReceipt() throws {
+    package func writeReceipt() throws {
         let receipt = Receipt(peerID: store.peerID, knowledge: store.knowledge, date: store.now, modelVersionHash: location.modelHash,
                               contentEpoch: try store.contentEpoch(), baselineKnowledge: currentBaselineKnowledge())
         let directory = location.logDirectory(of: store.peerID)

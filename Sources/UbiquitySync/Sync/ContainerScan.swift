@@ -3,24 +3,24 @@ import UbiquityCore
 /// The logs and receipts visible in a ubiquity root for one content and model. Listing reads
 /// names only; a log's size and time are asked of the file system when first needed (a sync
 /// needs them for few logs, and a container may hold thousands).
-struct ContainerScan {
-    struct LogFile {
-        let peerID: String
-        let number: Int64
-        let name: String
-        let path: String
+package struct ContainerScan {
+    package struct LogFile {
+        package let peerID: String
+        package let number: Int64
+        package let name: String
+        package let path: String
 
-        var size: Int64 { DirectoryEntry.at(path)?.size ?? 0 }
-        var modificationTime: Double { DirectoryEntry.at(path)?.modificationTime ?? 0 }
+        package var size: Int64 { DirectoryEntry.at(path)?.size ?? 0 }
+        package var modificationTime: Double { DirectoryEntry.at(path)?.modificationTime ?? 0 }
     }
 
-    var logs: [LogFile] = []
+    package var logs: [LogFile] = []
     /// `.nosync` files in the log folders (peer, file name): never travel, shown as Excluded.
-    var excluded: [(peerID: String, name: String)] = []
+    package var excluded: [(peerID: String, name: String)] = []
     /// Valid peer folders (holding this content and model or not).
-    var peers: [String] = []
+    package var peers: [String] = []
 
-    init(location: ContainerLocation) {
+    package init(location: ContainerLocation) {
         for folder in DirectoryEntry.list(location.ubiquityRoot) where folder.isDirectory && CloudNames.isValidPeerID(folder.name) {
             peers.append(folder.name)
             let directory = location.logDirectory(of: folder.name)
@@ -36,5 +36,5 @@ struct ContainerScan {
     }
 
     /// Whether `peer`'s log `number` is present.
-    func has(peer: String, number: Int64) -> Bool { logs.contains { $0.peerID == peer && $0.number == number } }
+    package func has(peer: String, number: Int64) -> Bool { logs.contains { $0.peerID == peer && $0.number == number } }
 }
