@@ -1,6 +1,6 @@
-import UbiquityPlist
 import UbiquityBase
 import UbiquityCore
+import UbiquityPlist
 import UbiquitySync
 
 /// Everything a peer needs to open its store and find its container.

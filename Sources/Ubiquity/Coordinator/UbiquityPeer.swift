@@ -1,7 +1,7 @@
 import Foundation
-import UbiquityPlist
 import UbiquityBase
 import UbiquityCore
+import UbiquityPlist
 import UbiquitySync
 
 /// One device running one app store: opens one of the device's stores (the current account's

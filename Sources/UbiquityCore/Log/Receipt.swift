@@ -1,6 +1,6 @@
 import Foundation
-import UbiquityPlist
 import UbiquityBase
+import UbiquityPlist
 
 /// A peer's receipt (`receipt.0.cdt`): the knowledge it has imported, and when. Other peers
 /// read receipts to know how far behind each peer is, and garbage collection to know what all

@@ -1,6 +1,6 @@
 import Foundation
-import UbiquityPlist
 import UbiquityBase
+import UbiquityPlist
 
 /// One local transaction of one peer, as it travels through the cloud (DESIGN §3).
 public struct TransactionLog: Sendable, Equatable {

@@ -1,6 +1,6 @@
 import Foundation
-import UbiquityPlist
 import UbiquityBase
+import UbiquityPlist
 
 // The property-list form of a transaction log, its checksum, and the checks a reader makes
 // before it trusts a log from the cloud.

@@ -1,6 +1,6 @@
 import Foundation
-import UbiquityPlist
 import UbiquityBase
+import UbiquityPlist
 
 /// Reading and writing a model as a property list, so the CLI works with any model.
 ///

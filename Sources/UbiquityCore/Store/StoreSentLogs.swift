@@ -1,4 +1,5 @@
 import UbiquityBase
+
 // This peer's logs already written into the container, kept until garbage collection deletes
 // their files, so a copy damaged in the cloud (or by a file-sync tool) can be written again;
 // then kept for the grace period as collected logs, in case a file-sync tool brings back a

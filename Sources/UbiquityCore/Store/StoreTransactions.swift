@@ -1,6 +1,6 @@
 import Foundation
-import UbiquityPlist
 import UbiquityBase
+import UbiquityPlist
 
 /// A local transaction waiting in the outbox to be written into the container.
 public struct OutboxEntry: Sendable, Equatable {

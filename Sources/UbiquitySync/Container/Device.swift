@@ -1,6 +1,6 @@
 import Foundation
-import UbiquityPlist
 import UbiquityBase
+import UbiquityPlist
 
 /// A local directory that plays one iOS device or Mac: its UUID, its user and the identity
 /// token of the iCloud account it is signed in to (none = signed out), kept in `device.plist`.

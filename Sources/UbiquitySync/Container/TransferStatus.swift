@@ -1,6 +1,6 @@
 import Foundation
-import UbiquityPlist
 import UbiquityBase
+import UbiquityPlist
 
 /// File states as Xcode's iCloud report showed them.
 public enum FileState: String, Sendable, CaseIterable {

@@ -1,9 +1,9 @@
 import Crypto
 import Foundation
-import ZIPFoundation
 import UbiquityBase
 import UbiquityCore
 import UbiquityPlist
+import ZIPFoundation
 
 /// What a baseline says about itself (`metadata.plist` inside `baseline.zip`).
 public struct BaselineMetadata: Sendable, Equatable {

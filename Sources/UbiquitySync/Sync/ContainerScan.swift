@@ -1,5 +1,6 @@
 import UbiquityBase
 import UbiquityCore
+
 /// The logs and receipts visible in a ubiquity root for one content and model. Listing reads
 /// names only; a log's size and time are asked of the file system when first needed (a sync
 /// needs them for few logs, and a container may hold thousands).

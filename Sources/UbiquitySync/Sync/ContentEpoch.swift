@@ -1,7 +1,7 @@
 import Foundation
 import UbiquityBase
-import UbiquityPlist
 import UbiquityCore
+import UbiquityPlist
 
 /// The content epoch (`.content/<ContentName>.plist`): a UUID written only when the content is
 /// removed, so running peers notice the removal. Content never removed has no epoch file.

@@ -1,7 +1,7 @@
 import Foundation
-import UbiquityPlist
 import UbiquityBase
 import UbiquityCore
+import UbiquityPlist
 
 /// Writes the outbox into the container: each pending log atomically into the peer's own
 /// folder, then marks it sent. A failure leaves the rest in the outbox for the next flush; a
