@@ -29,7 +29,7 @@ public struct ConflictRecord: Sendable, Equatable {
 
     /// The relationship and target a to-many pair's property (`relationship[target]`) names;
     /// `nil` for an attribute or a to-one relationship.
-    public static func pair(in property: String) -> (relationship: String, target: String)? {
+    package static func pair(in property: String) -> (relationship: String, target: String)? {
         guard let open = property.firstIndex(of: "["), property.hasSuffix("]") else { return nil }
         return (String(property[..<open]), String(property[property.index(after: open)..<property.index(before: property.endIndex)]))
     }
@@ -63,7 +63,7 @@ extension PersistentStore {
     }
 
     /// The largest conflict ID recorded so far (0: none).
-    public func lastConflictID() throws -> Int64 {
+    package func lastConflictID() throws -> Int64 {
         try locked {
             let statement = try database.statement("SELECT coalesce(max(id), 0) FROM Z_CONFLICTS")
             return try statement.step() ? statement.int64(0) : 0
