@@ -1,0 +1,194 @@
+import Foundation
+import UbiquityBase
+import UbiquityCore
+import UbiquityPlist
+
+/// What a baseline decision was, with its figures (logged at level 3 and shown by the CLI).
+public enum BaselineDecision: Sendable, Equatable {
+    case rolled(BaselineMetadata, reason: String)
+    case skipped(reason: String)
+
+    public var reason: String {
+        switch self {
+        case let .rolled(_, reason), let .skipped(reason): return reason
+        }
+    }
+}
+
+/// Rolls baselines, joins into the store the baselines it needs, and deletes conflict copies
+/// of `baseline.zip` that the baseline under the name holds entirely (DESIGN §6; the rule is in
+/// Docs/Lifecycle.md and its decisions in `BaselineProtocol`).
+package struct Baseliner {
+    let store: PersistentStore
+    let location: ContainerLocation
+    /// A local folder for extracting and building archives.
+    let scratchDirectory: String
+    let logger: UbiquityLogger
+
+    package init(store: PersistentStore, location: ContainerLocation, scratchDirectory: String, logger: UbiquityLogger) {
+        self.store = store
+        self.location = location
+        self.scratchDirectory = scratchDirectory
+        self.logger = logger
+    }
+
+    /// Every baseline this peer sees, checked.
+    package func catalog() -> BaselineCatalog {
+        BaselineCatalog(location: location, store: store, scratchDirectory: scratchDirectory, logger: logger)
+    }
+
+    // MARK: Joining
+
+    /// Joins every baseline the store needs (`BaselineProtocol.baselinesToJoin`): it holds a
+    /// transaction the store lacks and cannot import, or the store holds nothing yet. A baseline
+    /// whose state breaks the model is set aside (quarantined) and the others still count.
+    /// Returns the objects that changed and the metadata of the baselines joined.
+    package func joinNeeded(_ catalog: BaselineCatalog, scan: ContainerScan) throws -> (changes: ObjectChanges, joined: [BaselineMetadata]) {
+        let knowledge = store.knowledge
+        let chosen = BaselineProtocol.baselinesToJoin(knowledge: knowledge, holdsNothing: knowledge.entries.isEmpty,
+                                                      candidates: catalog.candidates, hasLog: { scan.has(peer: $0, number: $1) })
+        var changes = ObjectChanges()
+        var joined: [BaselineMetadata] = []
+        for candidate in chosen {
+            guard let entry = catalog.entries.first(where: { $0.name == candidate.name }) else { continue }
+            let work = scratchDirectory + "/join-" + UUID().uuidString
+            defer { try? FileManager.default.removeItem(atPath: work) }
+            do {
+                let stateFile = try BaselineArchive.extractStore(entry.path, metadata: entry.metadata, into: work)
+                changes.merge(try store.joinStateFile(at: stateFile, knowledge: entry.metadata.knowledge))
+                joined.append(entry.metadata)
+                logger.log(.info, "PFUbiquityBaseline", "joinBaseline", "joined \(entry.name) of \(entry.metadata.author) at \(entry.metadata.knowledge)")
+            } catch let error as StateFileError {
+                setAside(entry, reason: error.description)
+            } catch let error as BaselineError {
+                setAside(entry, reason: error.description)
+            }
+        }
+        return (changes, joined)
+    }
+
+    private func setAside(_ entry: BaselineCatalog.Entry, reason: String) {
+        let relative = location.relativeBaselinePath(entry.name)
+        logger.log(.error, "PFUbiquityBaseline", "joinBaseline", "set aside \(relative): \(reason)")
+        try? store.recordQuarantine(path: relative, size: entry.file.size, modificationTime: entry.file.modificationTime, reason: reason)
+    }
+
+    // MARK: Rolling
+
+    /// Rolls a baseline if this peer may (it holds every visible baseline and has imported every
+    /// visible log) and should (the policy's thresholds, transactions no baseline or log holds,
+    /// conflict copies the name lacks), or always when `force` is set and it may.
+    /// `scan` saves a listing of the container when the caller has a fresh one.
+    package func rollIfNeeded(policy: BaselinePolicy, force: Bool = false, scan: ContainerScan? = nil) throws -> BaselineDecision {
+        let catalog = catalog()
+        let knowledge = store.knowledge
+        let scan = scan ?? ContainerScan(location: location)
+        if let ahead = try firstUnimportedLog(scan) {
+            return skipped("this peer has not imported every visible log (\(ahead.peerID) has transaction \(ahead.number))")
+        }
+        if let unjoined = catalog.entries.first(where: { !knowledge.dominates($0.metadata.knowledge) }) {
+            return skipped("\(unjoined.name) of \(unjoined.metadata.author) holds transactions this store has not joined yet")
+        }
+        let view = catalog.view
+        let stranded = BaselineProtocol.strandedPeers(knowledge: knowledge, view: view, hasLog: { scan.has(peer: $0, number: $1) })
+        let unresolved = BaselineProtocol.unresolvedCopies(catalog.candidates)
+        if view.dominates(knowledge) && unresolved.isEmpty { return skipped("the baselines already hold everything this peer knows") }
+        let since = knowledge.entries.reduce(Int64(0)) { $0 + max(0, $1.value - view[$1.key]) }
+        let bytes = scan.logs.filter { $0.number > view[$0.peerID] }.reduce(Int64(0)) { $0 + $1.size }
+        let storeSize = store.fileSize
+        let reason: String
+        if force {
+            reason = "rolled on request (\(since) transactions since the last baseline)"
+        } else if !stranded.isEmpty {
+            reason = "no baseline or log holds transactions of \(stranded.joined(separator: ", ")) that this store holds"
+        } else if !unresolved.isEmpty {
+            reason = "conflict copies hold what the baseline under the name lacks (\(unresolved.map(\.name).joined(separator: ", ")))"
+        } else if since >= policy.transactionThreshold {
+            reason = "\(since) transactions since the last baseline (threshold \(policy.transactionThreshold))"
+        } else if bytes >= policy.minimumLogBytes && Double(bytes) >= policy.logBytesFraction * Double(storeSize) {
+            reason = "\(bytes) bytes of logs, at least \(Int(policy.logBytesFraction * 100)) % of the \(storeSize)-byte store and \(policy.minimumLogBytes) bytes"
+        } else {
+            return skipped("only \(since) of the required \(policy.transactionThreshold) transactions, and \(bytes) bytes of logs (needs \(policy.minimumLogBytes) and \(Int(policy.logBytesFraction * 100)) % of the \(storeSize)-byte store)")
+        }
+
+        let work = scratchDirectory + "/roll-" + UUID().uuidString
+        try AtomicFile.makeDirectory(work)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let stateFile = work + "/" + BaselineArchive.storeName
+        let covered = try store.writeStateFile(to: stateFile)
+        let removal = try store.contentRemoval()
+        var metadata = BaselineMetadata(
+            author: store.peerID, knowledge: covered, previousKnowledge: view, modelVersionHash: store.model.hash,
+            storeName: store.storeName, contentName: store.contentName, created: store.now,
+            storeChecksum: try BaselineArchive.sha256Hex(ofFile: stateFile),
+            modelChecksum: CanonicalEncoding.sha256Hex(of: store.model.plistValue), contentEpoch: removal?.epoch)
+        metadata.contentEpochGeneration = removal?.generation ?? 0
+        metadata.contentEpochDate = removal?.date ?? 0
+        let directory = location.baselineDirectory
+        try AtomicFile.makeDirectory(directory)
+        let temporary = directory + "/.baseline-" + UUID().uuidString + ".zip.nosync"
+        try BaselineArchive.write(metadata: metadata, model: store.model, storeFile: stateFile, to: temporary)
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        // The check and the rename happen under a lock file, so two peers on one machine (or on
+        // a file system with working locks, such as NFS) never replace a baseline blindly.
+        let lock = try? FileLock(directory: directory, name: ".lock.nosync", wait: true)
+        defer { lock?.release() }
+        let latest = self.catalog()
+        if let unjoined = latest.entries.first(where: { !covered.dominates($0.metadata.knowledge) }) {
+            return skipped("\(unjoined.name) of \(unjoined.metadata.author) arrived meanwhile with transactions this baseline lacks")
+        }
+        switch latest.atName {
+        case .absent, .unusable:
+            break
+        case let .usable(current):
+            guard BaselineProtocol.mayReplace(covered, current: current.candidate) else {
+                return skipped("the baseline under the name (\(current.metadata.author)'s) already holds everything this one would")
+            }
+        case let .otherEpoch(other):
+            let theirs = ContentEpoch.Removal(epoch: other.contentEpoch ?? "", generation: other.contentEpochGeneration, date: other.contentEpochDate)
+            guard let removal, removal.isLater(than: theirs) || other.contentEpoch == nil else {
+                return skipped("the baseline under the name belongs to a content removal this peer has not heard of yet")
+            }
+        }
+        guard rename(temporary, location.baselinePath) == 0 else {
+            let error = FileError(path: location.baselinePath, operation: "rename", errno: errno)
+            throw SyncError.containerUnwritable(path: error.path, reason: error.message)
+        }
+        logger.log(.info, "PFUbiquityBaseline", "rollBaseline", "rolled a baseline at \(covered): \(reason)")
+        return .rolled(metadata, reason: reason)
+    }
+
+    /// The first log of this content epoch above the store's knowledge that is not quarantined.
+    private func firstUnimportedLog(_ scan: ContainerScan) throws -> ContainerScan.LogFile? {
+        let knowledge = store.knowledge
+        // Leftovers of removed content are nobody's to import. A quarantined log never blocks a
+        // roll: a damaged file may stay damaged for good, and the baseline simply does not cover
+        // it; should it become whole, it imports on top.
+        let epoch = try store.contentEpoch()
+        return try scan.logs.first { log in
+            guard log.number > knowledge[log.peerID], !ContentEpoch.logBelongsToOtherEpoch(log.path, than: epoch) else { return false }
+            let relative = "\(log.peerID)/\(location.contentName)/\(location.modelHash)/\(log.name)"
+            return try !store.isQuarantined(path: relative, size: log.size, modificationTime: log.modificationTime)
+        }
+    }
+
+    private func skipped(_ reason: String) -> BaselineDecision {
+        logger.log(.verbose, "PFUbiquityBaseline", "rollBaseline", "no baseline rolled: \(reason)")
+        return .skipped(reason: reason)
+    }
+
+    // MARK: Conflict copies
+
+    /// Deletes the conflict copies of `baseline.zip` that the baseline under the name holds
+    /// entirely. Returns their names.
+    @discardableResult
+    package func deleteRedundantCopies(_ catalog: BaselineCatalog) -> [String] {
+        let redundant = BaselineProtocol.redundantCopies(catalog.candidates)
+        var deleted: [String] = []
+        for copy in redundant where unlink(location.baselineDirectory + "/" + copy.name) == 0 {
+            deleted.append(copy.name)
+            logger.log(.info, "PFUbiquityBaseline", "resolveCopies", "deleted \(copy.name): the baseline under the name holds all it holds")
+        }
+        return deleted
+    }
+}
