@@ -10,8 +10,6 @@ enum StoreMetadataKey: String {
     case contentEpoch, contentEpochGeneration, contentEpochDate
     /// "1" once an account store finished its first import: the fallback is no longer needed.
     case initialImportCompleted
-    /// The baseline files this store verified, by file signature (`StoreVerifiedBaselines`).
-    case verifiedBaselines
 }
 
 extension PersistentStore {

@@ -16,6 +16,10 @@ extension PersistentStore {
             // this one may still hold on the new file.
             try database.execute("ATTACH DATABASE \(SQLiteDatabase.quoteLiteral(path)) AS snapshot")
             defer { try? database.execute("DETACH DATABASE snapshot") }
+            // Deleted rows would otherwise stay readable in the file's free pages: this peer's
+            // outbox, history, conflicts and bookkeeping would travel in every baseline it rolls
+            // (and make two rolls of the same state differ byte for byte).
+            try database.execute("PRAGMA snapshot.secure_delete = ON")
             for table in Self.localTables { try database.execute("DELETE FROM snapshot.\(table)") }
             try database.execute("DELETE FROM snapshot.Z_META WHERE key NOT IN ('\(StoreMetadataKey.modelHash.rawValue)', '\(StoreMetadataKey.schemaVersion.rawValue)')")
             return knowledgeCache

@@ -43,6 +43,9 @@ public struct ProtocolExplorer {
     public let configuration: ProtocolModelConfiguration
     /// A bound on the states kept in memory.
     public var maxStates = 2_000_000
+    /// Depth first finds deep counterexamples sooner; breadth first gives the shortest one.
+    /// Both visit every reachable state when they complete.
+    public var depthFirst = false
 
     public init(_ configuration: ProtocolModelConfiguration) {
         self.configuration = configuration
@@ -55,7 +58,8 @@ public struct ProtocolExplorer {
         var parents: [(parent: Int, step: ModelStep?)] = [(-1, nil)]
         var index: [ModelState: Int] = [model.initialState: 0]
         var quiescent = 0, withheld = 0
-        var cursor = 0
+        // Breadth first takes from the front (`head`), depth first from the back.
+        var pending = [0], head = 0
         func result(_ violation: ProtocolViolation?, complete: Bool) -> ProtocolCheckResult {
             ProtocolCheckResult(configuration: configuration, states: states.count, quiescentStates: quiescent,
                                 withheldStates: withheld, complete: complete,
@@ -70,7 +74,9 @@ public struct ProtocolExplorer {
             }
             return steps.reversed()
         }
-        while cursor < states.count {
+        while head < pending.count {
+            let cursor: Int
+            if depthFirst { cursor = pending.removeLast() } else { cursor = pending[head]; head += 1 }
             let state = states[cursor]
             if let lost = lostTransaction(state, model) {
                 return result(ProtocolViolation(message: lost, trace: trace(to: cursor)), complete: false)
@@ -79,7 +85,6 @@ public struct ProtocolExplorer {
             if !next.contains(where: { !$0.0.isChoice }) {
                 guard !model.forcedRollWithheld(state) else {
                     withheld += 1
-                    cursor += 1
                     continue
                 }
                 quiescent += 1
@@ -90,10 +95,10 @@ public struct ProtocolExplorer {
             for (step, successor) in next where index[successor] == nil {
                 guard states.count < maxStates else { return result(nil, complete: false) }
                 index[successor] = states.count
+                pending.append(states.count)
                 states.append(successor)
                 parents.append((cursor, step))
             }
-            cursor += 1
         }
         return result(nil, complete: true)
     }

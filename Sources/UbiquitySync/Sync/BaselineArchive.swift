@@ -96,8 +96,8 @@ enum BaselineArchive {
     }
 
     /// Reads only the metadata of the baseline at `path`. A sync asks several times and the
-    /// archive is replaced only by rename, so the answer is kept while the file's size, time
-    /// and inode stay the same.
+    /// archive is replaced only by rename, so the answer is kept while the file's signature
+    /// (size, times, inode) stays the same.
     static func readMetadata(_ path: String) throws(BaselineError) -> BaselineMetadata {
         guard let file = DirectoryEntry.at(path), file.isRegularFile else { throw .unreadable("no baseline at \(path)") }
         if let known = MetadataCache.shared.lookup(path, file) { return known }
@@ -201,8 +201,7 @@ private final class MetadataCache: @unchecked Sendable {
 
     func lookup(_ path: String, _ file: DirectoryEntry) -> BaselineMetadata? {
         lock.withLock {
-            guard let entry = entries[path], entry.file.size == file.size, entry.file.modificationTime == file.modificationTime,
-                  entry.file.inode == file.inode else { return nil }
+            guard let entry = entries[path], entry.file.signature == file.signature else { return nil }
             return entry.metadata
         }
     }

@@ -44,11 +44,12 @@ package struct BaselineCatalog {
     package var entryAtName: Entry? { if case let .usable(entry) = atName { return entry } else { return nil } }
 
     /// Lists and checks the baseline folder of `location` for `store`. A baseline not checked
-    /// before (by its file signature) is extracted once into `scratchDirectory` and verified.
-    package init(location: ContainerLocation, store: PersistentStore, scratchDirectory: String, logger: UbiquityLogger) {
+    /// before (by its file signature, remembered in `verifiedList`, a file of the device's) is
+    /// extracted once into `scratchDirectory` and verified.
+    package init(location: ContainerLocation, store: PersistentStore, scratchDirectory: String, verifiedList: String, logger: UbiquityLogger) {
         let directory = location.baselineDirectory
         let epoch = try? store.contentEpoch()
-        let verified = (try? store.verifiedBaselines()) ?? []
+        let verified = Self.readVerified(verifiedList)
         var stillVerified: Set<String> = []
         for file in DirectoryEntry.list(directory) {
             let isAtName = file.name == Self.name
@@ -89,7 +90,7 @@ package struct BaselineCatalog {
                 logger.log(.verbose, "PFUbiquityBaseline", "metadata", "ignoring \(relative): it belongs to another content epoch")
                 continue
             }
-            let signature = "\(file.name)|\(file.size)|\(file.modificationTime)|\(file.inode)|\(metadata.storeChecksum)"
+            let signature = "\(file.name)|\(file.signature)|\(metadata.storeChecksum)"
             if !verified.contains(signature) {
                 let work = scratchDirectory + "/verify-" + UUID().uuidString
                 defer { try? FileManager.default.removeItem(atPath: work) }
@@ -106,7 +107,19 @@ package struct BaselineCatalog {
             entries.append(entry)
         }
         entries.sort { $0.isAtName && !$1.isAtName }
-        if stillVerified != verified { try? store.setVerifiedBaselines(stillVerified) }
+        if stillVerified != verified { Self.writeVerified(stillVerified, to: verifiedList) }
+    }
+
+    // The signatures hold the file's change time and inode: device facts, kept in a file of the
+    // device's rather than in the store (whose bytes a baseline is made from).
+    private static func readVerified(_ path: String) -> Set<String> {
+        guard let bytes = try? AtomicFile.read(path, limit: 1 << 20) else { return [] }
+        return Set(String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init))
+    }
+
+    private static func writeVerified(_ signatures: Set<String>, to path: String) {
+        try? AtomicFile.makeDirectory((path as NSString).deletingLastPathComponent)
+        try? AtomicFile.write(Array(signatures.sorted().joined(separator: "\n").utf8), to: path)
     }
 
     /// Whether `name` is a file-sync engine's conflict copy of `baseline.zip`.

@@ -34,7 +34,8 @@ package struct Baseliner {
 
     /// Every baseline this peer sees, checked.
     package func catalog() -> BaselineCatalog {
-        BaselineCatalog(location: location, store: store, scratchDirectory: scratchDirectory, logger: logger)
+        BaselineCatalog(location: location, store: store, scratchDirectory: scratchDirectory,
+                        verifiedList: scratchDirectory + "/verified-baselines", logger: logger)
     }
 
     // MARK: Joining

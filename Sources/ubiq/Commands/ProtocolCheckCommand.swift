@@ -31,6 +31,7 @@ struct ProtocolCheckCommand: ParsableCommand {
     @Option(name: .customLong("forced-rolls"), help: "Baselines rolled because the rules require it.") var forcedRolls = 2
     @Option(help: ArgumentHelp("current (BaselineProtocol) or legacy (the rules before the fix).", valueName: "rules")) var rules = "current"
     @Option(name: .customLong("max-states"), help: "Stop after this many states (the result is then incomplete).") var maxStates = 2_000_000
+    @Flag(name: .customLong("depth-first"), help: "Explore depth first: deep counterexamples sooner, not the shortest.") var depthFirst = false
 
     func run() throws {
         func numbers(_ text: String, _ name: String) throws -> [Int] {
@@ -53,6 +54,7 @@ struct ProtocolCheckCommand: ParsableCommand {
         var explorer = ProtocolExplorer(ProtocolModelConfiguration(
             placement: placement, latecomers: late, saves: saves, rolls: rolls, forcedRolls: forcedRolls, rules: rules))
         explorer.maxStates = maxStates
+        explorer.depthFirst = depthFirst
         let result = explorer.run()
         print(result.summary)
         if let violation = result.violation { print(violation) }
