@@ -142,7 +142,7 @@ struct BinaryPlistReader {
             switch marker {
             case 0x08: return .boolean(false)
             case 0x09: return .boolean(true)
-            case 0x00: throw fail("null objects are not supported (object \(index))", at: start)
+            case 0x00: return .null
             default: throw fail("unknown object marker 0x\(String(marker, radix: 16)) (object \(index))", at: start)
             }
         case 0x1:
@@ -199,7 +199,12 @@ struct BinaryPlistReader {
             onPath[index] = false
             return .dictionary(dictionary)
         case 0x8:
-            throw fail("UID objects (keyed archives) are not supported (object \(index))", at: start)
+            // A keyed archive's UID: the low nibble + 1 big-endian bytes (plistlib and
+            // CoreFoundation write 1, 2, 4 or 8; any width that fits 64 bits is read).
+            let width = Int(marker & 0x0F) + 1
+            guard width <= 8 else { throw fail("UID of \(width) bytes does not fit in 64 bits (object \(index))", at: start) }
+            try require(start + 1, UInt64(width), what: "UID", object: index)
+            return .uid(readUInt(at: start + 1, width: width))
         case 0xB, 0xC:
             throw fail("sets are not supported (object \(index))", at: start)
         default:

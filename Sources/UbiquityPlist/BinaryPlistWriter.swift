@@ -2,7 +2,7 @@
 ///
 /// One walk over the value tree assigns object numbers (pre-order, so the top object is 0)
 /// and writes each scalar leaf the first time it is seen: every string, number, boolean,
-/// date and data value appears once however often it is used, so keys repeated across
+/// date, data, UID and null value appears once however often it is used, so keys repeated across
 /// thousands of records cost one object each. Containers are never shared; they are written
 /// after the walk, when the object count and hence the reference width are known. Objects
 /// may appear in the file in any order because the offset table maps numbers to positions.
@@ -88,6 +88,8 @@ struct BinaryPlistWriter {
             let found = Self.claim(&blobs[bytes, default: -1], offsets.count)
             if found == offsets.count { _ = emit(value) }
             return found
+        case let .uid(u): return number(5, u, value)
+        case .null: return number(6, 0, value)
         }
     }
 
@@ -172,6 +174,12 @@ struct BinaryPlistWriter {
         case let .data(bytes):
             writeMarker(0x40, count: bytes.count)
             out.append(contentsOf: bytes)
+        case let .uid(u):
+            // As plistlib and CoreFoundation: 1, 2, 4 or 8 bytes.
+            let width = u <= 0xFF ? 1 : u <= 0xFFFF ? 2 : u <= 0xFFFF_FFFF ? 4 : 8
+            out.append(0x80 | UInt8(width - 1))
+            appendBigEndian(u, width: width)
+        case .null: out.append(0x00)
         case .array, .dictionary:
             preconditionFailure("containers are never scalars")
         }

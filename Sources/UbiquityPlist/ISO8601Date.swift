@@ -11,6 +11,11 @@ enum ISO8601Date {
     /// `+10000`), which only this reader accepts.
     static let clamp: Double = 1e14
 
+    /// Whether the text form holds `time` exactly: finite, within ±10^14 s, and not -0.
+    static func isExact(_ time: Double) -> Bool {
+        time.isFinite && abs(time) <= clamp && !(time == 0 && time.sign == .minus)
+    }
+
     static func format(_ time: Double) -> String {
         var out = [UInt8]()
         format(time, into: &out)

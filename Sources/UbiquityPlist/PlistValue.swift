@@ -5,6 +5,8 @@ import Foundation
 /// Integers keep the full signed and unsigned 64-bit range: values above `Int64.max` are
 /// `.unsignedInteger`, everything else is `.integer`. Dates are seconds since 1970 at full
 /// `Double` precision. Dictionaries have string keys (the only kind Apple's tools write).
+/// `uid` and `null` occur in binary plists only (keyed archives; `NSNull`): the XML writer
+/// writes a UID as CoreFoundation does and refuses null.
 public enum PlistValue: Sendable {
     case string(String)
     case integer(Int64)
@@ -16,6 +18,10 @@ public enum PlistValue: Sendable {
     case data([UInt8])
     case array([PlistValue])
     case dictionary([String: PlistValue])
+    /// A keyed archive's object reference (`CFKeyedArchiverUID`, plistlib's `UID`).
+    case uid(UInt64)
+    /// The binary format's null object (`NSNull`, plistlib's `None`).
+    case null
 }
 
 extension PlistValue: Equatable {
@@ -32,6 +38,8 @@ extension PlistValue: Equatable {
         case let (.data(a), .data(b)): return a == b
         case let (.array(a), .array(b)): return a == b
         case let (.dictionary(a), .dictionary(b)): return a == b
+        case let (.uid(a), .uid(b)): return a == b
+        case (.null, .null): return true
         default: return false
         }
     }

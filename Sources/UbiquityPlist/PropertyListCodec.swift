@@ -5,11 +5,21 @@ import Foundation
 public enum PropertyListCodec {
     /// Encodes `value`. Dictionary keys are written in UTF-8 byte order, so equal values
     /// always produce identical bytes.
-    public static func encode(_ value: PlistValue, format: PlistFormat) -> [UInt8] {
+    ///
+    /// Binary plists hold every `PlistValue`. XML cannot hold a string with a character XML
+    /// 1.0 forbids (U+0000–U+001F other than tab, line feed and carriage return; U+FFFE;
+    /// U+FFFF) or `null`: for those this throws an error that names the value's path, rather
+    /// than write something else.
+    public static func encode(_ value: PlistValue, format: PlistFormat) throws(PlistError) -> [UInt8] {
         switch format {
         case .binary: return BinaryPlistWriter.encode(value)
-        case .xml: return XMLPlistWriter.encode(value)
+        case .xml: return try XMLPlistWriter.encode(value)
         }
+    }
+
+    /// Encodes `value` as a binary plist, which holds every value and so cannot fail.
+    public static func encodeBinary(_ value: PlistValue) -> [UInt8] {
+        BinaryPlistWriter.encode(value)
     }
 
     /// Decodes a binary or XML property list (the format is sniffed), enforcing `limits`.

@@ -335,7 +335,14 @@ struct XMLPlistReader {
         case .dictionary:
             depth -= 1
             if let key = top.key { throw fail("<key>\(key)</key> has no value in <dict>") }
-            try deliver(.dictionary(top.entries))
+            // CoreFoundation's XML form of a keyed archive's UID.
+            if top.entries.count == 1, let uid = top.entries["CF$UID"], case let .integer(i) = uid, i >= 0 {
+                try deliver(.uid(UInt64(i)))
+            } else if top.entries.count == 1, case let .unsignedInteger(u)? = top.entries["CF$UID"] {
+                try deliver(.uid(u))
+            } else {
+                try deliver(.dictionary(top.entries))
+            }
         }
     }
 
@@ -377,24 +384,60 @@ struct XMLPlistReader {
             return try integer(Self.trimmed(raw))
         case .real:
             let t = Self.trimmed(raw)
-            guard !t.isEmpty, let d = Double(String(decoding: t, as: UTF8.self)) else {
-                throw fail("malformed <real> \"\(String(decoding: t.prefix(40), as: UTF8.self))\"")
+            guard let d = Self.real(t) else {
+                throw fail("malformed <real> \"\(String(decoding: t.prefix(40), as: UTF8.self))\" (expected a decimal number, nan, inf or infinity)", element: "real")
             }
             return .real(d)
         case .date:
             let t = Self.trimmed(raw)
             guard let seconds = ISO8601Date.parse(t) else {
-                throw fail("malformed <date> \"\(String(decoding: t.prefix(40), as: UTF8.self))\" (expected YYYY-MM-DDTHH:MM:SS[.fff]Z)")
+                throw fail("malformed <date> \"\(String(decoding: t.prefix(40), as: UTF8.self))\" (expected YYYY-MM-DDTHH:MM:SS[.fff]Z)", element: "date")
             }
             return .date(seconds)
         case .data:
-            guard let bytes = Base64.decode(raw) else { throw fail("malformed base64 in <data>") }
+            guard let bytes = Base64.decode(raw) else { throw fail("malformed base64 in <data>", element: "data") }
             return .data(bytes)
         }
     }
 
-    /// Decimal with an optional sign, or hexadecimal after `0x`; the whole signed and
-    /// unsigned 64-bit range.
+    /// The text of a `<real>`, in the grammar CoreFoundation and plistlib both accept: an
+    /// optional sign, digits with an optional point (`5.`, `.5`), an optional exponent; or,
+    /// in any case, `nan`, `inf`, `infinity` (the latter two with an optional sign). Swift's
+    /// `Double(String)` alone would also take hexadecimal (`0x10`) and `nan(…)`, which both
+    /// reject. Surrounding whitespace was trimmed (plistlib accepts it, Foundation not).
+    static func real(_ t: UnsafeBufferPointer<UInt8>) -> Double? {
+        var i = 0
+        let n = t.count
+        var negative = false
+        if i < n, t[i] == UInt8(ascii: "+") || t[i] == UInt8(ascii: "-") {
+            negative = t[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        let word = String(decoding: UnsafeBufferPointer(rebasing: t[i...]), as: UTF8.self).lowercased()
+        if word == "inf" || word == "infinity" { return negative ? -.infinity : .infinity }
+        if word == "nan" { return i == 0 ? .nan : nil }  // a signed nan: both readers differ; refused
+        func digits() -> Int {
+            let start = i
+            while i < n, t[i] >= 0x30, t[i] <= 0x39 { i += 1 }
+            return i - start
+        }
+        var mantissa = digits()
+        if i < n, t[i] == UInt8(ascii: ".") {
+            i += 1
+            mantissa += digits()
+        }
+        guard mantissa > 0 else { return nil }
+        if i < n, t[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            if i < n, t[i] == UInt8(ascii: "+") || t[i] == UInt8(ascii: "-") { i += 1 }
+            guard digits() > 0 else { return nil }
+        }
+        guard i == n else { return nil }
+        return Double(String(decoding: t, as: UTF8.self))
+    }
+
+    /// Decimal with an optional sign, or hexadecimal after `0x` (with an optional sign, as
+    /// Foundation reads it); the whole signed and unsigned 64-bit range.
     private func integer(_ t: UnsafeBufferPointer<UInt8>) throws(PlistError) -> PlistValue {
         var i = 0
         var negative = false
@@ -407,7 +450,7 @@ struct XMLPlistReader {
             radix = 16
             i += 2
         }
-        guard i < t.count else { throw fail("empty or malformed <integer>") }
+        guard i < t.count else { throw fail("empty or malformed <integer>", element: "integer") }
         var magnitude: UInt64 = 0
         while i < t.count {
             let c = t[i]
@@ -416,16 +459,16 @@ struct XMLPlistReader {
             case 0x30 ... 0x39: digit = UInt64(c - 0x30)
             case 0x61 ... 0x66 where radix == 16: digit = UInt64(c - 0x61 + 10)
             case 0x41 ... 0x46 where radix == 16: digit = UInt64(c - 0x41 + 10)
-            default: throw fail("malformed <integer> \"\(String(decoding: t.prefix(40), as: UTF8.self))\"")
+            default: throw fail("malformed <integer> \"\(String(decoding: t.prefix(40), as: UTF8.self))\"", element: "integer")
             }
             let (shifted, o1) = magnitude.multipliedReportingOverflow(by: radix)
             let (sum, o2) = shifted.addingReportingOverflow(digit)
-            if o1 || o2 { throw fail("integer out of range") }
+            if o1 || o2 { throw fail("integer out of range", element: "integer") }
             magnitude = sum
             i += 1
         }
         if negative {
-            if magnitude > UInt64(Int64.max) + 1 { throw fail("integer out of range") }
+            if magnitude > UInt64(Int64.max) + 1 { throw fail("integer out of range", element: "integer") }
             return .integer(magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude))
         }
         return magnitude <= UInt64(Int64.max) ? .integer(Int64(magnitude)) : .unsignedInteger(magnitude)

@@ -50,6 +50,8 @@ enum LogSizeBenchmarks {
         case let .boolean(b): return b
         case let .date(d): return Date(timeIntervalSince1970: d)
         case let .data(d): return Data(d)
+        case let .uid(u): return u  // logs hold no UIDs or nulls
+        case .null: return NSNull()
         case let .array(a): return a.map(foundationObject)
         case let .dictionary(d): return d.mapValues(foundationObject)
         }
@@ -86,6 +88,8 @@ private struct CodablePlist: Encodable {
             case let .boolean(b): try container.encode(b)
             case let .date(d): try container.encode(Date(timeIntervalSince1970: d))
             case let .data(d): try container.encode(Data(d))
+            case let .uid(u): try container.encode(u)  // logs hold no UIDs or nulls
+            case .null: try container.encodeNil()
             case .array, .dictionary: break
             }
         }

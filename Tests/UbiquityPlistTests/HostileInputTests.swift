@@ -71,7 +71,7 @@ func expectError(_ bytes: [UInt8], limits: PlistLimits = .default, sourceLocatio
     }
 
     @Test func truncatedFiles() {
-        let bytes = PropertyListCodec.encode(Samples.everything, format: .binary)
+        let bytes = PropertyListCodec.encodeBinary(Samples.everything)
         for length in [0, 5, 8, 20, 40, bytes.count / 2, bytes.count - 1] {
             #expect(expectError(Array(bytes.prefix(length))) != nil, "length \(length)")
         }
@@ -112,8 +112,8 @@ func expectError(_ bytes: [UInt8], limits: PlistLimits = .default, sourceLocatio
         #expect(expectError(file.bytes)?.message.contains("limit") == true)
     }
 
-    @Test func sizeAndObjectLimits() {
-        let bytes = PropertyListCodec.encode(Samples.records(50), format: .binary)
+    @Test func sizeAndObjectLimits() throws {
+        let bytes = try PropertyListCodec.encode(Samples.records(50), format: .binary)
         #expect(expectError(bytes, limits: PlistLimits(maxBytes: 100)) != nil)
         #expect(expectError(bytes, limits: PlistLimits(maxObjects: 100)) != nil)
         // format dict > inserted array > record dict > values dict: four levels.
@@ -211,8 +211,8 @@ func expectError(_ bytes: [UInt8], limits: PlistLimits = .default, sourceLocatio
         #expect(expectError(Array(external.utf8)) != nil)
     }
 
-    @Test func sizeAndObjectLimits() {
-        let bytes = PropertyListCodec.encode(Samples.records(50), format: .xml)
+    @Test func sizeAndObjectLimits() throws {
+        let bytes = try PropertyListCodec.encode(Samples.records(50), format: .xml)
         #expect(expectError(bytes, limits: PlistLimits(maxBytes: 100)) != nil)
         #expect(expectError(bytes, limits: PlistLimits(maxObjects: 100)) != nil)
     }

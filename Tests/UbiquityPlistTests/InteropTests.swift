@@ -26,6 +26,7 @@ let interopSample: PlistValue = .dictionary([
         case let .boolean(b): return b
         case let .date(t): return Date(timeIntervalSince1970: t)
         case let .data(bytes): return Data(bytes)
+        case .uid, .null: preconditionFailure("the interop samples hold no UIDs or nulls")
         case let .array(a): return a.map(foundationObject)
         case let .dictionary(d): return d.mapValues(foundationObject)
         }
@@ -48,6 +49,7 @@ let interopSample: PlistValue = .dictionary([
         case let .date(t):
             return (actual as? Date)?.timeIntervalSince1970 == t ? nil : "\(path): \(actual) != \(t)"
         case let .data(bytes): return actual as? Data == Data(bytes) ? nil : "\(path): data differs"
+        case .uid, .null: return "\(path): the interop samples hold no UIDs or nulls"
         case let .array(a):
             guard let b = actual as? [Any], a.count == b.count else { return "\(path): array differs" }
             for i in a.indices { if let m = matches(a[i], b[i], path: "\(path)[\(i)]") { return m } }
@@ -67,7 +69,7 @@ let interopSample: PlistValue = .dictionary([
         var sample = interopSample.dictionaryValue!
         sample["unsigned"] = .unsignedInteger(.max)
         if format == .binary { sample["fractionalDate"] = .date(1_700_000_000.123_456) }
-        let bytes = PropertyListCodec.encode(.dictionary(sample), format: format)
+        let bytes = try PropertyListCodec.encode(.dictionary(sample), format: format)
         let object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
         let mismatch = Self.matches(.dictionary(sample), object)
         #expect(mismatch == nil)
@@ -88,7 +90,7 @@ let interopSample: PlistValue = .dictionary([
     static let wide = PlistValue.array((0 ..< 70_000).map { .integer(Int64($0) * 1_000_003) })
 
     @Test func foundationReadsThreeByteReferencesAndOffsets() throws {
-        let bytes = PropertyListCodec.encode(Self.wide, format: .binary)
+        let bytes = PropertyListCodec.encodeBinary(Self.wide)
         #expect(bytes[bytes.count - 26] == 3 && bytes[bytes.count - 25] == 3, "offset and reference widths")
         let object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
         #expect(Self.matches(Self.wide, object) == nil)
@@ -96,7 +98,7 @@ let interopSample: PlistValue = .dictionary([
 
     @Test func binaryOutputIsNoLargerThanFoundations() throws {
         let value = Samples.records(500)
-        let ours = PropertyListCodec.encode(value, format: .binary)
+        let ours = PropertyListCodec.encodeBinary(value)
         let theirs = try PropertyListSerialization.data(fromPropertyList: Self.foundationObject(value), format: .binary, options: 0)
         #expect(ours.count <= theirs.count, "ours \(ours.count) vs Foundation \(theirs.count)")
     }
@@ -144,6 +146,8 @@ let interopSample: PlistValue = .dictionary([
         case let .string(s): return "s" + hex(s.utf8)
         case let .data(bytes): return "b" + hex(bytes)
         case let .date(t): return "d\(Int64((t * 1_000_000).rounded()))"
+        case let .uid(u): return "u\(u)"
+        case .null: return "n"
         }
     }
 

@@ -17,10 +17,10 @@ import Testing
     }()
 
     @Test(arguments: PlistFormat.allCases)
-    func randomCorruptions(format: PlistFormat) {
+    func randomCorruptions(format: PlistFormat) throws {
         let seed = SeededGenerator.seedFromEnvironment(default: format == .binary ? 0xB1_0001 : 0x0C_0001)
         var rng = SeededGenerator(seed: seed)
-        let valid = PropertyListCodec.encode(Self.original, format: format)
+        let valid = try PropertyListCodec.encode(Self.original, format: format)
         var outcomes = (errors: 0, values: 0)
         for iteration in 0 ..< 3000 {
             var bytes = valid

@@ -34,6 +34,10 @@ package enum CanonicalEncoding {
             bytes.append(UInt8(ascii: "d")); appendNumber(d.bitPattern, to: &bytes)
         case let .data(d):
             bytes.append(UInt8(ascii: "b")); appendNumber(UInt64(d.count), to: &bytes); bytes.append(contentsOf: d)
+        case let .uid(u):
+            bytes.append(UInt8(ascii: "U")); appendNumber(u, to: &bytes)
+        case .null:
+            bytes.append(UInt8(ascii: "n"))
         case let .array(a):
             bytes.append(UInt8(ascii: "a")); appendNumber(UInt64(a.count), to: &bytes)
             for element in a { append(element, to: &bytes) }

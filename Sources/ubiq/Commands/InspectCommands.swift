@@ -87,7 +87,7 @@ struct LogsShowCommand: ParsableCommand {
         do { bytes = try AtomicFile.read(path, limit: 64 << 20) } catch { throw CLIError("cannot read \(file): \(error.message)") }
         let log = try TransactionLog(decoding: bytes, model: configuration.model)
         if plist != nil {
-            Console.outBytes(PropertyListCodec.encode(log.plistValue, format: .xml))
+            Console.outBytes(try PropertyListCodec.encode(log.plistValue, format: .xml))
         } else {
             Console.out(json ? log.jsonValue.text() : log.text)
         }
