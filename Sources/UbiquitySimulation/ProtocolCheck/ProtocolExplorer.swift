@@ -103,6 +103,45 @@ public struct ProtocolExplorer {
         return result(nil, complete: true)
     }
 
+    /// Random walks instead of every interleaving, for configurations too large to exhaust:
+    /// `walks` runs from the start, each step a successor drawn from `seed`, until quiescent.
+    /// Finds deep counterexamples cheaply; proves nothing when it finds none.
+    public func walk(walks: Int, seed: UInt64) -> ProtocolCheckResult {
+        let start = Date()
+        let model = ProtocolModel(configuration)
+        var random = SeededGenerator(seed: seed)
+        var visited = 0, quiescent = 0, withheld = 0
+        for walk in 0..<walks {
+            var state = model.initialState
+            var trace: [String] = []
+            while true {
+                visited += 1
+                if let lost = lostTransaction(state, model) {
+                    return ProtocolCheckResult(configuration: configuration, states: visited, quiescentStates: quiescent, withheldStates: withheld,
+                                               complete: false, violation: ProtocolViolation(message: "walk \(walk): " + lost, trace: trace),
+                                               seconds: Date().timeIntervalSince(start))
+                }
+                let next = model.successors(of: state)
+                if !next.contains(where: { !$0.0.isChoice }) {
+                    if model.forcedRollWithheld(state) { withheld += 1; break }
+                    quiescent += 1
+                    if let failure = convergenceFailure(state, model) {
+                        return ProtocolCheckResult(configuration: configuration, states: visited, quiescentStates: quiescent, withheldStates: withheld,
+                                                   complete: false, violation: ProtocolViolation(message: "walk \(walk): " + failure, trace: trace),
+                                                   seconds: Date().timeIntervalSince(start))
+                    }
+                    // Only choices remain: stop here half the time, else make one.
+                    if next.isEmpty || Bool.random(using: &random) { break }
+                }
+                let (step, successor) = next.randomElement(using: &random)!
+                trace.append(step.description)
+                state = successor
+            }
+        }
+        return ProtocolCheckResult(configuration: configuration, states: visited, quiescentStates: quiescent, withheldStates: withheld,
+                                   complete: false, violation: nil, seconds: Date().timeIntervalSince(start))
+    }
+
     /// A saved transaction that nothing holds any more: no store, no log and no baseline on any
     /// machine or on its way to one.
     private func lostTransaction(_ state: ModelState, _ model: ProtocolModel) -> String? {

@@ -31,6 +31,9 @@ struct ProtocolCheckCommand: ParsableCommand {
     @Option(name: .customLong("forced-rolls"), help: "Baselines rolled because the rules require it.") var forcedRolls = 2
     @Option(help: ArgumentHelp("current (BaselineProtocol) or legacy (the rules before the fix).", valueName: "rules")) var rules = "current"
     @Option(name: .customLong("max-states"), help: "Stop after this many states (the result is then incomplete).") var maxStates = 2_000_000
+    @Option(help: ArgumentHelp("Random walks instead of every interleaving (for larger configurations; proves nothing when it finds nothing).", valueName: "n"))
+    var walks: Int?
+    @Option(help: "The seed of the random walks.") var seed: UInt64 = 1
     @Flag(name: .customLong("depth-first"), help: "Explore depth first: deep counterexamples sooner, not the shortest.") var depthFirst = false
 
     func run() throws {
@@ -55,7 +58,7 @@ struct ProtocolCheckCommand: ParsableCommand {
             placement: placement, latecomers: late, saves: saves, rolls: rolls, forcedRolls: forcedRolls, rules: rules))
         explorer.maxStates = maxStates
         explorer.depthFirst = depthFirst
-        let result = explorer.run()
+        let result = walks.map { explorer.walk(walks: $0, seed: seed) } ?? explorer.run()
         print(result.summary)
         if let violation = result.violation { print(violation) }
         if !result.passed { throw ExitCode(1) }
