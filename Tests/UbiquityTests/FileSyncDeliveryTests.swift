@@ -404,8 +404,9 @@ struct FileSyncDeliveryTests {
     }
 
     /// Two machines apart each roll a baseline and collect their logs under it (nobody else is
-    /// known there). The sync tool keeps one baseline under the name; the other machine's peer
-    /// starts from it and first writes again, from its copies, the logs it lacks: nothing is lost.
+    /// known there). The sync tool keeps one baseline under the name and the other as a conflict
+    /// copy; a peer joins the one it needs, keeps what it holds, and rolls a baseline holding
+    /// both, after which the copy goes: nothing is lost, nothing is written again.
     @Test func baselinesRolledAndCollectedWhileApartLoseNothing() throws {
         let machines = try TestMachines(2)
         let left = try machines.peer("left", on: 0), right = try machines.peer("right", on: 1)
@@ -423,8 +424,12 @@ struct FileSyncDeliveryTests {
         #expect(left.baselineMetadata?.author == right.peerID)
 
         let healed = try left.sync()
-        #expect(healed.repaired == [1, 2, 3], "the logs the kept baseline lacks, written again")
+        #expect(healed.repaired.isEmpty, "a join keeps what the store holds: nothing to write again")
         #expect(healed.adoptedBaseline == right.peerID)
+        guard case let .rolled(metadata, reason)? = healed.baseline else { Issue.record("no roll: \(String(describing: healed.baseline))"); return }
+        #expect(reason.contains("conflict copies hold what the baseline under the name lacks"), "\(reason)")
+        #expect(metadata.knowledge[left.peerID] == 3 && metadata.knowledge[right.peerID] == 2)
+        #expect(left.baselines.all.count == 1, "the copy, held entirely by the new baseline, is deleted")
         #expect(try noteKeys(left) == ["l1", "l2", "l3", "r1", "r2"])
         for round in 0..<2 {
             machines.settle(seed: UInt64(round + 1))
@@ -441,9 +446,9 @@ struct FileSyncDeliveryTests {
     }
 
     /// Two machines roll baselines while apart; the sync tool keeps the older one under the
-    /// name (it was written later) after the newer one's logs were collected. The next sync of a
-    /// peer that knows everything replaces it — even while the collecting author stays away — so
-    /// a newcomer is never stranded.
+    /// name (it was written later) after the newer one's logs were collected, and the newer one
+    /// as a conflict copy. A newcomer reads both; the next sync of a peer that knows everything
+    /// replaces them by one — even while the collecting author stays away — and deletes the copy.
     @Test func aBaselineTheSyncToolKeptOverANewerOneIsReplaced() throws {
         let machines = try TestMachines(2)
         let author = try machines.peer("author", on: 0), witness = try machines.peer("witness", on: 0)
@@ -468,7 +473,7 @@ struct FileSyncDeliveryTests {
 
         let healed = try witness.sync()   // the author stays away
         guard case let .rolled(_, reason)? = healed.baseline else { Issue.record("no roll: \(String(describing: healed.baseline))"); return }
-        #expect(reason.contains("lacks transactions whose logs are gone"), "\(reason)")
+        #expect(reason.contains("conflict copies hold what the baseline under the name lacks"), "\(reason)")
         machines.settle()
         let newcomer = try machines.peer("newcomer", on: 1)
         _ = try newcomer.sync()
@@ -476,8 +481,8 @@ struct FileSyncDeliveryTests {
         #expect(try newcomer.dumpText() == witness.dumpText())
         #expect(try author.sync().repaired.isEmpty, "the new baseline holds the author's collected logs: nothing to write again")
         #expect(try author.dumpText() == witness.dumpText())
-        #expect(try Doctor.examine(newcomer).contains { $0.kind == .conflictCopy && $0.message.hasPrefix(".baseline/") },
-                "the losing baseline is kept as a copy, never read")
         #expect(machines.engine.conflictCopiesMade >= 1)
+        #expect(newcomer.baselines.all.count == 1, "the copy is gone once a baseline holding it took the name")
+        #expect(try !Doctor.examine(newcomer).contains { $0.kind == .conflictCopy && $0.message.hasPrefix(".baseline/") })
     }
 }

@@ -9,8 +9,17 @@ extension UbiquityPeer {
         Baseliner(store: store, location: location, scratchDirectory: localDirectory + "/container/staging", logger: logger)
     }
 
-    /// The current baseline's metadata, or `nil` when there is none (or it is unreadable).
-    public var baselineMetadata: BaselineMetadata? { location.flatMap { makeBaseliner($0).currentMetadata() } }
+    /// The metadata of the baseline under the name (`baseline.zip`), or `nil` when there is none
+    /// this store can use (absent, damaged, or of another content epoch).
+    public var baselineMetadata: BaselineMetadata? { location.flatMap { makeBaseliner($0).catalog().entryAtName?.metadata } }
+
+    /// Every baseline this peer can use — the one under the name and the conflict copies a
+    /// file-sync engine made of it — and what they hold together (its view).
+    public var baselines: (all: [BaselineMetadata], view: KnowledgeVector) {
+        guard let location else { return ([], KnowledgeVector()) }
+        let catalog = makeBaseliner(location).catalog()
+        return (catalog.entries.map(\.metadata), catalog.view)
+    }
 
     /// Rolls a baseline now if this peer may (it has imported every visible log); with
     /// `force` regardless of the policy's thresholds.
@@ -25,9 +34,9 @@ extension UbiquityPeer {
     public func collectGarbage(policy: BaselinePolicy? = nil, now: Date? = nil) -> GarbageReport {
         guard let location else { return GarbageReport(note: "signed out: nothing in the cloud") }
         return syncLock.withLock {
-            let baseliner = makeBaseliner(location)
             return GarbageCollector(store: store, location: location, logger: logger)
-                .collect(baseline: baseliner.currentMetadata(), policy: policy ?? configuration.baselinePolicy ?? .apple, now: now ?? configuration.clock.now)
+                .collect(view: makeBaseliner(location).catalog().view, policy: policy ?? configuration.baselinePolicy ?? .apple,
+                         now: now ?? configuration.clock.now)
         }
     }
 

@@ -100,7 +100,7 @@ public final class UbiquityPeer: @unchecked Sendable {
             }
         }
         let highest = ownLogs().map(\.number).max() ?? 0
-        let floor = max(highest, makeBaseliner(location).currentMetadata()?.knowledge[peerID] ?? 0)
+        let floor = max(highest, makeBaseliner(location).catalog().view[peerID])
         guard floor > store.knowledge[peerID] else { return }
         logger.log(.warning, "PFUbiquitySetupAssistant", "catchUp", "the store knows transaction \(store.knowledge[peerID]) of this peer but the container holds \(floor): catching up before any save")
         _ = try sync()
@@ -108,7 +108,7 @@ public final class UbiquityPeer: @unchecked Sendable {
         // later save may take their number (importers skip the damaged copy).
         let quarantined = Set(try store.quarantined().map { ($0.path as NSString).lastPathComponent })
         let missing = ownLogs().filter { !quarantined.contains($0.name) }
-        if !missing.isEmpty || store.knowledge[peerID] < (makeBaseliner(location).currentMetadata()?.knowledge[peerID] ?? 0) {
+        if !missing.isEmpty || store.knowledge[peerID] < makeBaseliner(location).catalog().view[peerID] {
             throw PeerError.unusableCloud("this peer's own logs up to \(floor) cannot all be imported (knowledge stops at \(store.knowledge[peerID])); saving now would reuse transaction numbers — run 'ubiq doctor' or repair the container")
         }
         if store.knowledge[peerID] < floor {
@@ -165,7 +165,8 @@ public final class UbiquityPeer: @unchecked Sendable {
             let importer = Importer(store: store, location: location, quarantineDirectory: localDirectory + "/container/quarantine", logger: logger)
             let report = try importer.importAvailable(batchSize: batchSize) { events.post(.didImport($0)) }
             let exporter = Exporter(store: store, location: location, logger: logger)
-            if !report.applied.isEmpty || exporter.receiptIsStale() { try? exporter.writeReceipt() }
+            let view = makeBaseliner(location).catalog().view
+            if !report.applied.isEmpty || exporter.receiptIsStale(baselineView: view) { try? exporter.writeReceipt(baselineView: view) }
             return report
         }
         return report
@@ -191,22 +192,18 @@ public final class UbiquityPeer: @unchecked Sendable {
         }
         do {
             summary.exported = try exportPending()
-            summary.repaired = try syncLock.withLock {
-                let exporter = Exporter(store: store, location: location, logger: logger)
-                return try exporter.repairSentLogs() + exporter.restoreCollectedLogs(baseline: makeBaseliner(location).currentMetadata())
-            }
+            summary.repaired = try syncLock.withLock { try Exporter(store: store, location: location, logger: logger).repairSentLogs() }
         } catch let error as SyncError {
             summary.exportError = error.description
         }
+        // Join the baselines this store needs (it lacks something they hold and cannot import it):
+        // a join never takes away what the store holds, so its unsent saves need not leave first.
         let baseliner = makeBaseliner(location)
-        var adopted = ObjectChanges()
-        if let baseline = baseliner.currentMetadata(), try store.pendingOutbox().isEmpty, baseliner.mustAdopt(baseline) {
-            adopted = try syncLock.withLock { try baseliner.adopt(baseline, format: configuration.logFormat) }
-            summary.adoptedBaseline = baseline.author
+        let joined = try syncLock.withLock { try baseliner.joinNeeded(baseliner.catalog(), scan: ContainerScan(location: location)) }
+        let adopted = joined.changes
+        if let first = joined.joined.first {
+            summary.adoptedBaseline = first.author
             if !adopted.isEmpty { events.post(.didImport(adopted)) }
-            // What the store kept beyond the baseline was saved again: it leaves now, not next sync.
-            if try !store.pendingOutbox().isEmpty { summary.exported += (try? exportPending()) ?? 0 }
-            try? Exporter(store: store, location: location, logger: logger).writeReceipt()
         }
         let conflictsBefore = try store.lastConflictID()
         summary.imported = try importAvailable(batchSize: importBatchSize)
@@ -230,8 +227,10 @@ public final class UbiquityPeer: @unchecked Sendable {
             let scan = ContainerScan(location: location)
             summary.baseline = try? syncLock.withLock { try baseliner.rollIfNeeded(policy: policy, scan: scan) }
             summary.garbage = syncLock.withLock {
-                GarbageCollector(store: store, location: location, logger: logger)
-                    .collect(baseline: baseliner.currentMetadata(), policy: policy, now: configuration.clock.now, scan: scan)
+                let catalog = baseliner.catalog()
+                baseliner.deleteRedundantCopies(catalog)
+                return GarbageCollector(store: store, location: location, logger: logger)
+                    .collect(view: catalog.view, policy: policy, now: configuration.clock.now, scan: scan)
             }
         }
         summary.outboxPending = try store.pendingOutbox().count

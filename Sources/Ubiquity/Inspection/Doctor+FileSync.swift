@@ -40,7 +40,7 @@ extension Doctor {
                 repair = "run one machine per device ('ubiq device init' makes a new one), then delete the copy; it is never imported"
             case .baseline:
                 why = "two machines rolled a baseline before seeing each other's"
-                repair = "nothing to do: the copy is never read, and the next roll replaces the baseline; delete the copy when you like"
+                repair = "nothing to do: every peer reads the copy like the baseline and joins what it needs of it; a peer that holds both rolls one baseline holding all, and the copy is deleted — never delete it by hand before that"
             case .contentEpoch:
                 why = "two machines removed the content at once; every peer follows the removal kept under the name, and the copy is never read"
                 repair = "nothing to do: delete the copy when you like (the next content removal deletes it)"

@@ -107,7 +107,7 @@ public enum Doctor {
 
         // Garbage collection held back.
         let garbage = GarbageCollector(store: peer.store, location: location, logger: .silent)
-            .collect(baseline: peer.baselineMetadata, policy: peer.configuration.baselinePolicy ?? .apple, now: now, dryRun: true)
+            .collect(view: peer.baselines.view, policy: peer.configuration.baselinePolicy ?? .apple, now: now, dryRun: true)
         for (blocker, number) in garbage.blockingPeers.sorted(by: { $0.key < $1.key }) {
             findings.append(DoctorFinding(kind: .blockedGarbageCollection,
                 message: "peer \(blocker)'s receipt (at \(number) of this peer) holds back the deletion of logs the baseline covers",
@@ -144,7 +144,7 @@ public enum Doctor {
             && findings.contains(where: { $0.kind == .staleTemporaryFile && $0.message.contains(file.name) }) {
             if unlink(location.logDirectory(of: peer.peerID) + "/" + file.name) == 0 { done.append("deleted \(file.name)") }
         }
-        if (try? Exporter(store: peer.store, location: location, logger: .silent).writeReceipt()) != nil { done.append("rewrote this peer's receipt") }
+        if (try? Exporter(store: peer.store, location: location, logger: .silent).writeReceipt(baselineView: peer.baselines.view)) != nil { done.append("rewrote this peer's receipt") }
         return done
     }
 }

@@ -15,6 +15,14 @@ public struct DirectoryEntry: Sendable, Equatable {
     /// The inode: an atomic rewrite (temporary file + rename) changes it even when size and
     /// time look the same, so a file-sync daemon can tell a file was replaced.
     public let inode: UInt64
+    /// When the file's inode last changed (seconds since 1970): set by the kernel on every write,
+    /// rename or change of metadata, and never settable by a program, so unlike the modification
+    /// time (which file-sync tools copy and which simulated clocks set) it tells any change.
+    public let changeTime: Double
+
+    /// Size, modification time, inode and change time together: equal signatures mean the same,
+    /// unchanged file (any write, rename or replacement changes one of them).
+    public var signature: String { "\(size):\(modificationTime):\(inode):\(changeTime)" }
 
     /// The entries of `path` (without `.` and `..`), sorted by name; empty if it does not exist.
     public static func list(_ path: String) -> [DirectoryEntry] {
@@ -51,5 +59,6 @@ public struct DirectoryEntry: Sendable, Equatable {
         size = Int64(info.st_size)
         modificationTime = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
         inode = UInt64(info.st_ino)
+        changeTime = Double(info.st_ctim.tv_sec) + Double(info.st_ctim.tv_nsec) / 1e9
     }
 }

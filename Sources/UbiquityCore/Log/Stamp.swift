@@ -33,6 +33,16 @@ public struct Stamp: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     public var date: Date { Date(timeIntervalSince1970: Double(wallMilliseconds) / 1000) }
+
+    /// How far ahead of this machine's clock a stamp from the cloud may be, in seconds (a day).
+    /// A log or baseline stamped further ahead is treated as damaged: adopting its stamp would
+    /// drag this peer's clock, and every stamp it writes after, toward the largest a stamp can hold.
+    public static let maximumLead: Double = 86_400
+    /// The largest parts a stamp's text can hold (16 and 8 digits).
+    static let largestWallMilliseconds: Int64 = 9_999_999_999_999_999, largestCounter: Int64 = 99_999_999
+
+    /// Whether this stamp lies more than `maximumLead` ahead of `now` (seconds since 1970).
+    public func isTooFarAhead(of now: Double) -> Bool { Double(wallMilliseconds) > (now + Self.maximumLead) * 1000 }
 }
 
 /// The hybrid logical clock of one peer: `tick` for a local transaction, `observe` for a
@@ -50,7 +60,11 @@ struct HybridLogicalClock {
         let physical = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
         let stamp: Stamp
         if let last, last.wallMilliseconds >= physical {
-            stamp = Stamp(wallMilliseconds: last.wallMilliseconds, counter: last.counter + 1, peerID: peerID)
+            // The counter has 8 digits: past them, the next millisecond, so every stamp this
+            // clock makes can be read back.
+            stamp = last.counter < Stamp.largestCounter
+                ? Stamp(wallMilliseconds: last.wallMilliseconds, counter: last.counter + 1, peerID: peerID)
+                : Stamp(wallMilliseconds: min(last.wallMilliseconds + 1, Stamp.largestWallMilliseconds), counter: 0, peerID: peerID)
         } else {
             stamp = Stamp(wallMilliseconds: physical, counter: 0, peerID: peerID)
         }

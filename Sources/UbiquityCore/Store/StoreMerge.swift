@@ -290,7 +290,7 @@ extension PersistentStore {
         }
     }
 
-    private func insertConflict(id: GlobalID, property: String, kind: String,
+    func insertConflict(id: GlobalID, property: String, kind: String,
                                 winner: (SQLiteValue, Stamp, Int64), loser: (SQLiteValue, Stamp, Int64)) throws {
         try database.run("""
             INSERT INTO Z_CONFLICTS (gid, property, kind, winner_value, loser_value, winner_stamp, loser_stamp,

@@ -8,11 +8,15 @@ struct FileTree {
         let size: Int64
         let modified: Double
         let inode: UInt64
+        /// The kernel's change time: a file deleted and another written in its place may get the
+        /// inode back, with the same size and (simulated) modification time, but never this.
+        let changed: Double
 
         init(_ entry: DirectoryEntry) {
             size = entry.size
             modified = entry.modificationTime
             inode = entry.inode
+            changed = entry.changeTime
         }
     }
 

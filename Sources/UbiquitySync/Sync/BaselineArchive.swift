@@ -22,6 +22,11 @@ public struct BaselineMetadata: Sendable, Equatable {
     public var modelChecksum: String
     /// The content epoch of the state (`nil`: content never removed).
     public var contentEpoch: String?
+    /// The removal that made that epoch: its generation and date (0 for content never removed,
+    /// and in baselines written before these fields), so a roll never replaces a baseline of a
+    /// later removal than its author's.
+    public var contentEpochGeneration: Int64 = 0
+    public var contentEpochDate: Double = 0
 
     var plistValue: PlistValue {
         var fields: [String: PlistValue] = [
@@ -30,7 +35,11 @@ public struct BaselineMetadata: Sendable, Equatable {
             "storeName": .string(storeName), "contentName": .string(contentName), "created": .real(created),
             "storeChecksum": .string(storeChecksum), "modelChecksum": .string(modelChecksum),
         ]
-        if let contentEpoch { fields["contentEpoch"] = .string(contentEpoch) }
+        if let contentEpoch {
+            fields["contentEpoch"] = .string(contentEpoch)
+            fields["contentEpochGeneration"] = .integer(contentEpochGeneration)
+            fields["contentEpochDate"] = .real(contentEpochDate)
+        }
         return .dictionary(fields)
     }
 
@@ -47,6 +56,8 @@ public struct BaselineMetadata: Sendable, Equatable {
                   contentName: try string("contentName"), created: plist["created"]?.doubleValue ?? 0,
                   storeChecksum: try string("storeChecksum"), modelChecksum: try string("modelChecksum"),
                   contentEpoch: plist["contentEpoch"]?.stringValue)
+        contentEpochGeneration = plist["contentEpochGeneration"]?.int64Value ?? 0
+        contentEpochDate = plist["contentEpochDate"]?.doubleValue ?? 0
     }
 
     init(author: String, knowledge: KnowledgeVector, previousKnowledge: KnowledgeVector, modelVersionHash: String,
@@ -85,8 +96,8 @@ enum BaselineArchive {
     }
 
     /// Reads only the metadata of the baseline at `path`. A sync asks several times and the
-    /// archive is replaced only by rename, so the answer is kept while the file's size, time
-    /// and inode stay the same.
+    /// archive is replaced only by rename, so the answer is kept while the file's signature
+    /// (size, times, inode) stays the same.
     static func readMetadata(_ path: String) throws(BaselineError) -> BaselineMetadata {
         guard let file = DirectoryEntry.at(path), file.isRegularFile else { throw .unreadable("no baseline at \(path)") }
         if let known = MetadataCache.shared.lookup(path, file) { return known }
@@ -100,7 +111,11 @@ enum BaselineArchive {
             let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
             guard let entry = archive[metadataName] else { throw BaselineError.unreadable("no metadata.plist in the archive") }
             var bytes: [UInt8] = []
-            _ = try archive.extract(entry) { bytes.append(contentsOf: $0) }
+            _ = try archive.extract(entry) { chunk in
+                // A zip entry may inflate to far more than it takes: never hold more than the bound.
+                guard bytes.count + chunk.count <= maximumMetadataBytes else { throw BaselineError.unreadable("metadata.plist inflates to more than \(maximumMetadataBytes) bytes") }
+                bytes.append(contentsOf: chunk)
+            }
             return try BaselineMetadata(plist: try PlistSeam.decode(bytes))
         } catch let error as BaselineError {
             throw error
@@ -109,7 +124,13 @@ enum BaselineArchive {
         }
     }
 
-    /// Extracts the store file into `directory` and verifies it against the metadata.
+    /// The most `metadata.plist` may inflate to.
+    static let maximumMetadataBytes = 1 << 20
+    /// The most `store.sqlite` may inflate to (a zip bomb is refused, not written out).
+    static let maximumStoreBytes: Int64 = 16 << 30
+
+    /// Extracts the store file into `directory`, verifying it against the metadata's checksum
+    /// as it streams (never more than the bound).
     static func extractStore(_ path: String, metadata: BaselineMetadata, into directory: String) throws(BaselineError) -> String {
         let target = directory + "/" + storeName
         do {
@@ -117,14 +138,27 @@ enum BaselineArchive {
             try AtomicFile.makeDirectory(directory)
             let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
             guard let entry = archive[storeName] else { throw BaselineError.unreadable("no store.sqlite in the archive") }
-            _ = try archive.extract(entry, to: URL(fileURLWithPath: target))
+            guard FileManager.default.createFile(atPath: target, contents: nil), let output = FileHandle(forWritingAtPath: target) else {
+                throw BaselineError.unreadable("cannot write \(target)")
+            }
+            defer { try? output.close() }
+            var hasher = SHA256()
+            var written: Int64 = 0
+            _ = try archive.extract(entry) { chunk in
+                written += Int64(chunk.count)
+                guard written <= maximumStoreBytes else { throw BaselineError.unreadable("store.sqlite inflates to more than \(maximumStoreBytes) bytes") }
+                hasher.update(data: chunk)
+                try output.write(contentsOf: chunk)
+            }
+            guard hasher.finalize().map({ String(format: "%02x", $0) }).joined() == metadata.storeChecksum else {
+                throw BaselineError.unreadable("store.sqlite does not match its checksum")
+            }
         } catch let error as BaselineError {
+            try? FileManager.default.removeItem(atPath: target)
             throw error
         } catch {
+            try? FileManager.default.removeItem(atPath: target)
             throw .unreadable("\(error)")
-        }
-        guard (try? sha256Hex(ofFile: target)) == metadata.storeChecksum else {
-            throw .unreadable("store.sqlite does not match its checksum")
         }
         return target
     }
@@ -167,8 +201,7 @@ private final class MetadataCache: @unchecked Sendable {
 
     func lookup(_ path: String, _ file: DirectoryEntry) -> BaselineMetadata? {
         lock.withLock {
-            guard let entry = entries[path], entry.file.size == file.size, entry.file.modificationTime == file.modificationTime,
-                  entry.file.inode == file.inode else { return nil }
+            guard let entry = entries[path], entry.file.signature == file.signature else { return nil }
             return entry.metadata
         }
     }

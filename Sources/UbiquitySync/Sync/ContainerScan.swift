@@ -20,6 +20,8 @@ package struct ContainerScan {
     package var excluded: [(peerID: String, name: String)] = []
     /// Valid peer folders (holding this content and model or not).
     package var peers: [String] = []
+    /// The transaction numbers present, by peer.
+    private var numbers: [String: Set<Int64>] = [:]
 
     package init(location: ContainerLocation) {
         for folder in DirectoryEntry.list(location.ubiquityRoot) where folder.isDirectory && CloudNames.isValidPeerID(folder.name) {
@@ -32,10 +34,11 @@ package struct ContainerScan {
                 }
                 guard let number = TransactionLog.transactionNumber(inFileName: name) else { continue }
                 logs.append(LogFile(peerID: folder.name, number: number, name: name, path: directory + "/" + name))
+                numbers[folder.name, default: []].insert(number)
             }
         }
     }
 
     /// Whether `peer`'s log `number` is present.
-    package func has(peer: String, number: Int64) -> Bool { logs.contains { $0.peerID == peer && $0.number == number } }
+    package func has(peer: String, number: Int64) -> Bool { numbers[peer]?.contains(number) ?? false }
 }

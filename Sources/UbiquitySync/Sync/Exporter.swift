@@ -1,7 +1,7 @@
 import Foundation
+import UbiquityPlist
 import UbiquityBase
 import UbiquityCore
-import UbiquityPlist
 
 /// Writes the outbox into the container: each pending log atomically into the peer's own
 /// folder, then marks it sent. A failure leaves the rest in the outbox for the next flush; a
@@ -70,40 +70,13 @@ package struct Exporter {
         return repaired
     }
 
-    /// Writes again each of this peer's logs that garbage collection deleted and the current
-    /// `baseline` lacks: a file-sync tool kept, under the baseline's name, a concurrent baseline
-    /// rolled elsewhere (two machines rolled and collected while apart), or one of removed
-    /// content (`baseline` is then `nil`: none of this content's). Peers that start from it
-    /// would never get those transactions otherwise; this peer starts from it too and imports its
-    /// own logs again. Returns the transaction numbers written.
-    package func restoreCollectedLogs(baseline: BaselineMetadata?) throws -> [Int64] {
-        let covered = baseline?.knowledge[store.peerID] ?? 0
-        let directory = location.logDirectory(of: store.peerID)
-        let present = Set(DirectoryEntry.names(directory))
-        var restored: [Int64] = []
-        for log in try store.collectedLogs() where log.number > covered && !present.contains(log.file) {
-            guard let bytes = try store.collectedBytes(log.number) else { continue }
-            let path = directory + "/" + log.file
-            try writeAgain(bytes, to: path, in: directory)
-            if let file = DirectoryEntry.at(path) { try store.restoreCollected(log.number, file: file) }
-            let why = baseline.map { "the current baseline (\($0.author)'s, at \(covered) of this peer) lacks it" } ?? "no baseline of this content holds it"
-            logger.log(.error, "PFUbiquityTransactionLogExporter", "restoreLog:", "transaction \(log.number) was collected, and \(why): written again from this peer's copy")
-            restored.append(log.number)
-        }
-        return restored
-    }
-
-    /// The knowledge of the baseline this peer sees as current, as its receipt records it.
-    func currentBaselineKnowledge() -> KnowledgeVector {
-        (try? BaselineMetadata.current(at: location, for: store))?.knowledge ?? KnowledgeVector()
-    }
-
     /// Whether this peer's receipt is missing, or records another content epoch or another
-    /// baseline than the current ones.
-    package func receiptIsStale() -> Bool {
+    /// view of the baselines (`baselineView`: what the baselines it sees hold together).
+    package func receiptIsStale(baselineView: KnowledgeVector) -> Bool {
         guard let bytes = try? AtomicFile.read(location.receiptPath(of: store.peerID), limit: 1 << 20),
               let receipt = try? Receipt(decoding: bytes) else { return true }
-        return receipt.contentEpoch != (try? store.contentEpoch()) ?? nil || receipt.baselineKnowledge != currentBaselineKnowledge()
+        return receipt.contentEpoch != (try? store.contentEpoch()) ?? nil || receipt.baselineKnowledge != baselineView
+            || receipt.knowledge != store.knowledge
     }
 
     /// Writes a log again from this peer's copy, stamped with its export time as `flush` does.
@@ -116,11 +89,12 @@ package struct Exporter {
         }
     }
 
-    /// Rewrites this peer's receipt with its current knowledge, its content epoch and the
-    /// current baseline's knowledge.
-    package func writeReceipt() throws {
+    /// Rewrites this peer's receipt with its current knowledge, its content epoch and what the
+    /// baselines it sees hold together (`baselineView`). Both only ever grow, so other peers'
+    /// garbage collection may trust what the receipt says (Docs/Lifecycle.md, "The rule").
+    package func writeReceipt(baselineView: KnowledgeVector) throws {
         let receipt = Receipt(peerID: store.peerID, knowledge: store.knowledge, date: store.now, modelVersionHash: location.modelHash,
-                              contentEpoch: try store.contentEpoch(), baselineKnowledge: currentBaselineKnowledge())
+                              contentEpoch: try store.contentEpoch(), baselineKnowledge: baselineView)
         let directory = location.logDirectory(of: store.peerID)
         do {
             try AtomicFile.makeDirectory(directory)

@@ -1,0 +1,138 @@
+import Foundation
+import UbiquityBase
+import UbiquityCore
+
+/// The baseline files one peer sees for its content and model: `baseline.zip` and every
+/// conflict copy a file-sync engine made of it (two machines rolled before seeing each other's
+/// baseline). Every one of them counts (Docs/Lifecycle.md, "The rule"): a store joins what it
+/// needs of each, and what they hold together is this peer's view. Only a baseline of this
+/// store's model and content epoch whose state matches its checksum counts; a damaged one is
+/// set aside (quarantined until it changes) and reported, never trusted.
+package struct BaselineCatalog {
+    package struct Entry {
+        package let name: String
+        package let path: String
+        package let isAtName: Bool
+        package let metadata: BaselineMetadata
+        package let file: DirectoryEntry
+
+        package var candidate: BaselineCandidate { BaselineCandidate(name: name, isAtName: isAtName, knowledge: metadata.knowledge) }
+    }
+
+    /// What lies under the name, for the replace rule of a roll.
+    package enum NameState {
+        case absent
+        case usable(Entry)
+        /// A readable baseline of another content epoch (removed content, or a removal this
+        /// store has not heard of yet).
+        case otherEpoch(BaselineMetadata)
+        /// A file that cannot be used: damaged, or not a baseline at all.
+        case unusable(String)
+    }
+
+    static let name = "baseline.zip"
+
+    /// The usable baselines, the one under the name first.
+    package private(set) var entries: [Entry] = []
+    package private(set) var atName: NameState = .absent
+    /// Baseline files set aside in this listing, with the reason (also quarantined).
+    package private(set) var setAside: [(name: String, reason: String)] = []
+
+    package var candidates: [BaselineCandidate] { entries.map(\.candidate) }
+    /// What the usable baselines hold together.
+    package var view: KnowledgeVector { BaselineProtocol.view(of: candidates) }
+    package var entryAtName: Entry? { if case let .usable(entry) = atName { return entry } else { return nil } }
+
+    /// Lists and checks the baseline folder of `location` for `store`. A baseline not checked
+    /// before (by its file signature, remembered in `verifiedList`, a file of the device's) is
+    /// extracted once into `scratchDirectory` and verified.
+    package init(location: ContainerLocation, store: PersistentStore, scratchDirectory: String, verifiedList: String, logger: UbiquityLogger) {
+        let directory = location.baselineDirectory
+        let epoch = try? store.contentEpoch()
+        let verified = Self.readVerified(verifiedList)
+        var stillVerified: Set<String> = []
+        for file in DirectoryEntry.list(directory) {
+            let isAtName = file.name == Self.name
+            guard isAtName || Self.isConflictCopy(file.name) else { continue }
+            let relative = location.relativeBaselinePath(file.name)
+            func reject(_ reason: String, quarantine: Bool) {
+                if isAtName { atName = .unusable(reason) }
+                setAside.append((file.name, reason))
+                guard quarantine else { return }
+                if (try? store.isQuarantined(path: relative, size: file.size, modificationTime: file.modificationTime)) != true {
+                    logger.log(.error, "PFUbiquityBaseline", "verify", "set aside \(relative): \(reason)")
+                    try? store.recordQuarantine(path: relative, size: file.size, modificationTime: file.modificationTime, reason: reason)
+                }
+            }
+            guard file.isRegularFile else {
+                reject("not a regular file", quarantine: false)
+                continue
+            }
+            if (try? store.isQuarantined(path: relative, size: file.size, modificationTime: file.modificationTime)) == true {
+                reject("quarantined until it changes", quarantine: false)
+                continue
+            }
+            let path = directory + "/" + file.name
+            let metadata: BaselineMetadata
+            do {
+                metadata = try BaselineArchive.readMetadata(path)
+            } catch {
+                reject(error.description, quarantine: true)
+                continue
+            }
+            guard metadata.modelVersionHash == store.model.hash else {
+                reject("it is for another model (\(metadata.modelVersionHash))", quarantine: true)
+                continue
+            }
+            guard metadata.contentEpoch == epoch else {
+                // Removed content's (or a removal not heard of yet): not this content, not damaged.
+                if isAtName { atName = .otherEpoch(metadata) }
+                logger.log(.verbose, "PFUbiquityBaseline", "metadata", "ignoring \(relative): it belongs to another content epoch")
+                continue
+            }
+            let signature = "\(file.name)|\(file.signature)|\(metadata.storeChecksum)"
+            if !verified.contains(signature) {
+                let work = scratchDirectory + "/verify-" + UUID().uuidString
+                defer { try? FileManager.default.removeItem(atPath: work) }
+                do {
+                    _ = try BaselineArchive.extractStore(path, metadata: metadata, into: work)
+                } catch {
+                    reject(error.description, quarantine: true)
+                    continue
+                }
+            }
+            stillVerified.insert(signature)
+            let entry = Entry(name: file.name, path: path, isAtName: isAtName, metadata: metadata, file: file)
+            if isAtName { atName = .usable(entry) }
+            entries.append(entry)
+        }
+        entries.sort { $0.isAtName && !$1.isAtName }
+        if stillVerified != verified { Self.writeVerified(stillVerified, to: verifiedList) }
+    }
+
+    // The signatures hold the file's change time and inode: device facts, kept in a file of the
+    // device's rather than in the store (whose bytes a baseline is made from).
+    private static func readVerified(_ path: String) -> Set<String> {
+        guard let bytes = try? AtomicFile.read(path, limit: 1 << 20) else { return [] }
+        return Set(String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init))
+    }
+
+    private static func writeVerified(_ signatures: Set<String>, to path: String) {
+        try? AtomicFile.makeDirectory((path as NSString).deletingLastPathComponent)
+        try? AtomicFile.write(Array(signatures.sorted().joined(separator: "\n").utf8), to: path)
+    }
+
+    /// Whether `name` is a file-sync engine's conflict copy of `baseline.zip`.
+    static func isConflictCopy(_ name: String) -> Bool {
+        if case let .conflictCopy(original, _)? = SyncArtifact.classify(name) { return original == Self.name }
+        return false
+    }
+}
+
+extension ContainerLocation {
+    /// The folder of this content's and model's baselines: `baseline.zip` and its conflict copies.
+    package var baselineDirectory: String { (baselinePath as NSString).deletingLastPathComponent }
+
+    /// A file in the baseline folder, relative to the ubiquity root (as quarantine records name files).
+    package func relativeBaselinePath(_ name: String) -> String { ".baseline/\(contentName)/\(modelHash)/\(name)" }
+}

@@ -1,0 +1,127 @@
+import UbiquityCore
+
+/// A baseline file as the protocol sees it: where it lies and which transactions it holds.
+package struct BaselineCandidate: Sendable, Equatable {
+    /// The file's name in the baseline folder: `baseline.zip`, or a file-sync engine's
+    /// conflict copy of it.
+    package let name: String
+    /// Whether it lies under the name (`baseline.zip`) rather than being a conflict copy.
+    package let isAtName: Bool
+    /// The transactions its state holds.
+    package let knowledge: KnowledgeVector
+
+    package init(name: String, isAtName: Bool, knowledge: KnowledgeVector) {
+        self.name = name
+        self.isAtName = isAtName
+        self.knowledge = knowledge
+    }
+}
+
+/// What a peer knows of another peer from its receipt: what it has applied, and what the
+/// baselines it sees hold.
+package struct ReceiptView: Sendable, Equatable {
+    package let knowledge: KnowledgeVector
+    package let baselineView: KnowledgeVector
+
+    package init(knowledge: KnowledgeVector, baselineView: KnowledgeVector) {
+        self.knowledge = knowledge
+        self.baselineView = baselineView
+    }
+}
+
+/// The decisions of the baseline protocol (DESIGN §6, Docs/Lifecycle.md "The rule"), as pure
+/// functions of what one peer sees on its machine. The sync engine and the exhaustive protocol
+/// check (`ProtocolModel` in UbiquitySimulation) both call these, so the check verifies the
+/// rules the engine runs.
+///
+/// The rule, in short: a store's knowledge and the baselines it sees only ever grow. A store
+/// never replaces its state by a baseline; it *joins* every baseline it needs (the merge state
+/// is a join-semilattice: slots by stamp, tombstones by union), and it reads every baseline file
+/// it sees, conflict copies included. Receipts therefore report facts that stay true, and a
+/// log deleted on the strength of them is never needed again.
+package enum BaselineProtocol {
+    /// Everything the visible baselines hold together.
+    package static func view(of candidates: [BaselineCandidate]) -> KnowledgeVector {
+        var view = KnowledgeVector()
+        for candidate in candidates { view.formMaximum(candidate.knowledge) }
+        return view
+    }
+
+    /// The baselines a store joins: each that holds a transaction the store lacks whose log,
+    /// or a log between it and what the store knows of that peer, is not in the container (the
+    /// store could never import it). A store that holds nothing joins every baseline it lacks:
+    /// one archive is cheaper than every log.
+    package static func baselinesToJoin(knowledge: KnowledgeVector, holdsNothing: Bool, candidates: [BaselineCandidate],
+                                        hasLog: (String, Int64) -> Bool) -> [BaselineCandidate] {
+        var knowledge = knowledge
+        var chosen: [BaselineCandidate] = []
+        // The largest first: after it, the others often hold nothing new.
+        for candidate in candidates.sorted(by: Self.isLarger) where !knowledge.dominates(candidate.knowledge) {
+            let needed = holdsNothing || candidate.knowledge.entries.contains { peer, number in
+                knowledge[peer] < number && ((knowledge[peer] + 1)...number).contains { !hasLog(peer, $0) }
+            }
+            guard needed else { continue }
+            chosen.append(candidate)
+            knowledge.formMaximum(candidate.knowledge)
+        }
+        return chosen
+    }
+
+    /// Whether a peer may roll a baseline: it holds everything every visible baseline holds and
+    /// has imported every visible log, so what it writes holds everything anyone can see here.
+    package static func mayRoll(knowledge: KnowledgeVector, candidates: [BaselineCandidate], hasUnimportedLog: Bool) -> Bool {
+        !hasUnimportedLog && candidates.allSatisfy { knowledge.dominates($0.knowledge) }
+    }
+
+    /// Whether a baseline holding `knowledge` may replace the file at the name (asked again
+    /// under the baseline lock, just before the rename): only one it holds entirely.
+    package static func mayReplace(_ knowledge: KnowledgeVector, current: BaselineCandidate?) -> Bool {
+        guard let current else { return true }
+        return knowledge.dominates(current.knowledge) && knowledge != current.knowledge
+    }
+
+    /// Peers with transactions the store holds that neither a visible baseline nor the visible
+    /// logs hold (a conflict copy was lost, a baseline damaged): a roll is due at once, whatever
+    /// the thresholds, so nobody who joins later lacks them.
+    package static func strandedPeers(knowledge: KnowledgeVector, view: KnowledgeVector, hasLog: (String, Int64) -> Bool) -> [String] {
+        knowledge.entries.keys.sorted().filter { peer in
+            knowledge[peer] > view[peer] && ((view[peer] + 1)...knowledge[peer]).contains { !hasLog(peer, $0) }
+        }
+    }
+
+    /// Conflict copies that hold something the baseline at the name lacks: a roll by a peer
+    /// that joined them resolves them (its baseline holds them all).
+    package static func unresolvedCopies(_ candidates: [BaselineCandidate]) -> [BaselineCandidate] {
+        let atName = candidates.first { $0.isAtName }?.knowledge
+        return candidates.filter { !$0.isAtName && !(atName?.dominates($0.knowledge) ?? false) }
+    }
+
+    /// Conflict copies that may be deleted: the baseline at the name holds all they hold. (Only
+    /// the name counts: two copies that hold the same could otherwise each be deleted on the
+    /// strength of the other, on two machines at once.)
+    package static func redundantCopies(_ candidates: [BaselineCandidate]) -> [BaselineCandidate] {
+        guard let atName = candidates.first(where: { $0.isAtName })?.knowledge else { return [] }
+        return candidates.filter { !$0.isAtName && atName.dominates($0.knowledge) }
+    }
+
+    /// Whether `author` may delete its own log `number`: a visible baseline holds it, and every
+    /// other peer whose folder is visible has applied it and sees a baseline holding it — or
+    /// the log is older than the grace period (a peer gone for good must not block collection
+    /// forever; a baseline still holds the transaction).
+    package static func mayCollect(author: String, number: Int64, view: KnowledgeVector, receipts: [ReceiptView],
+                                   peersWithoutReceipt: Int, olderThanGracePeriod: Bool) -> Bool {
+        guard view[author] >= number else { return false }
+        if olderThanGracePeriod { return true }
+        return peersWithoutReceipt == 0
+            && receipts.allSatisfy { min($0.knowledge[author], $0.baselineView[author]) >= number }
+    }
+
+    /// A total order on baselines, the same on every machine: more transactions first, then the
+    /// knowledge's text, then the file name.
+    static func isLarger(_ a: BaselineCandidate, _ b: BaselineCandidate) -> Bool {
+        let (sa, sb) = (a.knowledge.entries.values.reduce(0, +), b.knowledge.entries.values.reduce(0, +))
+        if sa != sb { return sa > sb }
+        if a.knowledge.description != b.knowledge.description { return a.knowledge.description < b.knowledge.description }
+        return a.name < b.name
+    }
+}
