@@ -30,15 +30,38 @@ let package = Package(
             name: "UbiquityPlist",
             dependencies: ["CLibXML2"]
         ),
+        // The library is four targets, each seeing only those below it, so a back-edge does not
+        // compile (Docs/Architecture.md): Base ← Core ← Sync ← Ubiquity.
         .target(
-            name: "Ubiquity",
+            name: "UbiquityBase",
             dependencies: [
+                "UbiquityPlist",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "UbiquityCore",
+            dependencies: [
+                "UbiquityBase",
+                "UbiquityPlist",
                 "CSQLite",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "UbiquitySync",
+            dependencies: [
+                "UbiquityCore",
+                "UbiquityBase",
                 "UbiquityPlist",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-                .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .target(
+            name: "Ubiquity",
+            dependencies: ["UbiquitySync", "UbiquityCore", "UbiquityBase", "UbiquityPlist"]
         ),
         .executableTarget(
             name: "ubiq",
@@ -63,7 +86,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityTests",
-            dependencies: ["Ubiquity", "UbiquitySimulation", "ubiq"]
+            dependencies: ["Ubiquity", "UbiquityCore", "UbiquitySync", "UbiquitySimulation", "ubiq"]
         ),
     ]
 )

@@ -137,11 +137,11 @@ struct AccountTests {
         for peer in [a, b, judge] { #expect(try peer.store.snapshot(of: id)?.values["title"] == .string("resolved by the judge")) }
 
         // Now restore, on a, a loser from its history: it wins everywhere.
-        let loser = try #require(try a.store.conflicts().last { $0.property == "title" && $0.loserValue == .string("from a") || $0.loserValue == .string("from b") })
+        let loser = try #require(try a.store.conflicts().last { $0.property == "title" && $0.loserValue == .attribute(.string("from a")) || $0.loserValue == .attribute(.string("from b")) })
         let restored = loser.loserValue
         try a.restoreLoser(ofConflict: loser.id)
         for _ in 0..<2 { for peer in [a, b, judge] { _ = try peer.sync() } }
-        for peer in [a, b, judge] { #expect(try peer.store.snapshot(of: id)?.values["title"]?.map(\.jsonValue) == restored) }
+        for peer in [a, b, judge] { #expect(try peer.store.snapshot(of: id)?.values["title"].map { ConflictValue.attribute($0) } == restored) }
         #expect(try a.mergeStateText() == judge.mergeStateText())
     }
 

@@ -64,7 +64,7 @@ struct ConflictOrderTests {
             let winner = edits.max { $0.stamp < $1.stamp }!
             let titleConflicts = try store.conflicts().filter { $0.object == note.id && $0.property == "title" }
             for edit in edits where edit.stamp != winner.stamp {
-                let value = JSONValue.string(edit.updated[0].values["title"]!!.stringValue!)
+                let value = ConflictValue.attribute(edit.updated[0].values["title"]!)
                 #expect(titleConflicts.contains { $0.loserValue == value && $0.loserStamp == edit.stamp.description },
                         "order \(order.map(\.peerID)): the loser \(value) is recorded")
             }

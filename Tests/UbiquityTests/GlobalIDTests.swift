@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+@testable import UbiquityCore
 
 @Suite("Global IDs, stamps and knowledge vectors")
 struct GlobalIDTests {

@@ -139,7 +139,7 @@ struct MergePolicyTests {
         #expect {
             try scene.context.save()
         } throws: { error in
-            guard case let .mergeConflicts(conflicts)? = error as? StoreError, let conflict = conflicts.first else { return false }
+            guard let conflicts = (error as? MergeConflictsError)?.conflicts, let conflict = conflicts.first else { return false }
             let expectedKind: MergeConflict.Kind = kind == .deleteVersusUpdate ? .deletedInContext : (kind == .updateVersusDelete ? .deletedInStore : .updated)
             return conflicts.count == 1 && conflict.object == scene.note && conflict.kind == expectedKind
                 && conflict.snapshot["title"] == .some(.string("read"))
@@ -175,7 +175,7 @@ struct MergePolicyTests {
         a["title"] = .string("from first")
         try first.save()
         b["body"] = .string("from second")
-        #expect(throws: StoreError.self) { try second.save() }
+        #expect(throws: MergeConflictsError.self) { try second.save() }
         second.mergePolicy = .propertyObjectTrump
         try second.save()
         let saved = try #require(try peer.store.snapshot(of: note.id))

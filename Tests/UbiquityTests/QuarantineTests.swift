@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import UbiquityPlist
 @testable import Ubiquity
+@testable import UbiquityCore
 
 @Suite("Bad files in the cloud are quarantined and never stop the import of the rest")
 struct QuarantineTests {

@@ -161,7 +161,7 @@ struct RelationshipSyncTests {
         for peer in peers {
             #expect(try peer.store.snapshot(of: note.id) == nil)
             let losers = try peer.store.conflicts().filter { $0.kind == .delete && $0.property == "title" }
-            #expect(losers.contains { $0.loserValue == .string("edited while deleted elsewhere") })
+            #expect(losers.contains { $0.loserValue == .attribute(.string("edited while deleted elsewhere")) })
         }
         #expect(try peers[0].mergeStateText() == peers[1].mergeStateText())
     }

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+@testable import UbiquityCore
+@testable import UbiquitySync
 
 /// Stores and baselines written with schema version 1 (each slot's stamp as text, with its
 /// writer's number) are upgraded to version 2 (a reference to `Z_WRITERS`) and keep converging.
@@ -72,7 +74,7 @@ struct SchemaUpgradeTests {
 
         let upgraded = try cloud.peer("b", policy: nil)
         #expect(try upgraded.mergeStateText() == before, "the same stamps and writers, now by reference")
-        #expect(try upgraded.store.meta("schemaVersion") == String(StoreSchema.version))
+        #expect(try upgraded.store.meta(.schemaVersion) == String(StoreSchema.version))
         let index = try upgraded.store.locked { try upgraded.store.database.statement("SELECT sql FROM sqlite_master WHERE name = 'I_Note_folder'").rows { $0.string(0) ?? "" } }
         #expect(index.first?.hasSuffix("WHERE \"r_folder\" IS NOT NULL") == true, "the to-one index skips rows without a target: \(index)")
         // Concurrent edits of the same title: the merge reads the upgraded writers' stamps.

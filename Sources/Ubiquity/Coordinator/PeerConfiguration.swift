@@ -1,4 +1,7 @@
+import UbiquityBase
+import UbiquityCore
 import UbiquityPlist
+import UbiquitySync
 
 /// Everything a peer needs to open its store and find its container.
 public struct PeerConfiguration: Sendable {

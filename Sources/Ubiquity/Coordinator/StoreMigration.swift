@@ -1,4 +1,7 @@
 import Foundation
+import UbiquityBase
+import UbiquityCore
+import UbiquityPlist
 
 /// What a migration between stores did.
 public struct MigrationReport: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import UbiquityCore
+
 /// Which of a device's stores a peer works on.
 public enum StoreKind: String, Sendable, Equatable, Codable {
     /// The store of the signed-in account; syncs through the cloud.

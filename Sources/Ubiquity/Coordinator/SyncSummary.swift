@@ -1,4 +1,7 @@
 import Foundation
+import UbiquityBase
+import UbiquityCore
+import UbiquitySync
 
 /// What a peer tells its subscribers.
 public enum PeerEvent: Sendable, Equatable {

@@ -1,4 +1,7 @@
 import Foundation
+import UbiquityBase
+import UbiquityCore
+import UbiquitySync
 
 /// Which store a coordinator put the app on, and why.
 public struct StoreChoice: Sendable, Equatable {
@@ -99,7 +102,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         }
         // A fallback left behind (a crash before its handover) still holds saves to migrate.
         let fallbackLeft = FileManager.default.fileExists(atPath: UbiquityPeer.storePath(localDirectory: directory, kind: .fallback, storeName: configuration.storeName))
-        if Self.initialImportCompleted(at: accountPath) && !fallbackLeft {
+        if PersistentStore.initialImportCompleted(atPath: accountPath) && !fallbackLeft {
             let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
             let choice = try install(account, reason: "the account store of '\(device.identityToken ?? "")' (its initial import completed earlier)", transition: transition)
             logger.log(.error, "PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 0")
@@ -136,13 +139,6 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             lock.withLock { currentDevice = fresh }
             try openStore(for: fresh, transition: transition)
         }
-    }
-
-    private static func initialImportCompleted(at path: String) -> Bool {
-        guard FileManager.default.fileExists(atPath: path),
-              let database = try? SQLiteDatabase(path: path, readOnly: true),
-              let statement = try? database.statement("SELECT value FROM Z_META WHERE key = 'initialImportCompleted'") else { return false }
-        return (try? statement.step()) == true && statement.string(0) == "1"
     }
 
     private func install(_ peer: UbiquityPeer, reason: String, transition: StoreTransition?) throws -> StoreChoice {
@@ -272,10 +268,4 @@ extension UbiquitousStoreCoordinator {
             events.post(.storesDidChange(.contentRemoved, now: .account))
         }
     }
-}
-
-extension PersistentStore {
-    func markInitialImportCompleted() throws { try locked { try setMeta("initialImportCompleted", "1") } }
-
-    func initialImportCompleted() throws -> Bool { try locked { try meta("initialImportCompleted") == "1" } }
 }

@@ -1,4 +1,7 @@
 import Foundation
+import UbiquityBase
+import UbiquityCore
+import UbiquitySync
 
 // Baselines, garbage collection and content removal for one peer (DESIGN §5–§6).
 extension UbiquityPeer {
@@ -103,26 +106,5 @@ extension UbiquityPeer {
             }
         }
         logger.log(.error, "PFUbiquitySetupAssistant", "contentRemoved", "the content was removed by another peer: continuing on an empty store")
-    }
-}
-
-extension PersistentStore {
-    func contentEpoch() throws -> String? { try locked { try meta("contentEpoch") } }
-
-    /// The removal this store is in (its epoch and date); `nil` when it knows none.
-    func contentRemoval() throws -> ContentEpoch.Removal? {
-        try locked {
-            guard let epoch = try meta("contentEpoch") else { return nil }
-            return ContentEpoch.Removal(epoch: epoch, generation: try meta("contentEpochGeneration").flatMap(Int64.init) ?? 0,
-                                        date: try meta("contentEpochDate").flatMap(Double.init) ?? 0)
-        }
-    }
-
-    func setContentEpoch(_ removal: ContentEpoch.Removal) throws {
-        try locked {
-            try setMeta("contentEpoch", removal.epoch)
-            try setMeta("contentEpochGeneration", String(removal.generation))
-            try setMeta("contentEpochDate", String(removal.date))
-        }
     }
 }

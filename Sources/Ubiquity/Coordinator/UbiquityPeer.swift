@@ -1,5 +1,8 @@
 import Foundation
+import UbiquityBase
+import UbiquityCore
 import UbiquityPlist
+import UbiquitySync
 
 /// One device running one app store: opens one of the device's stores (the current account's
 /// by default), exports each save and imports other peers' logs. Opened on its own, it owns the

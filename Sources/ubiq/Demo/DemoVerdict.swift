@@ -24,7 +24,7 @@ struct DemoVerdict {
         let winner = try scenario.a.title(of: scenario.packing)
         if let winner, titles.contains(winner) {
             let loser = titles.first { $0 != winner }!
-            let recorded = conflicts.contains { $0.object == scenario.packing && $0.property == "title" && $0.loserValue == .string(loser) }
+            let recorded = conflicts.contains { $0.object == scenario.packing && $0.property == "title" && $0.loserValue == .attribute(.string(loser)) }
             if !recorded { problems.append("the losing title \"\(loser)\" is not in the conflict history") }
         } else {
             problems.append("the packing list's title is \(winner.map { "\"\($0)\"" } ?? "gone"), neither edit")

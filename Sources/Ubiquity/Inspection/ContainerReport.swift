@@ -1,0 +1,154 @@
+import Foundation
+import UbiquityBase
+import UbiquityCore
+import UbiquitySync
+
+/// One peer seen in the container.
+public struct PeerSummary: Sendable {
+    public let peerID: String
+    public let logCount: Int
+    public let logBytes: Int64
+    /// Its highest transaction number present in the container.
+    public let highestLog: Int64
+    /// Its receipt: what it has imported, and when (`nil` when it has none).
+    public let receipt: Receipt?
+    /// Transactions present in the container that its receipt does not cover.
+    public let behind: Int64
+
+    public var jsonValue: JSONValue {
+        .object([
+            "peerID": .string(peerID), "logs": .int(Int64(logCount)), "bytes": .int(logBytes), "highestLog": .int(highestLog),
+            "receiptKV": receipt.map { .string($0.knowledge.description) } ?? .null,
+            "receiptDate": receipt.map { .double($0.date) } ?? .null, "behind": .int(behind),
+        ])
+    }
+}
+
+/// What `ubiq status` and `ubiq peers` report: the device and the container, as this peer sees them.
+public struct ContainerReport: Sendable {
+    public let peerID: String
+    public let account: String?
+    public let storeKind: StoreKind
+    public let storeReason: String
+    public let knowledge: KnowledgeVector
+    public let outbox: Int
+    /// When this store last applied another peer's log (seconds since 1970).
+    public let lastImport: Double?
+    public let peers: [PeerSummary]
+    public let baseline: BaselineMetadata?
+    public let baselineBytes: Int64
+    public let quarantined: [QuarantineRecord]
+    /// Every file of this content with its state, paths relative to the ubiquity root.
+    public let files: [(path: String, state: FileState)]
+    /// What the device's transfer daemon last said, when the device keeps a mirror.
+    public let transfers: TransferStatus?
+
+    /// Builds the report for `peer` (a store of the device; its container when it has one).
+    public static func make(for peer: UbiquityPeer, storeKind: StoreKind? = nil, storeReason: String? = nil) throws -> ContainerReport {
+        let store = peer.store
+        let knowledge = store.knowledge
+        var peers: [PeerSummary] = []
+        var files: [(String, FileState)] = []
+        var baseline: BaselineMetadata?
+        var baselineBytes: Int64 = 0
+        var transfers: TransferStatus?
+        if let location = peer.location {
+            let scan = ContainerScan(location: location)
+            // Damaged (quarantined) files are not something a peer could be behind on.
+            let quarantined = Set(try store.quarantined().map(\.path))
+            let readable = scan.logs.filter { !quarantined.contains("\($0.peerID)/\(location.contentName)/\(location.modelHash)/\($0.name)") }
+            let highest = Dictionary(readable.map { ($0.peerID, $0.number) }, uniquingKeysWith: max)
+            let daemon = peer.device.mirrorsCloud ? TransferStatus.load(device: peer.device.directory) : nil
+            transfers = daemon
+            // One listing serves everything below: listing a folder of 10,000 logs twice was half of a status.
+            let logsByPeer = Dictionary(grouping: scan.logs, by: \.peerID)
+            for name in scan.peers {
+                let logs = logsByPeer[name] ?? []
+                let receipt = (try? AtomicFile.read(location.receiptPath(of: name), limit: 1 << 20)).flatMap { try? Receipt(decoding: $0) }
+                // A peer is never behind on its own logs.
+                let behind = highest.filter { $0.key != name }.reduce(Int64(0)) { $0 + max(0, $1.value - (receipt?.knowledge[$1.key] ?? 0)) }
+                peers.append(PeerSummary(peerID: name, logCount: logs.count, logBytes: logs.reduce(0) { $0 + $1.size },
+                                         highestLog: highest[name] ?? 0, receipt: receipt, behind: behind))
+                // A device with a transfer daemon takes its states from the daemon (below).
+                guard daemon == nil else { continue }
+                let folder = "\(name)/\(location.contentName)/\(location.modelHash)/"
+                for log in logs { files.append((folder + log.name, log.number <= knowledge[name] ? .current : .storedInCloud)) }
+            }
+            for file in scan.excluded where daemon == nil {
+                files.append(("\(file.peerID)/\(location.contentName)/\(location.modelHash)/\(file.name)", .excluded))
+            }
+            if let daemon {
+                // The daemon knows what is on which side: its states are the truth here.
+                let root = "\(location.identityToken)/\(location.containerIdentifier)/\(location.contentURL)/"
+                for (path, state) in daemon.files where path.hasPrefix(root) {
+                    let relative = String(path.dropFirst(root.count))
+                    if relative.split(separator: "/").dropFirst().first.map(String.init) == location.contentName { files.append((relative, state)) }
+                }
+            }
+            for entry in try store.pendingOutbox() {
+                files.append(("\(peer.peerID)/\(location.contentName)/\(location.modelHash)/\(entry.fileName)", .dataNotPresent))
+            }
+            baseline = peer.baselineMetadata
+            baselineBytes = DirectoryEntry.list((location.baselinePath as NSString).deletingLastPathComponent).first { $0.name == "baseline.zip" }?.size ?? 0
+        }
+        let lastImport = try store.lastImportDate()
+        let kind = storeKind ?? peer.kind
+        return ContainerReport(
+            peerID: peer.peerID, account: peer.device.identityToken, storeKind: kind,
+            storeReason: storeReason ?? (kind == .local ? "signed out: the local store, which does not sync" : "the account store"),
+            knowledge: knowledge, outbox: try store.pendingOutbox().count, lastImport: lastImport, peers: peers,
+            baseline: baseline, baselineBytes: baselineBytes, quarantined: try store.quarantined(), files: files.sorted { $0.0 < $1.0 },
+            transfers: transfers)
+    }
+
+    public var jsonValue: JSONValue {
+        .object([
+            "device": .object([
+                "peerID": .string(peerID), "account": account.map(JSONValue.string) ?? .null, "store": .string(storeKind.rawValue),
+                "why": .string(storeReason), "kv": .string(knowledge.description), "outbox": .int(Int64(outbox)),
+                "lastImport": lastImport.map(JSONValue.double) ?? .null,
+            ]),
+            "container": .object([
+                "peers": .array(peers.map(\.jsonValue)),
+                "baseline": baseline.map { metadata in
+                    var fields = metadata.jsonValue
+                    if case var .object(values) = fields { values["bytes"] = .int(baselineBytes); fields = .object(values) }
+                    return fields
+                } ?? .null,
+                "quarantined": .array(quarantined.map { .object(["path": .string($0.path), "reason": .string($0.reason)]) }),
+                "files": .array(files.map { .object(["path": .string($0.path), "state": .string($0.state.rawValue)]) }),
+                "transfers": transfers.map { status in
+                    .object(["offline": .bool(status.offline), "quotaExceeded": .bool(status.quotaExceeded),
+                             "waitingUploads": .int(Int64(status.waitingUploads)), "waitingDownloads": .int(Int64(status.waitingDownloads))])
+                } ?? .null,
+            ]),
+        ])
+    }
+
+    /// Readable text for people.
+    public var text: String {
+        var lines = ["Device", "  peer       \(peerID)", "  account    \(account ?? "(signed out)")",
+                     "  store      \(storeKind.rawValue) — \(storeReason)", "  knowledge  \(knowledge.description.isEmpty ? "(none)" : knowledge.description)",
+                     "  outbox     \(outbox) log(s) waiting", "  last import \(lastImport.map { ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: $0)) } ?? "never")"]
+        guard storeKind == .account else { return lines.joined(separator: "\n") }
+        lines.append("Container")
+        for peer in peers {
+            let receipt = peer.receipt.map { "receipt \(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: $0.date)))" } ?? "no receipt"
+            lines.append("  \(peer.peerID): \(peer.logCount) log(s), \(peer.logBytes) bytes, up to \(peer.highestLog); \(receipt), \(peer.behind) behind")
+        }
+        if let baseline {
+            let age = Int(Date().timeIntervalSince1970 - baseline.created)
+            lines.append("  baseline by \(baseline.author) at \(baseline.knowledge), \(age) s old, \(baselineBytes) bytes")
+        } else {
+            lines.append("  baseline: none")
+        }
+        lines.append("  quarantined: \(quarantined.isEmpty ? "none" : quarantined.map { "\($0.path) (\($0.reason))" }.joined(separator: "; "))")
+        if let transfers {
+            let condition = [transfers.offline ? "offline" : nil, transfers.quotaExceeded ? "over its iCloud quota" : nil].compactMap { $0 }
+            lines.append("  transfers: \(transfers.waitingUploads) upload(s) and \(transfers.waitingDownloads) download(s) waiting\(condition.isEmpty ? "" : "; " + condition.joined(separator: ", "))")
+        }
+        lines.append("Files")
+        lines += files.map { "  \($0.state.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \($0.path)" }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import UbiquityBase
+import UbiquityCore
+import UbiquitySync
+
+/// One problem `ubiq doctor` found, with the concrete repair.
+public struct DoctorFinding: Sendable {
+    public enum Kind: String, Sendable {
+        case missingPredecessor, unreadableFile, foreignFile, blockedGarbageCollection, staleReceipt
+        case staleFallback, staleTemporaryFile, modelMix, clockSkew
+        /// A file-sync tool's conflict copy (never imported).
+        case conflictCopy
+        /// Two logs for one transaction of a peer: two machines run as that peer.
+        case duplicatePeer
+    }
+
+    public let kind: Kind
+    public let message: String
+    public let repair: String
+    /// Whether `doctor --fix` repairs it (only safe repairs: nothing saved is ever deleted).
+    public let fixable: Bool
+
+    public var jsonValue: JSONValue {
+        .object(["kind": .string(kind.rawValue), "message": .string(message), "repair": .string(repair), "fixable": .bool(fixable)])
+    }
+}
+
+/// Checks a container and a device, and repairs what is safe to repair.
+public enum Doctor {
+    /// Clock disagreements above this many seconds between peers are reported.
+    public static let skewTolerance: Double = 120
+    /// Temporary `.nosync` files older than this are leftovers of an interrupted write.
+    public static let staleTemporaryAge: Double = 3_600
+
+    /// What is wrong with `peer`'s store and container, judged at `now` (default: the peer's clock).
+    public static func examine(_ peer: UbiquityPeer, now: Date? = nil) throws -> [DoctorFinding] {
+        let now = now ?? peer.configuration.clock.now
+        var findings: [DoctorFinding] = []
+        let fallback = UbiquityPeer.storePath(localDirectory: peer.localDirectory, kind: .fallback, storeName: peer.configuration.storeName)
+        if peer.kind == .account, FileManager.default.fileExists(atPath: fallback) {
+            findings.append(DoctorFinding(kind: .staleFallback,
+                message: "a fallback store is left from an initial import that did not finish (\(fallback))",
+                repair: "run 'ubiq store': it finishes the import and migrates what was saved in the fallback", fixable: true))
+        }
+        // A record whose file changed since is being retried; one whose file is gone is moot.
+        for record in try peer.store.quarantined() where Self.stillPresent(record, peer: peer) {
+            findings.append(DoctorFinding(kind: .unreadableFile, message: "\(record.path) was quarantined: \(record.reason)",
+                repair: "the author should write it again (its outbox does, if it still has it); else delete the file — later logs of that peer wait for it", fixable: false))
+        }
+        guard let location = peer.location else { return findings }
+        let knowledge = peer.store.knowledge
+        let scan = ContainerScan(location: location)
+
+        for folder in DirectoryEntry.list(location.ubiquityRoot) where !folder.name.hasPrefix(".") {
+            guard folder.isDirectory, CloudNames.isValidPeerID(folder.name) else {
+                findings.append(DoctorFinding(kind: .foreignFile, message: "'\(folder.name)' in the ubiquity root is not a peer's folder",
+                    repair: "move it out of \(location.ubiquityRoot); it is never imported", fixable: false))
+                continue
+            }
+            for other in DirectoryEntry.list("\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)") where other.isDirectory && other.name != location.modelHash {
+                findings.append(DoctorFinding(kind: .modelMix, message: "peer \(folder.name) writes logs for another model version (\(other.name))",
+                    repair: "run every peer of this content with the same model; logs of other versions are never exchanged", fixable: false))
+            }
+            for file in DirectoryEntry.list(location.logDirectory(of: folder.name)) {
+                let isLog = TransactionLog.transactionNumber(inFileName: file.name) != nil
+                if file.name.hasSuffix(".nosync") {
+                    if folder.name == peer.peerID, file.modificationTime < now.timeIntervalSince1970 - staleTemporaryAge {
+                        findings.append(DoctorFinding(kind: .staleTemporaryFile, message: "\(folder.name)/…/\(file.name) is a leftover of an interrupted write",
+                            repair: "delete it (doctor --fix does)", fixable: true))
+                    }
+                } else if let artifact = SyncArtifact.classify(file.name) {
+                    let path = "\(folder.name)/\(location.contentName)/\(location.modelHash)/\(file.name)"
+                    findings += fileSyncFindings(artifact, path: path, file: file, place: .peerFolder(folder.name), now: now)
+                } else if !(isLog && file.isRegularFile) && file.name != "receipt.0.cdt" {
+                    findings.append(DoctorFinding(kind: .foreignFile, message: "\(folder.name)/\(location.contentName)/\(location.modelHash)/\(file.name) is not a log or receipt",
+                        repair: "delete it or move it aside; it is never imported", fixable: false))
+                }
+            }
+        }
+
+        // Logs of another content epoch are leftovers of removed content (their authors delete
+        // them once they notice the removal; a file-sync tool may deliver deletions late): never
+        // applied, they count for nothing below. A log that cannot be decoded counts as this one's.
+        let epoch = try peer.store.contentEpoch()
+        var decoded: [String: TransactionLog] = [:]
+        for file in scan.logs {
+            guard let bytes = try? AtomicFile.read(file.path, limit: 64 << 20),
+                  let log = try? TransactionLog(decoding: bytes, model: peer.store.model) else { continue }
+            decoded[file.peerID + "/" + file.name] = log
+        }
+        let current = scan.logs.filter { (decoded[$0.peerID + "/" + $0.name].map { $0.contentEpoch == epoch }) ?? true }
+
+        findings += sharedFolderFindings(location, now: now)
+        findings += duplicateLogFindings(current)
+
+        // Missing predecessors: later logs present (damaged ones aside), the next one absent.
+        let quarantined = Set(try peer.store.quarantined().map(\.path))
+        let readable = current.filter { !quarantined.contains("\($0.peerID)/\(location.contentName)/\(location.modelHash)/\($0.name)") }
+        for peerID in Set(readable.map(\.peerID)).sorted() {
+            let mine = readable.filter { $0.peerID == peerID && $0.number > knowledge[peerID] }
+            guard let oldest = mine.min(by: { $0.number < $1.number }), oldest.number > knowledge[peerID] + 1 else { continue }
+            let since = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: mine.map(\.modificationTime).min() ?? 0))
+            findings.append(DoctorFinding(kind: .missingPredecessor,
+                message: "missing transaction \(knowledge[peerID] + 1) of peer \(peerID) since \(since); \(mine.count) later log(s) wait for it",
+                repair: "the file never arrived: check the file-sync tool on that peer's machine, or let \(peerID) sync again so its outbox writes it", fixable: false))
+        }
+
+        // Garbage collection held back.
+        let garbage = GarbageCollector(store: peer.store, location: location, logger: .silent)
+            .collect(baseline: peer.baselineMetadata, policy: peer.configuration.baselinePolicy ?? .apple, now: now, dryRun: true)
+        for (blocker, number) in garbage.blockingPeers.sorted(by: { $0.key < $1.key }) {
+            findings.append(DoctorFinding(kind: .blockedGarbageCollection,
+                message: "peer \(blocker)'s receipt (at \(number) of this peer) holds back the deletion of logs the baseline covers",
+                repair: "let \(blocker) sync; if it is gone for good, the grace period releases the logs ('ubiq gc --grace SECONDS' to shorten it)", fixable: false))
+        }
+        for stale in garbage.staleReceipts {
+            findings.append(DoctorFinding(kind: .staleReceipt, message: "peer \(stale) has not synced for longer than the grace period",
+                repair: "if the device is gone for good, nothing is needed: its receipt no longer blocks anything", fixable: false))
+        }
+
+        // Clock skew, judged by causality alone (file times do not survive copies): when a peer
+        // wrote a transaction after seeing another peer's, its clock must not read earlier.
+        let logs = readable.compactMap { decoded[$0.peerID + "/" + $0.name] }
+        var reported: Set<String> = []
+        for later in logs {
+            for earlier in logs where earlier.peerID != later.peerID && later.knowledge.covers(peer: earlier.peerID, number: earlier.transactionNumber) {
+                let gap = earlier.transactionDate - later.transactionDate
+                let pair = [earlier.peerID, later.peerID].sorted().joined(separator: " and ")
+                guard gap > skewTolerance, reported.insert(pair).inserted else { continue }
+                findings.append(DoctorFinding(kind: .clockSkew,
+                    message: "the clocks of \(earlier.peerID) and \(later.peerID) disagree by at least \(Int(gap)) s: \(later.peerID) saw transaction \(earlier.transactionNumber) of \(earlier.peerID) yet dated its own transaction \(later.transactionNumber) earlier",
+                    repair: "set the clocks of those machines right (NTP); stamps stay causally ordered, but concurrent edits are won by the clock that is ahead", fixable: false))
+            }
+        }
+        return findings
+    }
+
+    /// Repairs the fixable findings: deletes stale temporary files of this peer and rewrites its
+    /// receipt. A stale fallback is finished by the caller through a coordinator.
+    public static func fix(_ findings: [DoctorFinding], peer: UbiquityPeer) -> [String] {
+        guard let location = peer.location else { return [] }
+        var done: [String] = []
+        for file in DirectoryEntry.list(location.logDirectory(of: peer.peerID)) where file.name.hasSuffix(".nosync")
+            && findings.contains(where: { $0.kind == .staleTemporaryFile && $0.message.contains(file.name) }) {
+            if unlink(location.logDirectory(of: peer.peerID) + "/" + file.name) == 0 { done.append("deleted \(file.name)") }
+        }
+        if (try? Exporter(store: peer.store, location: location, logger: .silent).writeReceipt()) != nil { done.append("rewrote this peer's receipt") }
+        return done
+    }
+}

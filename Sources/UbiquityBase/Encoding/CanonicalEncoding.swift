@@ -1,0 +1,81 @@
+import Crypto
+import Foundation
+import UbiquityPlist
+
+/// A deterministic byte form of a property-list value, used only for checksums: the same value
+/// gives the same bytes whichever plist format carried it and whichever writer wrote it.
+///
+/// Each value is a tag byte and its content; lengths and numbers are 8-byte big-endian;
+/// dictionary entries are sorted by the UTF-8 bytes of their keys.
+package enum CanonicalEncoding {
+    package static func sha256Hex(of value: PlistValue) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(4096)
+        append(value, to: &bytes)
+        return SHA256.hash(data: bytes).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
+    }
+
+    package static func append(_ value: PlistValue, to bytes: inout [UInt8]) {
+        switch value {
+        case let .string(s):
+            bytes.append(UInt8(ascii: "s")); appendString(s, to: &bytes)
+        case let .integer(i):
+            bytes.append(UInt8(ascii: "i")); appendNumber(UInt64(bitPattern: i), to: &bytes)
+        case let .unsignedInteger(u):
+            bytes.append(UInt8(ascii: "u")); appendNumber(u, to: &bytes)
+        case let .real(d):
+            bytes.append(UInt8(ascii: "r")); appendNumber(d.isNaN ? Double.nan.bitPattern : d.bitPattern, to: &bytes)
+        case let .boolean(b):
+            bytes.append(b ? UInt8(ascii: "T") : UInt8(ascii: "F"))
+        case let .date(d):
+            bytes.append(UInt8(ascii: "d")); appendNumber(d.bitPattern, to: &bytes)
+        case let .data(d):
+            bytes.append(UInt8(ascii: "b")); appendNumber(UInt64(d.count), to: &bytes); bytes.append(contentsOf: d)
+        case let .array(a):
+            bytes.append(UInt8(ascii: "a")); appendNumber(UInt64(a.count), to: &bytes)
+            for element in a { append(element, to: &bytes) }
+        case let .dictionary(d):
+            bytes.append(UInt8(ascii: "m")); appendNumber(UInt64(d.count), to: &bytes)
+            // The keys are sorted in a scratch buffer on the stack: a log holds a few small
+            // dictionaries per record, and sorting copies of their pairs cost more than the hash.
+            withUnsafeTemporaryAllocation(of: String.self, capacity: d.count) { buffer in
+                var keys = buffer
+                _ = keys.initialize(from: d.keys)
+                keys.sort(by: precedes)
+                for key in keys {
+                    appendString(key, to: &bytes)
+                    append(d[key]!, to: &bytes)
+                }
+                keys.deinitialize()
+            }
+        }
+    }
+
+    private static func appendString(_ string: String, to bytes: inout [UInt8]) {
+        var string = string
+        // Contiguous UTF-8 is copied at once (a log's checksum walks every string it holds).
+        string.withUTF8 { utf8 in
+            appendNumber(UInt64(utf8.count), to: &bytes)
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    /// Whether `a` sorts before `b` by their UTF-8 bytes.
+    package static func precedes(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let common = min(x.count, y.count)
+                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+                return order != 0 ? order < 0 : x.count < y.count
+            }
+        }
+    }
+
+    private static func appendNumber(_ value: UInt64, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+    }
+}

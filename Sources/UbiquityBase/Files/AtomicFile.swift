@@ -1,0 +1,89 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Atomic file writes (DESIGN §2): a temporary `.nosync` file in the same folder, fsync,
+/// `rename()` into place, then fsync of the folder. Readers see the old file or the new one,
+/// never a part. `FileManager.replaceItemAt` is avoided: it is broken on Linux.
+public enum AtomicFile {
+    /// Writes `bytes` to `path` atomically; with `modificationTime` (seconds since 1970) the
+    /// file carries that time, as a file-sync tool keeps the source's.
+    public static func write(_ bytes: [UInt8], to path: String, modificationTime: Double? = nil) throws(FileError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let temporary = directory + "/." + (path as NSString).lastPathComponent + "." + UUID().uuidString.prefix(8) + ".nosync"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw FileError(path: temporary, operation: "create", errno: errno) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw in
+                Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                let error = FileError(path: temporary, operation: "write", errno: errno)
+                close(descriptor)
+                unlink(temporary)
+                throw error
+            }
+            offset += written
+        }
+        if let modificationTime {
+            let seconds = modificationTime.rounded(.down)
+            let time = timespec(tv_sec: Int(seconds), tv_nsec: Int((modificationTime - seconds) * 1e9))
+            var times = [time, time]
+            _ = futimens(descriptor, &times)
+        }
+        if fsync(descriptor) != 0 {
+            let error = FileError(path: temporary, operation: "fsync", errno: errno)
+            close(descriptor)
+            unlink(temporary)
+            throw error
+        }
+        close(descriptor)
+        guard rename(temporary, path) == 0 else {
+            let error = FileError(path: path, operation: "rename", errno: errno)
+            unlink(temporary)
+            throw error
+        }
+        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryDescriptor >= 0 {
+            fsync(directoryDescriptor)
+            close(directoryDescriptor)
+        }
+    }
+
+    /// Reads a whole file, refusing files larger than `limit` bytes.
+    public static func read(_ path: String, limit: Int) throws(FileError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FileError(path: path, operation: "open", errno: errno) }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw FileError(path: path, operation: "stat", errno: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw FileError(path: path, operation: "read", message: "not a regular file") }
+        guard Int(info.st_size) <= limit else {
+            throw FileError(path: path, operation: "read", message: "file of \(info.st_size) bytes exceeds the limit of \(limit)")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { raw in Glibc.read(descriptor, raw.baseAddress! + offset, raw.count - offset) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileError(path: path, operation: "read", errno: errno)
+            }
+            if count == 0 { break }
+            offset += count
+        }
+        return offset == bytes.count ? bytes : Array(bytes[..<offset])
+    }
+
+    /// Creates `path` and its missing parents.
+    public static func makeDirectory(_ path: String) throws(FileError) {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw FileError(path: path, operation: "create directory", message: (error as NSError).localizedDescription)
+        }
+    }
+}

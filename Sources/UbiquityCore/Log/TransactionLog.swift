@@ -1,0 +1,96 @@
+import Foundation
+import UbiquityBase
+import UbiquityPlist
+
+/// One local transaction of one peer, as it travels through the cloud (DESIGN §3).
+public struct TransactionLog: Sendable, Equatable {
+    public static let formatVersion: Int64 = 1
+
+    public var peerID: String
+    public var transactionNumber: Int64
+    /// The author's knowledge after this transaction (its own entry equals `transactionNumber`).
+    public var knowledge: KnowledgeVector
+    public var stamp: Stamp
+    /// Seconds since 1970.
+    public var transactionDate: Double
+    public var modelVersionHash: String
+    public var storeName: String
+    public var contentName: String
+    public var inserted: [ChangeRecord]
+    public var updated: [ChangeRecord]
+    public var deleted: [GlobalID]
+    /// The content epoch the author was in (`nil`: content never removed). A log of another
+    /// epoch than the reader's belongs to removed content and is never applied.
+    public var contentEpoch: String? = nil
+
+    /// Whether the log holds no change at all.
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+    /// This log's file name: its UUID made from its author, content epoch, number and stamp —
+    /// unique (a peer never numbers two transactions of one epoch alike, and a device folder
+    /// copied to a second machine still stamps them apart, so both logs show), and the same on
+    /// every replay of a scenario.
+    public var fileName: String {
+        Self.fileName(number: transactionNumber, uuid: NameBasedUUID.make([
+            .string("log"), .string(peerID), .string(contentEpoch ?? ""), .integer(transactionNumber), .string(stamp.description),
+        ]))
+    }
+
+    /// `<txn:10 digits>-<UUID>.1.cdt`
+    public static func fileName(number: Int64, uuid: UUID = UUID()) -> String {
+        let digits = String(number)
+        return String(repeating: "0", count: max(0, 10 - digits.count)) + digits + "-" + uuid.uuidString + ".1.cdt"
+    }
+
+    /// The transaction number in a log file name, or `nil` when the name is not a log's.
+    public static func transactionNumber(inFileName name: String) -> Int64? {
+        // Every name of every listing comes through here: plain loops over the bytes, no UUID built.
+        guard name.utf8.count == 10 + 1 + 36 + 6, name.hasSuffix(".1.cdt") else { return nil }
+        var text = name
+        return text.withUTF8 { bytes -> Int64? in
+            guard bytes[10] == UInt8(ascii: "-") else { return nil }
+            var number: Int64 = 0
+            var index = 0
+            while index < 10 {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                number = number * 10 + Int64(digit)
+                index += 1
+            }
+            index = 11
+            while index < 47 {
+                let byte = bytes[index], offset = index - 11
+                if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+                    guard byte == UInt8(ascii: "-") else { return nil }
+                } else {
+                    let lower = byte | 0x20
+                    guard (byte &- UInt8(ascii: "0")) < 10 || (lower &- UInt8(ascii: "a")) < 6 else { return nil }
+                }
+                index += 1
+            }
+            return number
+        }
+    }
+}
+
+/// An inserted or updated object in a log: its attribute values and relationship changes.
+public struct ChangeRecord: Sendable, Equatable {
+    public var id: GlobalID
+    /// For inserts every attribute; for updates the changed ones (whole merge groups). `nil` = absent value.
+    public var values: [String: AttributeValue?]
+    public var relationships: [String: RelationshipChange]
+
+    public init(id: GlobalID, values: [String: AttributeValue?] = [:], relationships: [String: RelationshipChange] = [:]) {
+        self.id = id
+        self.values = values
+        self.relationships = relationships
+    }
+}
+
+/// A relationship change in a log.
+public enum RelationshipChange: Sendable, Equatable {
+    /// A to-one set to a target, or cleared.
+    case toOne(GlobalID?)
+    /// Pairs added to and removed from a to-many.
+    case toMany(added: [GlobalID], removed: [GlobalID])
+}

@@ -1,0 +1,205 @@
+import Foundation
+import UbiquityBase
+import UbiquityPlist
+
+// The property-list form of a transaction log, its checksum, and the checks a reader makes
+// before it trusts a log from the cloud.
+
+extension TransactionLog {
+    /// The log's payload: every key of DESIGN §3 except `checksum`.
+    func payload() -> [String: PlistValue] {
+        func record(_ change: ChangeRecord) -> PlistValue {
+            var relationships: [String: PlistValue] = [:]
+            for (name, value) in change.relationships {
+                switch value {
+                case let .toOne(target):
+                    relationships[name] = target.map { .string($0.description) } ?? .dictionary([:])
+                case let .toMany(added, removed):
+                    var fields: [String: PlistValue] = [:]
+                    if !added.isEmpty { fields["add"] = .array(added.map { .string($0.description) }) }
+                    if !removed.isEmpty { fields["remove"] = .array(removed.map { .string($0.description) }) }
+                    relationships[name] = .dictionary(fields)
+                }
+            }
+            return .dictionary([
+                "gid": .string(change.id.description),
+                "entity": .string(change.id.entity),
+                "values": .dictionary(change.values.mapValues { $0.plistValue }),
+                "relationships": .dictionary(relationships),
+            ])
+        }
+        var fields: [String: PlistValue] = [
+            "format": .integer(Self.formatVersion),
+            "peerID": .string(peerID),
+            "transactionNumber": .integer(transactionNumber),
+            "kvStr": .string(knowledge.description),
+            "stamp": .string(stamp.description),
+            "transactionDate": .real(transactionDate),
+            "modelVersionHash": .string(modelVersionHash),
+            "storeName": .string(storeName),
+            "contentName": .string(contentName),
+            "inserted": .array(inserted.map(record)),
+            "updated": .array(updated.map(record)),
+            "deleted": .array(deleted.map { .dictionary(["gid": .string($0.description), "entity": .string($0.entity)]) }),
+        ]
+        if let contentEpoch { fields["contentEpoch"] = .string(contentEpoch) }
+        return fields
+    }
+
+    /// The complete log as a property list, checksum included.
+    public var plistValue: PlistValue {
+        var fields = payload()
+        fields["checksum"] = .string(CanonicalEncoding.sha256Hex(of: .dictionary(fields)))
+        return .dictionary(fields)
+    }
+
+    /// The log file's bytes.
+    public func encoded(format: PlistFormat) -> [UInt8] {
+        PlistSeam.encode(plistValue, format: format)
+    }
+
+    /// Decodes and verifies a log file: parse, format version, checksum, then every record
+    /// against `model`. Any failure is a `LogError` whose text says what is wrong.
+    public init(decoding bytes: [UInt8], model: ObjectModel, maxBytes: Int = 64 << 20) throws(LogError) {
+        guard bytes.count <= maxBytes else { throw .tooLarge(bytes.count, limit: maxBytes) }
+        let plist: PlistValue
+        do { plist = try PlistSeam.decode(bytes) } catch { throw .unparseable("\(error)") }
+        try self.init(plist: plist, model: model)
+    }
+
+    init(plist: PlistValue, model: ObjectModel) throws(LogError) {
+        guard var fields = plist.dictionaryValue else { throw .malformed("the top level is not a dictionary") }
+        guard let format = fields["format"]?.int64Value else { throw .malformed("missing 'format'") }
+        guard format == Self.formatVersion else { throw .unknownFormat(format) }
+        guard case let .string(checksum)? = fields.removeValue(forKey: "checksum") else { throw .malformed("missing 'checksum'") }
+        guard CanonicalEncoding.sha256Hex(of: .dictionary(fields)) == checksum else { throw .checksumMismatch }
+
+        func string(_ key: String) throws(LogError) -> String {
+            guard let value = fields[key]?.stringValue else { throw .malformed("missing string '\(key)'") }
+            return value
+        }
+        peerID = try string("peerID")
+        guard let number = fields["transactionNumber"]?.int64Value, number > 0 else { throw .malformed("missing or invalid 'transactionNumber'") }
+        transactionNumber = number
+        guard let knowledge = KnowledgeVector(string: try string("kvStr")) else { throw .malformed("invalid 'kvStr'") }
+        guard knowledge[peerID] == number else { throw .malformed("'kvStr' does not hold the transaction's own number") }
+        self.knowledge = knowledge
+        guard let stamp = Stamp(try string("stamp")), stamp.peerID == peerID else { throw .malformed("invalid 'stamp'") }
+        self.stamp = stamp
+        transactionDate = fields["transactionDate"]?.doubleValue ?? 0
+        modelVersionHash = try string("modelVersionHash")
+        guard modelVersionHash == model.hash else { throw .otherModel(modelVersionHash) }
+        storeName = try string("storeName")
+        contentName = try string("contentName")
+        contentEpoch = fields["contentEpoch"]?.stringValue
+
+        func records(_ key: String) throws(LogError) -> [PlistValue] {
+            guard let list = fields[key]?.arrayValue else { throw .malformed("missing array '\(key)'") }
+            return list
+        }
+        var inserted: [ChangeRecord] = []
+        for item in try records("inserted") { inserted.append(try Self.changeRecord(item, model: model)) }
+        var updated: [ChangeRecord] = []
+        for item in try records("updated") { updated.append(try Self.changeRecord(item, model: model)) }
+        var deleted: [GlobalID] = []
+        for item in try records("deleted") { deleted.append(try Self.objectID(item, model: model).id) }
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+    }
+
+    private static func objectID(_ item: PlistValue, model: ObjectModel) throws(LogError) -> (id: GlobalID, entity: EntityDescription) {
+        try objectID(item.dictionaryValue ?? [:], model: model)
+    }
+
+    private static func objectID(_ fields: [String: PlistValue], model: ObjectModel) throws(LogError) -> (id: GlobalID, entity: EntityDescription) {
+        guard case let .string(text)? = fields["gid"] else { throw .malformed("a record has no 'gid'") }
+        let id: GlobalID
+        do { id = try GlobalID(text) } catch { throw .malformed("\(error)") }
+        guard let entity = model.entity(id.entity) else { throw .malformed("record \(id) names unknown entity '\(id.entity)'") }
+        if case let .string(declared)? = fields["entity"], declared != id.entity {
+            throw .malformed("record \(id) claims entity '\(declared)'")
+        }
+        return (id, entity)
+    }
+
+    private static func relatedIDs(_ value: PlistValue?, destination: String, record: GlobalID) throws(LogError) -> [GlobalID] {
+        guard let value else { return [] }
+        guard let list = value.arrayValue else { throw .malformed("record \(record): a to-many change is not an array") }
+        var ids: [GlobalID] = []
+        for element in list {
+            guard let text = element.stringValue, let id = try? GlobalID(text), id.entity == destination else {
+                throw .malformed("record \(record): invalid target of a to-many change")
+            }
+            ids.append(id)
+        }
+        return ids
+    }
+
+    private static func changeRecord(_ item: PlistValue, model: ObjectModel) throws(LogError) -> ChangeRecord {
+        // Every record of every log comes through here: the fields are looked up once each.
+        guard case let .dictionary(fields) = item else { throw .malformed("a record is not a dictionary") }
+        let (id, entity) = try objectID(fields, model: model)
+        var record = ChangeRecord(id: id)
+        if case let .dictionary(rawValues)? = fields["values"] {
+            var values = [String: AttributeValue?](minimumCapacity: rawValues.count)
+            for (name, raw) in rawValues {
+                guard let attribute = entity.attributes.first(where: { $0.name == name }) else {
+                    throw .malformed("record \(id) sets unknown attribute '\(name)'")
+                }
+                if raw.isNullMarker {
+                    values[name] = .some(nil)
+                } else {
+                    guard let value = AttributeValue(plist: raw, type: attribute.type) else {
+                        throw .malformed("record \(id): value of '\(name)' is not of type \(attribute.type.rawValue)")
+                    }
+                    values[name] = value
+                }
+            }
+            record.values = values
+        }
+        guard case let .dictionary(rawRelationships)? = fields["relationships"] else { return record }
+        for (name, raw) in rawRelationships {
+            guard let relationship = entity.relationship(name) else { throw .malformed("record \(id) changes unknown relationship '\(name)'") }
+            if relationship.isToMany {
+                guard raw.dictionaryValue != nil else { throw .malformed("record \(id): change of '\(name)' is not a dictionary") }
+                record.relationships[name] = .toMany(
+                    added: try relatedIDs(raw["add"], destination: relationship.destination, record: id),
+                    removed: try relatedIDs(raw["remove"], destination: relationship.destination, record: id))
+            } else if raw.isNullMarker {
+                record.relationships[name] = .toOne(nil)
+            } else {
+                guard let text = raw.stringValue, let target = try? GlobalID(text), target.entity == relationship.destination else {
+                    throw .malformed("record \(id): invalid target of '\(name)'")
+                }
+                record.relationships[name] = .toOne(target)
+            }
+        }
+        return record
+    }
+}
+
+/// Why a log from the cloud cannot be applied. Such a log is quarantined.
+public enum LogError: Error, CustomStringConvertible, Equatable, Sendable {
+    case tooLarge(Int, limit: Int)
+    case unparseable(String)
+    case malformed(String)
+    case unknownFormat(Int64)
+    case checksumMismatch
+    case otherModel(String)
+    case wrongAuthor(folder: String, log: String)
+    case wrongNumber(fileName: String, log: Int64)
+
+    public var description: String {
+        switch self {
+        case let .tooLarge(size, limit): return "file of \(size) bytes exceeds the limit of \(limit)"
+        case let .unparseable(reason): return "not a readable property list: \(reason)"
+        case let .malformed(reason): return "malformed log: \(reason)"
+        case let .unknownFormat(version): return "unknown log format \(version) (this build reads format \(TransactionLog.formatVersion))"
+        case .checksumMismatch: return "checksum does not match the content (truncated or altered)"
+        case let .otherModel(hash): return "written for another model version (\(hash))"
+        case let .wrongAuthor(folder, log): return "log names author '\(log)' but lies in the folder of '\(folder)'"
+        case let .wrongNumber(fileName, log): return "file name \(fileName) does not match its transaction number \(log)"
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+import UbiquityBase
+
+extension AttributeValue {
+    /// The value in JSON: dates as seconds since 1970, binary data as base64, UUIDs as strings.
+    public var jsonValue: JSONValue {
+        switch self {
+        case let .string(v): return .string(v)
+        case let .integer(v): return .int(v)
+        case let .double(v): return .double(v)
+        case let .boolean(v): return .bool(v)
+        case let .date(v): return .double(v)
+        case let .binary(v): return .string(Data(v).base64EncodedString())
+        case let .uuid(v): return .string(v.uuidString)
+        }
+    }
+}
+
+extension Optional where Wrapped == AttributeValue {
+    public var jsonValue: JSONValue { self?.jsonValue ?? .null }
+}

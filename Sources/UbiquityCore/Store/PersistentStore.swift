@@ -1,0 +1,151 @@
+import Foundation
+import UbiquityBase
+
+/// A peer's SQLite store for one account: the data with its per-slot stamps and writers,
+/// tombstones, knowledge vector, outbox, transaction history, conflict history and quarantine.
+///
+/// Every public method is serialized by one lock, so contexts on several threads and the sync
+/// engine can share a store. Local saves and imports go through the same merge code
+/// (`StoreMerge.swift`), which is what makes a peer's own view equal to everybody else's.
+public final class PersistentStore: @unchecked Sendable {
+    public let model: ObjectModel
+    public let peerID: String
+    public let storeName: String
+    public let contentName: String
+    public let path: String
+
+    let database: SQLiteDatabase
+    let tables: [String: EntityTable]
+    let pairTables: [String: PairTable]
+    private let lock = NSRecursiveLock()
+    var clock: HybridLogicalClock
+    private var wallClockStorage = WallClock.system
+    var knowledgeCache: KnowledgeVector
+    /// `Z_WRITERS` rows by id (`SlotWriters.swift`).
+    var slotWriterCache: [Int64: SlotWriter] = [:]
+    /// Set when the store was handed over (a fallback after the initial import): saves then fail.
+    var retiredReason: String?
+
+    /// Opens or creates the store at `path`. A store made for another model or peer is refused.
+    public init(path: String, model: ObjectModel, peerID: String, storeName: String, contentName: String) throws {
+        self.model = model
+        self.peerID = peerID
+        self.storeName = storeName
+        self.contentName = contentName
+        self.path = path
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        database = try SQLiteDatabase(path: path)
+        var tables: [String: EntityTable] = [:]
+        var pairTables: [String: PairTable] = [:]
+        for entity in model.entities {
+            tables[entity.name] = EntityTable(entity: entity, model: model)
+            for relationship in entity.relationships {
+                if case let .pairTable(owner, name, true) = model.storage(of: relationship, in: entity) {
+                    pairTables["\(owner).\(name)"] = PairTable(owner: owner, relationship: name, destination: relationship.destination)
+                }
+            }
+        }
+        self.tables = tables
+        self.pairTables = pairTables
+        clock = HybridLogicalClock(peerID: peerID, last: nil)
+        knowledgeCache = KnowledgeVector()
+        try database.transaction {
+            try database.execute(StoreSchema.bookkeepingSQL)
+            for table in tables.values.sorted(by: { $0.tableName < $1.tableName }) { try database.execute(table.createSQL) }
+            for table in pairTables.values.sorted(by: { $0.tableName < $1.tableName }) { try database.execute(table.createSQL) }
+            try checkOrWriteMeta(.modelHash, model.hash) { StoreError.modelMismatch(store: $0, model: model.hash) }
+            try checkOrWriteMeta(.peerID, peerID) { StoreError.peerMismatch(store: $0, peer: peerID) }
+            if try meta(.schemaVersion) == "1" { try upgradeSchemaFromVersion1(schema: "main") }
+            try checkOrWriteMeta(.schemaVersion, String(StoreSchema.version)) { StoreError.schemaMismatch($0) }
+        }
+        clock = HybridLogicalClock(peerID: peerID, last: try meta(.lastStamp).flatMap(Stamp.init))
+        knowledgeCache = try loadKnowledge()
+    }
+
+    private var lockDepth = 0
+
+    /// Runs `body` holding the store's lock; the outermost call leaves no statement mid-read.
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        lockDepth += 1
+        defer {
+            lockDepth -= 1
+            if lockDepth == 0 { database.resetActiveStatements() }
+            lock.unlock()
+        }
+        return try body()
+    }
+
+    // MARK: Knowledge
+
+    /// The knowledge vector: for each peer, the highest transaction applied here.
+    public var knowledge: KnowledgeVector { locked { knowledgeCache } }
+
+    func loadKnowledge() throws -> KnowledgeVector {
+        var entries: [String: Int64] = [:]
+        let statement = try database.statement("SELECT peer, number FROM Z_KNOWLEDGE")
+        while try statement.step() { entries[statement.string(0) ?? ""] = statement.int64(1) }
+        return KnowledgeVector(entries)
+    }
+
+    func advanceKnowledge(peer: String, to number: Int64) throws {
+        guard number > knowledgeCache[peer] else { return }
+        try database.run("INSERT OR REPLACE INTO Z_KNOWLEDGE (peer, number) VALUES (?, ?)", [.text(peer), .integer(number)])
+        knowledgeCache[peer] = number
+    }
+
+    func persistClock() throws {
+        if let last = clock.last { try setMeta(.lastStamp, last.description) }
+    }
+
+    /// The time this store stamps its transactions, history and conflicts with (a peer sets
+    /// its configuration's clock; scenarios give each device a simulated, possibly skewed one).
+    public var wallClock: WallClock {
+        get { locked { wallClockStorage } }
+        set { locked { wallClockStorage = newValue } }
+    }
+
+    /// Seconds since 1970 on this store's wall clock.
+    package var now: Double { wallClockStorage.now.timeIntervalSince1970 }
+
+    /// Refuses every later save with `StoreError.retired(reason)`.
+    package func retire(_ reason: String) { locked { retiredReason = reason } }
+
+    func table(_ entity: String) throws -> EntityTable {
+        guard let table = tables[entity] else { throw ModelError.unknownEntity(entity) }
+        return table
+    }
+}
+
+/// A store that cannot be opened or used as asked.
+public enum StoreError: Error, CustomStringConvertible, Sendable {
+    case modelMismatch(store: String, model: String)
+    case peerMismatch(store: String, peer: String)
+    case schemaMismatch(String)
+    case objectExists(GlobalID)
+    case objectNotFound(GlobalID)
+    case validation(String)
+    case deleteDenied(object: GlobalID, relationship: String, count: Int)
+    case retired(String)
+    /// A log was handed to the store out of causal order (a bug in the caller, never in the cloud).
+    case notApplicable(peer: String, number: Int64)
+
+    public var description: String {
+        switch self {
+        case let .modelMismatch(store, model): return "the store was made for model \(store), not \(model)"
+        case let .peerMismatch(store, peer): return "the store belongs to peer \(store), not \(peer)"
+        case let .schemaMismatch(version): return "the store has schema version \(version); this build reads \(StoreSchema.version)"
+        case let .objectExists(id): return "an object \(id) already exists"
+        case let .objectNotFound(id): return "no object \(id)"
+        case let .validation(message): return "validation failed: \(message)"
+        case let .deleteDenied(object, relationship, count):
+            return "cannot delete \(object): its relationship '\(relationship)' still holds \(count) object(s) (delete rule deny)"
+        case let .retired(reason): return "this store no longer takes saves: \(reason)"
+        case let .notApplicable(peer, number): return "transaction \(number) of \(peer) is not the next applicable one"
+        }
+    }
+}
+
+extension StoreError: Equatable {
+    public static func == (lhs: StoreError, rhs: StoreError) -> Bool { lhs.description == rhs.description }
+}

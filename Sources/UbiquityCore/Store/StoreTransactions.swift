@@ -1,0 +1,162 @@
+import Foundation
+import UbiquityBase
+import UbiquityPlist
+
+/// A local transaction waiting in the outbox to be written into the container.
+public struct OutboxEntry: Sendable, Equatable {
+    public let number: Int64
+    public let fileName: String
+    public let bytes: [UInt8]
+}
+
+/// One applied transaction, local or imported, as the history keeps it.
+public struct TransactionSummary: Sendable, Equatable {
+    public let peerID: String
+    public let number: Int64
+    public let stamp: String
+    public let knowledge: String
+    public let date: Double
+    public let isLocal: Bool
+    public let inserted: Int
+    public let updated: Int
+    public let deleted: Int
+}
+
+// Committing local transactions (data + outbox in one SQLite transaction) and applying
+// imported ones, with the knowledge vector and history kept in step.
+extension PersistentStore {
+    /// Commits a local transaction: applies the records with a new stamp and number, and puts
+    /// the encoded log in the outbox, all in one SQLite transaction. Returns `nil` when the
+    /// records are empty.
+    public func commitLocal(inserted: [ChangeRecord], updated: [ChangeRecord], deleted: [GlobalID],
+                            format: PlistFormat = .binary) throws -> (log: TransactionLog, changes: ObjectChanges)? {
+        guard !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty) else { return nil }
+        return try locked {
+            if let retiredReason { throw StoreError.retired(retiredReason) }
+            let savedClock = clock
+            do {
+                return try database.transaction {
+                    let number = knowledgeCache[peerID] + 1
+                    var knowledge = knowledgeCache
+                    knowledge[peerID] = number
+                    let date = wallClock.now
+                    let log = TransactionLog(
+                        peerID: peerID, transactionNumber: number, knowledge: knowledge, stamp: clock.tick(now: date),
+                        transactionDate: date.timeIntervalSince1970, modelVersionHash: model.hash,
+                        storeName: storeName, contentName: contentName,
+                        inserted: inserted, updated: updated, deleted: deleted, contentEpoch: try meta(.contentEpoch))
+                    var changes = ObjectChanges()
+                    try applyRecords(of: log, into: &changes)
+                    try advanceKnowledge(peer: peerID, to: number)
+                    try recordHistory(log, isLocal: true)
+                    try persistClock()
+                    try database.run("INSERT INTO Z_OUTBOX (number, file, bytes) VALUES (?, ?, ?)",
+                                     [.integer(number), .text(log.fileName), .blob(log.encoded(format: format))])
+                    return (log, changes)
+                }
+            } catch {
+                // The transaction rolled back: so must everything cached from it.
+                clock = savedClock
+                forgetSlotWriters()
+                knowledgeCache = try loadKnowledge()
+                throw error
+            }
+        }
+    }
+
+    /// Applies imported logs in the given order, in one SQLite transaction. Each must be the
+    /// next of its author; one already covered is skipped.
+    public func applyImported(_ logs: [TransactionLog]) throws -> ObjectChanges {
+        try locked {
+            let savedClock = clock
+            do {
+                return try database.transaction {
+                    var changes = ObjectChanges()
+                    changes.reserveCapacity(inserted: logs.reduce(0) { $0 + $1.inserted.count }, updated: logs.reduce(0) { $0 + $1.updated.count },
+                                            deleted: logs.reduce(0) { $0 + $1.deleted.count })
+                    for log in logs {
+                        guard log.transactionNumber > knowledgeCache[log.peerID] else { continue }
+                        guard log.transactionNumber == knowledgeCache[log.peerID] + 1, knowledgeCache.dominates(log.knowledge.removing(log.peerID)) else {
+                            throw StoreError.notApplicable(peer: log.peerID, number: log.transactionNumber)
+                        }
+                        clock.observe(log.stamp)
+                        try applyRecords(of: log, into: &changes)
+                        try advanceKnowledge(peer: log.peerID, to: log.transactionNumber)
+                        try recordHistory(log, isLocal: false)
+                    }
+                    try persistClock()
+                    return changes
+                }
+            } catch {
+                clock = savedClock
+                forgetSlotWriters()
+                knowledgeCache = try loadKnowledge()
+                throw error
+            }
+        }
+    }
+
+    private func recordHistory(_ log: TransactionLog, isLocal: Bool) throws {
+        try database.run("""
+            INSERT OR REPLACE INTO Z_TRANSACTIONS (peer, number, stamp, kv, date, source, inserted, updated, deleted, applied)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.text(log.peerID), .integer(log.transactionNumber), .text(log.stamp.description), .text(log.knowledge.description),
+                  .real(log.transactionDate), .text(isLocal ? "local" : "import"), .integer(Int64(log.inserted.count)),
+                  .integer(Int64(log.updated.count)), .integer(Int64(log.deleted.count)), .real(now)])
+    }
+
+    // MARK: Outbox
+
+    /// Local transactions not yet written into the container, oldest first.
+    public func pendingOutbox() throws -> [OutboxEntry] {
+        try locked {
+            try database.statement("SELECT number, file, bytes FROM Z_OUTBOX ORDER BY number").rows {
+                OutboxEntry(number: $0.int64(0), fileName: $0.string(1) ?? "", bytes: $0.blob(2) ?? [])
+            }
+        }
+    }
+
+    /// Moves an outbox entry to the sent logs once its file is in the container, keeping a
+    /// copy and the file's signature then (`file`; `nil`: keep no copy).
+    public func markSent(_ number: Int64, file: DirectoryEntry? = nil) throws {
+        try locked {
+            try database.transaction {
+                if let file {
+                    try database.run(
+                        "INSERT OR REPLACE INTO Z_SENT (number, file, bytes, size, mtime, inode) SELECT number, file, bytes, ?, ?, ? FROM Z_OUTBOX WHERE number = ?",
+                        [.integer(file.size), .real(file.modificationTime), .integer(Int64(bitPattern: file.inode)), .integer(number)])
+                }
+                try database.run("DELETE FROM Z_OUTBOX WHERE number = ?", [.integer(number)])
+            }
+        }
+    }
+
+    // MARK: History
+
+    /// Applied transactions, newest first.
+    public func transactionHistory(limit: Int = 100) throws -> [TransactionSummary] {
+        try locked {
+            try database.statement("SELECT peer, number, stamp, kv, date, source, inserted, updated, deleted FROM Z_TRANSACTIONS ORDER BY applied DESC, stamp DESC LIMIT ?")
+                .bind([.integer(Int64(limit))]).rows {
+                    TransactionSummary(peerID: $0.string(0) ?? "", number: $0.int64(1), stamp: $0.string(2) ?? "", knowledge: $0.string(3) ?? "",
+                                       date: $0.double(4), isLocal: $0.string(5) == "local", inserted: $0.int(6), updated: $0.int(7), deleted: $0.int(8))
+                }
+        }
+    }
+
+    /// When another peer's log was last applied here (seconds since 1970); `nil`: never.
+    package func lastImportDate() throws -> Double? {
+        try locked {
+            let statement = try database.statement("SELECT max(applied) FROM Z_TRANSACTIONS WHERE source = 'import'")
+            return try statement.step() && !statement.isNull(0) ? statement.double(0) : nil
+        }
+    }
+}
+
+extension KnowledgeVector {
+    package func removing(_ peer: String) -> KnowledgeVector {
+        var copy = self
+        copy[peer] = 0
+        return copy
+    }
+}

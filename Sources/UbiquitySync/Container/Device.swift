@@ -1,0 +1,106 @@
+import Foundation
+import UbiquityBase
+import UbiquityPlist
+
+/// A local directory that plays one iOS device or Mac: its UUID, its user and the identity
+/// token of the iCloud account it is signed in to (none = signed out), kept in `device.plist`.
+///
+/// A device may keep a *mirror* of its containers (`Mobile Documents/`, as iOS does): its peers
+/// then read and write the mirror, and a transfer daemon (the emulated one of
+/// `UbiquitySimulation`, or any file-sync tool) carries files between the mirror and the cloud.
+public struct Device: Sendable, Equatable {
+    public let directory: String
+    public let deviceUUID: UUID
+    public let userName: String
+    public var identityToken: String?
+    /// Whether peers use the local mirror instead of the cloud directly.
+    public let mirrorsCloud: Bool
+
+    /// The account a new device is signed in to unless told otherwise.
+    public static let defaultAccount = "default"
+
+    var plistPath: String { directory + "/device.plist" }
+
+    /// The local mirror of the device's containers; it has the cloud's layout.
+    public var mirrorDirectory: String { directory + "/Mobile Documents" }
+
+    /// Where this device's peers find `cloud`: the cloud itself, or the device's mirror of it.
+    public func cloudSeenHere(_ cloud: String) -> String { mirrorsCloud ? mirrorDirectory : cloud }
+
+    /// Creates `device.plist` in `directory` (the directory is created too). A given
+    /// `deviceUUID` makes peer IDs reproducible (scenarios); `mirrorsCloud` gives the device a
+    /// local mirror that a transfer daemon syncs with the cloud.
+    public static func create(at directory: String, userName: String = "user", identityToken: String? = defaultAccount,
+                              deviceUUID: UUID = UUID(), mirrorsCloud: Bool = false) throws(DeviceError) -> Device {
+        guard CloudNames.isValidPathComponent(userName.lowercased()), !userName.contains("~") else {
+            throw .invalid("user name '\(userName)' must hold only letters, digits, '.', '_', '-', '@', '+'")
+        }
+        if let identityToken, !CloudNames.isValidPathComponent(identityToken) {
+            throw .invalid("identity token '\(identityToken)' must hold only letters, digits, '.', '_', '-', '@', '+'")
+        }
+        let device = Device(directory: directory, deviceUUID: deviceUUID, userName: userName, identityToken: identityToken, mirrorsCloud: mirrorsCloud)
+        guard !FileManager.default.fileExists(atPath: device.plistPath) else { throw .alreadyExists(directory) }
+        do { try AtomicFile.makeDirectory(directory) } catch { throw .unusable(directory, error.message) }
+        try device.save()
+        return device
+    }
+
+    /// Reads `device.plist` from `directory`.
+    public static func load(from directory: String) throws(DeviceError) -> Device {
+        let path = directory + "/device.plist"
+        guard FileManager.default.fileExists(atPath: path) else { throw .notInitialized(directory) }
+        let plist: PlistValue
+        do { plist = try PlistSeam.decode(try AtomicFile.read(path, limit: 1 << 20)) } catch { throw .unusable(directory, "device.plist: \(error)") }
+        guard let uuidText = plist["deviceUUID"]?.stringValue, let uuid = UUID(uuidString: uuidText),
+              let user = plist["userName"]?.stringValue else {
+            throw .unusable(directory, "device.plist lacks deviceUUID or userName")
+        }
+        return Device(directory: directory, deviceUUID: uuid, userName: user, identityToken: plist["identityToken"]?.stringValue,
+                      mirrorsCloud: plist["mirrorsCloud"]?.boolValue ?? false)
+    }
+
+    /// Writes `device.plist` atomically.
+    public func save() throws(DeviceError) {
+        var fields: [String: PlistValue] = ["deviceUUID": .string(deviceUUID.uuidString), "userName": .string(userName)]
+        if let identityToken { fields["identityToken"] = .string(identityToken) }
+        if mirrorsCloud { fields["mirrorsCloud"] = .boolean(true) }
+        do { try AtomicFile.write(PlistSeam.encode(.dictionary(fields), format: .xml), to: plistPath) } catch { throw .unusable(directory, error.description) }
+    }
+
+    /// Signs the device in to the account `token` (`nil` signs out), as the system's account
+    /// settings would: `device.plist` is rewritten, and a running coordinator notices.
+    /// Works while another process owns the device: it only replaces `device.plist` atomically.
+    public static func setAccount(_ token: String?, at directory: String) throws(DeviceError) -> Device {
+        if let token, !CloudNames.isValidPathComponent(token) {
+            throw .invalid("identity token '\(token)' must hold only letters, digits, '.', '_', '-', '@', '+'")
+        }
+        var device = try load(from: directory)
+        device.identityToken = token
+        try device.save()
+        return device
+    }
+
+    /// `<user>~<device UUID>[~<peer token>]`, lower-case as Apple's.
+    public func peerID(peerToken: String? = nil) -> String {
+        ([userName, deviceUUID.uuidString] + (peerToken.map { [$0] } ?? [])).joined(separator: "~").lowercased()
+    }
+}
+
+/// A device directory that cannot be used.
+public enum DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
+    case notInitialized(String)
+    case alreadyExists(String)
+    case inUse(String, pid: String)
+    case unusable(String, String)
+    case invalid(String)
+
+    public var description: String {
+        switch self {
+        case let .notInitialized(path): return "no device at \(path) (run 'ubiq device init' first)"
+        case let .alreadyExists(path): return "a device already exists at \(path)"
+        case let .inUse(path, pid): return "the device at \(path) is in use by another process (pid \(pid))"
+        case let .unusable(path, reason): return "cannot use the device at \(path): \(reason)"
+        case let .invalid(reason): return reason
+        }
+    }
+}

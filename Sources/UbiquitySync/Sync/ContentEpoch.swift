@@ -1,0 +1,108 @@
+import Foundation
+import UbiquityBase
+import UbiquityCore
+import UbiquityPlist
+
+/// The content epoch (`.content/<ContentName>.plist`): a UUID written only when the content is
+/// removed, so running peers notice the removal. Content never removed has no epoch file.
+///
+/// Every log, baseline and receipt names the epoch its author was in (absent: never removed);
+/// a peer applies, adopts and trusts only those of its own epoch, so files of removed content
+/// that a file-sync tool delivers late (its deletions often travel after the new epoch) never
+/// come back. Only the main file counts: when two machines remove the content at once, the
+/// file-sync tool keeps one epoch under the name on every machine and the other as a conflict
+/// copy (`<ContentName>.sync-conflict-….plist`), which is never read — every peer converges on
+/// the main file's epoch, and what was saved in the other one is removed with it.
+///
+/// Of two removals the later one wins: a tool that keeps the earlier file under the name would
+/// leave the later removal's deletions without its epoch, so a peer that knows a later epoch
+/// than the file's writes its own again. "Later" is causal first — each removal counts one more
+/// than the removal its remover was in, whatever the clocks say — then, between removals made
+/// without knowing of each other, by the date each remover wrote, then by epoch.
+package enum ContentEpoch {
+    package typealias Removal = ContentRemoval
+
+    /// A new removal's epoch, made from its remover, generation and date: unique (a peer
+    /// counts its own removals) and the same on every replay of a scenario (`NameBasedUUID`).
+    package static func epochID(remover: String, generation: Int64, date: Double) -> String {
+        NameBasedUUID.make([.string("epoch"), .string(remover), .integer(generation), .real(date)]).uuidString
+    }
+
+    /// What the main epoch file holds.
+    package enum Status: Equatable {
+        /// No epoch file: the content was never removed (or the file has not arrived yet).
+        case none
+        case epoch(Removal)
+        /// A file that cannot be used (partly delivered, damaged): ignored until it can.
+        case unreadable(String)
+    }
+
+    package static func directory(_ location: ContainerLocation) -> String {
+        (location.contentEpochPath as NSString).deletingLastPathComponent
+    }
+
+    package static func status(_ location: ContainerLocation) -> Status {
+        let bytes: [UInt8]
+        do { bytes = try AtomicFile.read(location.contentEpochPath, limit: 1 << 16) } catch {
+            return DirectoryEntry.at(location.contentEpochPath) == nil ? .none : .unreadable("cannot be read: \(error.message)")
+        }
+        guard let plist = try? PlistSeam.decode(bytes) else { return .unreadable("not a readable property list") }
+        guard plist["format"]?.int64Value == 1, let epoch = plist["epoch"]?.stringValue, UUID(uuidString: epoch) != nil else {
+            return .unreadable("missing or unknown format, or no epoch UUID")
+        }
+        return .epoch(Removal(epoch: epoch, generation: plist["generation"]?.int64Value ?? 0, date: plist["date"]?.doubleValue ?? 0))
+    }
+
+    /// The current removal; `nil` when there is none or the file cannot be read (never a removal).
+    package static func current(_ location: ContainerLocation) -> Removal? {
+        if case let .epoch(removal) = status(location) { return removal }
+        return nil
+    }
+
+    /// The current epoch; `nil` when there is none or the file cannot be read (never a removal).
+    package static func read(_ location: ContainerLocation) -> String? { current(location)?.epoch }
+
+    /// Names in `.content/` that a file-sync tool made as conflict copies of this content's epoch.
+    package static func conflictCopies(_ location: ContainerLocation) -> [String] {
+        let main = location.contentName + ".plist"
+        return DirectoryEntry.list(directory(location)).filter { entry in
+            guard entry.isRegularFile, case let .conflictCopy(original, _)? = SyncArtifact.classify(entry.name) else { return false }
+            return original == main
+        }.map(\.name)
+    }
+
+    /// Writes `removal` (a new epoch of generation `generation`, dated `date`, unless one is
+    /// given to write again) and returns it. Conflict copies of earlier epochs go: they were
+    /// never read, and this removal supersedes them.
+    @discardableResult
+    package static func write(_ location: ContainerLocation, _ removal: Removal) throws -> Removal {
+        let value = PlistValue.dictionary(["format": .integer(1), "epoch": .string(removal.epoch), "generation": .integer(removal.generation),
+                                           "date": .real(removal.date)])
+        do {
+            try AtomicFile.makeDirectory(directory(location))
+            try AtomicFile.write(PlistSeam.encode(value, format: .xml), to: location.contentEpochPath)
+        } catch {
+            throw SyncError.containerUnwritable(path: error.path, reason: error.message)
+        }
+        for copy in conflictCopies(location) { unlink(directory(location) + "/" + copy) }
+        return removal
+    }
+
+    /// Whether the log file at `path` is readable and names another content epoch than
+    /// `epoch`: a leftover of removed content (or of a removal this store has not seen yet).
+    /// A file that cannot be read says nothing.
+    package static func logBelongsToOtherEpoch(_ path: String, than epoch: String?) -> Bool {
+        guard let bytes = try? AtomicFile.read(path, limit: 64 << 20), let plist = try? PlistSeam.decode(bytes),
+              plist["transactionNumber"] != nil else { return false }
+        return plist["contentEpoch"]?.stringValue != epoch
+    }
+}
+
+extension ContainerLocation {
+    /// The removal in the epoch file here: its epoch and its date (seconds since 1970); `nil`
+    /// when the content was never removed or the file cannot be read yet. Tools and tests
+    /// compare it with the epochs logs and stores name; of two removals the later one wins.
+    public var currentContentRemoval: (epoch: String, generation: Int64, date: Double)? {
+        ContentEpoch.current(self).map { ($0.epoch, $0.generation, $0.date) }
+    }
+}

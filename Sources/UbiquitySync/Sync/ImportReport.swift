@@ -1,0 +1,34 @@
+import Foundation
+import UbiquityCore
+
+/// What one import pass found and did.
+public struct ImportReport: Sendable, Equatable {
+    /// A peer whose next log is missing while later ones are present.
+    public struct MissingPredecessor: Sendable, Equatable {
+        public let peerID: String
+        /// The transaction number the import waits for.
+        public let number: Int64
+        /// When the oldest log waiting behind it arrived (its file's modification time).
+        public let waitingSince: Date
+    }
+
+    /// Logs applied, in the order applied.
+    public var applied: [(peerID: String, number: Int64)] = []
+    public var changes = ObjectChanges()
+    /// Files set aside in this pass, with the reason (paths relative to the ubiquity root).
+    public var quarantined: [(path: String, reason: String)] = []
+    public var missingPredecessors: [MissingPredecessor] = []
+    /// Logs present but not yet applicable (they wait for a predecessor or another peer's log).
+    public var waiting = 0
+    /// Names in the container that are neither logs nor receipts (temporary files, conflict
+    /// copies of file-sync tools, foreign files); never imported.
+    public var ignored: [String] = []
+
+    package init() {}
+
+    public static func == (lhs: ImportReport, rhs: ImportReport) -> Bool {
+        lhs.applied.map { "\($0.peerID):\($0.number)" } == rhs.applied.map { "\($0.peerID):\($0.number)" }
+            && lhs.changes == rhs.changes && lhs.quarantined.map(\.path) == rhs.quarantined.map(\.path)
+            && lhs.missingPredecessors == rhs.missingPredecessors && lhs.waiting == rhs.waiting && lhs.ignored == rhs.ignored
+    }
+}

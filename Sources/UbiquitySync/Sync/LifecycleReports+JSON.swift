@@ -1,0 +1,49 @@
+import Foundation
+import UbiquityBase
+
+// The JSON shapes `ubiq baseline show`, `ubiq baseline roll` and `ubiq gc` print (Docs/CLI.md).
+
+extension BaselineMetadata {
+    /// `{author, kv, previousKV, modelVersionHash, storeName, contentName, created, storeChecksum}`
+    public var jsonValue: JSONValue {
+        .object([
+            "author": .string(author), "kv": .string(knowledge.description), "previousKV": .string(previousKnowledge.description),
+            "modelVersionHash": .string(modelVersionHash), "storeName": .string(storeName), "contentName": .string(contentName),
+            "created": .double(created), "storeChecksum": .string(storeChecksum),
+        ])
+    }
+}
+
+extension BaselineDecision {
+    /// `{rolled: Bool, reason, baseline?}`
+    public var jsonValue: JSONValue {
+        switch self {
+        case let .rolled(metadata, reason): return .object(["rolled": .bool(true), "reason": .string(reason), "baseline": metadata.jsonValue])
+        case let .skipped(reason): return .object(["rolled": .bool(false), "reason": .string(reason)])
+        }
+    }
+}
+
+extension GarbageReport {
+    /// `{deleted: [name], kept, blockingPeers: {peer: number}, staleReceipts: [peer], note?}`
+    public var jsonValue: JSONValue {
+        var fields: [String: JSONValue] = [
+            "deleted": .array(deleted.map(JSONValue.string)), "kept": .int(Int64(kept)),
+            "blockingPeers": .object(blockingPeers.mapValues(JSONValue.int)),
+            "staleReceipts": .array(staleReceipts.map(JSONValue.string)),
+        ]
+        if let note { fields["note"] = .string(note) }
+        return .object(fields)
+    }
+
+    /// One line for people.
+    public var line: String {
+        var text = "deleted \(deleted.count) own log(s), kept \(kept)"
+        if let note { text += " — \(note)" }
+        if !blockingPeers.isEmpty {
+            text += "; held back by " + blockingPeers.sorted { $0.key < $1.key }.map { "\($0.key) (receipt at \($0.value))" }.joined(separator: ", ")
+        }
+        if !staleReceipts.isEmpty { text += "; stale receipts (older than the grace period): " + staleReceipts.joined(separator: ", ") }
+        return text
+    }
+}
