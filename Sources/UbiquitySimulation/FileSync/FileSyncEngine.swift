@@ -151,9 +151,6 @@ public final class FileSyncEngine {
         return folders.contains(String(path.prefix { $0 != "/" }))
     }
 
-    /// Whether a delivery of `path` to `host` was begun and not finished.
-    public func isUnderWay(_ host: Int, _ path: String) -> Bool { inFlight.contains { $0.host == host && $0.path == path } }
-
     /// Starts (or, for a deletion, does) the delivery of `path` to `host`: the file shows up as a
     /// temporary file first, or with `showingPart` (default: `exposesPartialFiles` and the
     /// version's number) as a truncated file under its final name. Returns false when it cannot
