@@ -14,7 +14,7 @@ struct ChurnTests {
     /// measured peaks 300–350 over seeds, bound 5 × the threshold.
     static let logBound = 500
 
-    @Test(arguments: [SeededGenerator.seedFromEnvironment(default: 7)])
+    @Test(arguments: SeededGenerator.testSeeds([7]))
     func fivePeersChurningThroughFiveThousandSavesStayBoundedAndConverge(seed: UInt64) throws {
         var random = SeededGenerator(seed: seed)
         let cloud = try TestCloud()

@@ -24,7 +24,7 @@ struct RandomConvergenceTests {
         ])
     }()
 
-    @Test(arguments: [UInt64(1), UInt64(2), SeededGenerator.seedFromEnvironment()])
+    @Test(arguments: SeededGenerator.testSeeds([1, 2]))
     func randomOperationsOnFivePeersConverge(seed: UInt64) throws {
         var random = SeededGenerator(seed: seed)
         let cloud = try TestCloud(model: Self.model, contentName: "Random")

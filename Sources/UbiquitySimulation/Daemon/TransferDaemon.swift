@@ -414,6 +414,8 @@ struct Transfer {
 public struct TransferRecord: Sendable {
     public enum Kind: String, Sendable {
         case upload, download, deleteInCloud, deleteInMirror, duplicate, fault, lost, offline, online
+        /// A file-sync engine set one of two versions of a path aside under a conflict name.
+        case conflictCopy
     }
 
     public let time: Double

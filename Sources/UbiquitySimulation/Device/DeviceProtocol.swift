@@ -11,8 +11,8 @@ public struct DeviceSetup: Codable, Sendable {
     public var baselinePolicy: BaselinePolicyWire
     /// The device's clock is the scenario's time off by this many seconds.
     public var skew: Double
-    /// Apple's log level for the device's lines on stderr (0–3).
-    public var logLevel: Int
+    /// Apple's log level for the device's lines on stderr (0–3); `nil`: it logs nothing.
+    public var logLevel: Int?
 }
 
 /// `BaselinePolicy` as it travels to a device process.

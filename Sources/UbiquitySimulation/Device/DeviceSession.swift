@@ -156,9 +156,9 @@ public final class DeviceSession: @unchecked Sendable {
     }
 
     private func launch(rebuild: Bool) throws {
-        var configuration = PeerConfiguration(
-            cloud: setup.cloud, device: setup.device, model: model, contentName: setup.contentName,
-            baselinePolicy: setup.baselinePolicy.policy, logger: UbiquityLogger(level: LogLevel(rawValue: setup.logLevel) ?? .error))
+        let logger = setup.logLevel.map { UbiquityLogger(level: LogLevel(rawValue: $0) ?? .error) } ?? .silent
+        var configuration = PeerConfiguration(cloud: setup.cloud, device: setup.device, model: model, contentName: setup.contentName,
+                                              baselinePolicy: setup.baselinePolicy.policy, logger: logger)
         configuration.clock = clock.wallClock(skew: setup.skew)
         configuration.rebuildFromContent = rebuild
         let background = BackgroundWork(.manual)

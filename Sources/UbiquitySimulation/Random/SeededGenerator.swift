@@ -15,8 +15,15 @@ public struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 
-    /// The seed from `UBIQUITY_TEST_SEED`, or a fresh one; tests print it in every failure message.
-    public static func seedFromEnvironment(default fallback: UInt64 = UInt64.random(in: 1...UInt64.max)) -> UInt64 {
-        ProcessInfo.processInfo.environment["UBIQUITY_TEST_SEED"].flatMap(UInt64.init) ?? fallback
+    /// The seeds a randomized test runs: its fixed list — never drawn at random, so `swift test`
+    /// runs the same cases every time — plus the seeds `UBIQUITY_TEST_SEED` names (one, or
+    /// several separated by commas) to replay a failure or explore; with `UBIQUITY_TEST_SEED_ONLY=1`
+    /// only those (`scripts/fuzz-tests.sh`). Tests print their seed in every failure message.
+    public static func testSeeds(_ fixed: [UInt64]) -> [UInt64] {
+        let environment = ProcessInfo.processInfo.environment
+        let extra = (environment["UBIQUITY_TEST_SEED"] ?? "").split(separator: ",")
+            .compactMap { UInt64($0.trimmingCharacters(in: .whitespaces)) }
+        if environment["UBIQUITY_TEST_SEED_ONLY"] == "1" && !extra.isEmpty { return extra }
+        return fixed + extra.filter { !fixed.contains($0) }
     }
 }

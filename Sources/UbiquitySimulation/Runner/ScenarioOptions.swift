@@ -13,8 +13,9 @@ public struct ScenarioOptions: Sendable {
     public var workDirectory: String?
     /// Keep the work directory after a run that passed (one that failed is always kept).
     public var keepWorkDirectory = false
-    /// Apple's log level for the devices' own lines (0–3), on stderr or in each device's log file.
-    public var logLevel = 0
+    /// Apple's log level for the devices' own lines (0–3), on stderr or in each device's log
+    /// file; `nil`: the devices log nothing (faults injected on purpose make many lines).
+    public var logLevel: Int?
     /// Faults added on top of the scenario's, for every device (`--faults`, property tests).
     public var extraFaults: [(key: String, value: String?)] = []
     /// Called with each step's line as it starts (the CLI prints them when asked).
@@ -22,6 +23,12 @@ public struct ScenarioOptions: Sendable {
     /// Run every device on a Syncthing host of its own, reading and writing that host's copy
     /// of the cloud, instead of through a mirror and the emulated daemon (Docs/Scenarios.md).
     public var syncthing: SyncthingOptions?
+    /// How files travel between the devices' copies of the cloud: the emulated iCloud daemons
+    /// (the default) or a file-sync engine between machines (Docs/Scenarios.md).
+    public var transport = ScenarioTransport.icloud
+    /// Under the file-sync transport: how many machines the devices are spread over, instead
+    /// of the scenario's `machines` (default: 3, or fewer when there are fewer devices).
+    public var machines: Int?
 
     public init() {}
 }

@@ -5,8 +5,12 @@ import Ubiquity
 public struct ScenarioResult: Sendable {
     public var scenario: String
     public var seed: UInt64
-    /// `in-process` or `processes`.
+    /// `in-process`, `processes` or `syncthing`.
     public var mode: String
+    /// How files travelled: `icloud`, `file-sync` or `syncthing`.
+    public var transport = ScenarioTransport.icloud.rawValue
+    /// Under the file-sync transport: each machine, its devices and what its engine did.
+    public var machines: [MachineSummary] = []
     public var steps = 0
     public var simulatedSeconds = 0.0
     public var violations: [Violation] = []
@@ -28,17 +32,22 @@ public struct ScenarioResult: Sendable {
 
     /// The report for people: verdict first, then the figures, each device, and what broke.
     public var text: String {
-        var lines = ["Scenario \(scenario) (seed \(seed), \(mode), \(devices.count) devices): \(passed ? "PASSED" : "FAILED")"]
+        let transport = self.transport == ScenarioTransport.fileSync.rawValue ? ", file-sync on \(machines.count) machine\(machines.count == 1 ? "" : "s")" : ""
+        var lines = ["Scenario \(scenario) (seed \(seed), \(mode)\(transport), \(devices.count) devices): \(passed ? "PASSED" : "FAILED")"]
         lines.append("  steps \(steps), simulated time \(SimulatedDuration.text(simulatedSeconds)), \(saves) saves, \(conflicts) conflicts recorded, log files at most \(peakLogFiles) (bound \(logBound))")
         if let syncthing {
             lines.append("  hosts: \(syncthing.line)")
         } else {
             lines.append("  transfers: \(transfers.line)")
         }
+        for machine in machines {
+            lines.append("  \(machine.name) (\(machine.devices.joined(separator: ", "))\(machine.connected ? "" : ", cut off")): \(machine.transfers.line)")
+        }
         for device in devices {
-            lines.append("  \(device.name): \(device.saves) saves, \(device.imports) imports, \(device.conflicts) conflicts; \(device.finalState)")
+            let place = device.machine.map { " (machine \($0))" } ?? ""
+            lines.append("  \(device.name)\(place): \(device.saves) saves, \(device.imports) imports, \(device.conflicts) conflicts; \(device.finalState)")
             lines.append("    events: \(device.transitions.isEmpty ? "none" : device.transitions.joined(separator: ", "))")
-            if syncthing == nil { lines.append("    transfers: \(device.transfers.line)") }
+            if syncthing == nil && device.machine == nil { lines.append("    transfers: \(device.transfers.line)") }
         }
         lines += warnings.map { "Warning: \($0)" }
         if !violations.isEmpty {
@@ -74,9 +83,24 @@ public struct DeviceSummary: Sendable {
     public var conflicts = 0
     /// Transitions in the order posted (did-import left out).
     public var transitions: [String] = []
+    /// Its daemon's figures, or (file-sync) its machine's.
     public var transfers = TransferStatistics()
     /// `account store of 'alice', knowledge …` or `not running`.
     public var finalState = ""
+    /// The machine it ran on (1…), under the file-sync transport.
+    public var machine: Int?
+}
+
+/// One machine of a file-sync run at its end.
+public struct MachineSummary: Sendable {
+    /// `machine 1`…, as its lane on the timeline.
+    public var name: String
+    public var devices: [String]
+    /// What its engine did: files published by its scans (up), delivered to it (down), deletions
+    /// delivered, conflict copies, and the faults injected.
+    public var transfers: TransferStatistics
+    /// Whether it was connected at the end (not cut off).
+    public var connected: Bool
 }
 
 /// How the Syncthing hosts of a run went, in real time.

@@ -4,10 +4,12 @@ import Ubiquity
 extension ScenarioRunner {
     /// Flips bytes in the middle of one of `device`'s logs in the cloud (transaction `number`,
     /// or its newest), as a bad disk or a broken tool would; the file keeps its name and size.
-    /// Under --syncthing the copy damaged is the one on the device's own host.
+    /// Under --syncthing the copy damaged is the one on the device's own host; under the
+    /// file-sync transport, the one on its machine.
     func corruptLog(of device: RunDevice, number: Int64?) {
         guard let account = device.account else { return violate("\(device.name) is signed out: it has no logs to damage") }
-        let directory = location(account: account, root: device.daemon == nil ? device.cloudRoot : cloud.path).logDirectory(of: device.peerID)
+        let root = hosts == nil ? transport.damageRoot(of: device.name) : device.cloudRoot
+        let directory = location(account: account, root: root).logDirectory(of: device.peerID)
         let logs = DirectoryEntry.list(directory).compactMap { entry in TransactionLog.transactionNumber(inFileName: entry.name).map { ($0, entry.name) } }
         guard let target = number.map({ wanted in logs.first { $0.0 == wanted } }) ?? logs.max(by: { $0.0 < $1.0 }) else {
             return violate("\(device.name) has \(number.map { "no log \($0)" } ?? "no log") in the cloud to damage")
@@ -19,7 +21,7 @@ extension ScenarioRunner {
         guard (try? AtomicFile.write(bytes, to: path, modificationTime: DirectoryEntry.at(path)?.modificationTime)) != nil else {
             return violate("cannot damage \(path)")
         }
-        cloud.didChange()
+        transport.filesChanged(under: root, at: clock.seconds)
         timeline.mark(clock.seconds, "cloud", .fault, "damaged transaction \(target.0) of \(device.name) in the cloud")
     }
 }

@@ -5,9 +5,10 @@ import Ubiquity
 // stay bounded and every saved transaction is still somewhere; at every handover the fallback's
 // saves are in the account store; at quiescence every running peer of an account holds every
 // transaction that reached the cloud, only objects some save inserted, and the same state.
-// "The cloud" is the emulated cloud, or under --syncthing every host's copy of it: a log is in
-// the cloud when any host holds it, and it has reached the peers when a host that is not cut
-// off holds it (at quiescence those hosts hold the same files).
+// "The cloud" is the emulated cloud, or every machine's copy of it (file-sync), or under
+// --syncthing every host's copy: a log is in the cloud when any copy holds it, and it has
+// reached the peers when a copy that is not cut off holds it (at quiescence those copies hold
+// the same files).
 extension ScenarioRunner {
     static let containerIdentifier = "iCloud.ubiquity.default"
     static let contentURL = "CoreData"
@@ -28,21 +29,21 @@ extension ScenarioRunner {
         checkSavedTransactionsPresent()
     }
 
-    /// The copies of the cloud: the emulated cloud, or every Syncthing host's (`reachable`:
-    /// only those of hosts not cut off, whose files the running peers can get).
+    /// The copies of the cloud: the emulated cloud, every machine's, or every Syncthing host's
+    /// (`reachable`: only those not cut off, whose files the running peers can get).
     func cloudRoots(reachable: Bool = false) -> [String] {
-        guard let hosts else { return [cloud.path] }
+        guard let hosts else { return transport.cloudRoots(reachable: reachable) }
         return (1...hosts.count).filter { !reachable || !hosts.isCut($0) }.map(hosts.cloud(of:))
     }
 
     /// The files of the account `token` in each copy of the cloud.
     func cloudTrees(of token: String, reachable: Bool = false) -> [FileTree] {
-        guard hosts != nil else { return [cloud.tree(of: token)] }
+        guard hosts != nil else { return cloudRoots(reachable: reachable).map { transport.tree(at: $0, of: token) } }
         return cloudRoots(reachable: reachable).map { FileTree.list($0, under: token) }
     }
 
     /// Distinct log files of the scenario's content in the cloud, every account together; a log
-    /// that several hosts hold counts once, one that only a host cut off holds counts too.
+    /// that several copies hold counts once, one that only a copy cut off holds counts too.
     func logFilesInCloud() -> Int {
         let accounts = Set(cloudRoots().flatMap { DirectoryEntry.list($0).filter { $0.isDirectory && !$0.name.hasPrefix(".") }.map(\.name) })
         return accounts.reduce(0) { total, account in
@@ -72,9 +73,9 @@ extension ScenarioRunner {
     }
 
     /// The content epoch an account is in: the latest removal anyone has made, in the cloud (any
-    /// host's copy) or still in its remover's mirror (the later of two removals wins).
+    /// copy) or still in its remover's mirror (the later of two removals wins).
     func currentEpoch(of account: String) -> String? {
-        let roots = cloudRoots() + names.compactMap { devices[$0]!.daemon == nil ? nil : devices[$0]!.mirror }
+        let roots = cloudRoots() + names.compactMap { transport.localRoot(of: $0) }
         let removals = roots.compactMap { location(account: account, root: $0).currentContentRemoval }
         return removals.max { ($0.generation, $0.date, $0.epoch) < ($1.generation, $1.date, $1.epoch) }?.epoch
     }
@@ -93,7 +94,7 @@ extension ScenarioRunner {
             let cloudBaseline = cloudBaselineKnowledge(account: account)
             for (peer, record) in peers.sorted(by: { $0.key < $1.key }) where record.first <= record.highest {
                 guard let author = devices[record.device] else { continue }
-                let local = author.daemon == nil ? nil : location(account: account, root: author.mirror)
+                let local = transport.localRoot(of: author.name).map { location(account: account, root: $0) }
                 let covered = max(cloudBaseline[peer], local.map { baselineKnowledge($0.baselinePath)[peer] } ?? 0)
                 ledger.covered(content, peer: peer, upTo: covered)
                 let first = max(record.first, covered + 1)
@@ -178,7 +179,7 @@ extension ScenarioRunner {
                 guard uploaded else {
                     // It may wait on its author: away from the account, offline or over quota.
                     if let author = devices[record.device], author.running, author.account == account,
-                       author.daemon != nil || author.syncthingHost != nil, !isOffline(author), author.daemon?.isStalledByQuota != true {
+                       author.syncthingHost != nil || transport.carries(author.name), !isOffline(author), !transport.isStalled(author.name) {
                         violate("transaction \(record.highest) of \(peer), saved by \(record.device), never reached the cloud although \(record.device) is online")
                     }
                     continue
@@ -233,6 +234,8 @@ extension ScenarioRunner {
         var result = ScenarioResult(scenario: scenario.name, seed: seed,
                                     mode: hosts != nil ? "syncthing" : options.deviceExecutable == nil ? "in-process" : "processes")
         result.warnings = warnings
+        result.transport = hosts != nil ? "syncthing" : transport.kind.rawValue
+        result.machines = transport.machineSummaries
         if let hosts {
             result.syncthing = SyncthingSummary(hosts: hosts.count, separation: hosts.mode.rawValue, realSeconds: realTime.elapsed,
                                                 waits: realTime.waits, waitsAtLimit: realTime.waitsAtLimit)
@@ -249,8 +252,8 @@ extension ScenarioRunner {
             summary.saves = device.saves
             summary.imports = device.imports
             summary.transitions = device.transitions
-            summary.transfers = device.daemon?.statistics ?? TransferStatistics()
-            result.transfers = result.transfers + summary.transfers
+            summary.transfers = transport.statistics(of: name)
+            summary.machine = transport.machine(of: name)
             let state = try? send(.probe(full: false), to: device).state
             summary.conflicts = state?.conflictCount ?? 0
             result.conflicts += summary.conflicts
@@ -260,15 +263,18 @@ extension ScenarioRunner {
                 summary.finalState = "not running"
             }
             if isOffline(device) { summary.finalState += " (offline)" }
-            try? device.daemon?.status(now: clock.seconds).save(device: device.directory)
             result.devices.append(summary)
         }
+        result.transfers = transport.totalStatistics
+        transport.finish(at: clock.seconds)
         timeline.duration = clock.seconds
         result.timeline = timeline
         var replay = scenario.replayCommand ?? "ubiq scenario run \(scenario.reference) --seed \(seed)"
         if let peers = options.peers { replay += " --peers \(peers)" }
         if let steps = options.steps { replay += " --steps \(steps)" }
         if hosts != nil { replay += " --syncthing" } else if options.deviceExecutable != nil { replay += " --processes" }
+        if transport.kind != .icloud { replay += " --transport \(transport.kind.rawValue)" }
+        if let machines = options.machines { replay += " --machines \(machines)" }
         for (key, value) in options.extraFaults { replay += " --faults \(key)\(value.map { "=\($0)" } ?? "")" }
         if !result.passed { replay += "   (work directory kept: \(work))" }
         result.replay = replay

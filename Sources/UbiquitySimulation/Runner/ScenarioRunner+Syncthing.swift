@@ -16,14 +16,16 @@ extension ScenarioRunner {
         return hosts
     }
 
-    /// Whether `device` is offline: its daemon is, or its Syncthing host is cut off.
+    /// Whether `device` is offline: its daemon is, its machine or its Syncthing host is cut off.
     func isOffline(_ device: RunDevice) -> Bool {
         if let host = device.syncthingHost { return hosts?.isCut(host) ?? false }
-        return device.daemon?.isOffline(at: clock.seconds) ?? false
+        return transport.isOffline(device.name, at: clock.seconds)
     }
 
-    /// Lets `device`'s host carry only `account` (nothing for a device not on a host).
-    func hostCarries(_ account: String?, for device: RunDevice) throws {
+    /// Lets `device`'s Syncthing host, or its machine on the file-sync transport, carry only
+    /// `account` (for the machine: with the accounts of its other devices).
+    func carryOnly(_ account: String?, for device: RunDevice) throws {
+        transport.carry(account, for: device.name, at: clock.seconds)
         guard let hosts, let host = device.syncthingHost else { return }
         try hosts.carry(only: account, on: host)
     }

@@ -1,6 +1,6 @@
 import Ubiquity
 
-// Letting simulated time pass: daemons transfer what is due, apps get time for their
+// Letting simulated time pass: the transport moves what is due, apps get time for their
 // background imports and, with auto-sync, import what arrived.
 extension ScenarioRunner {
     /// The most rounds at one instant before transfers are judged to never settle.
@@ -15,14 +15,18 @@ extension ScenarioRunner {
         return device.lastAutoSync + Self.autoSyncInterval
     }
 
-    /// Moves time to `target`, waking at every moment a daemon has something to do.
+    /// The next moment the transport or an app has something to do (`stalledToo`: counting
+    /// transfers that wait only on a quota).
+    func nextWake(after now: Double, stalledToo: Bool = true) -> Double? {
+        ([transport.nextWake(after: now, stalledToo: stalledToo)] + names.map { syncWake(devices[$0]!) }).compactMap { $0 }.min()
+    }
+
+    /// Moves time to `target`, waking at every moment the transport has something to do.
     func advance(to target: Double) throws {
         var sameInstant = 0
         while violations.isEmpty {
             let now = clock.seconds
-            let wake = names.compactMap { name in
-                [devices[name]!.daemon?.nextWake(after: now), syncWake(devices[name]!)].compactMap { $0 }.min()
-            }.min()
+            let wake = nextWake(after: now)
             guard let wake, wake <= target else {
                 clock.advance(to: target)
                 try tick()
@@ -37,25 +41,17 @@ extension ScenarioRunner {
         }
     }
 
-    /// One instant: every daemon does what is due, then every running app gets time.
+    /// One instant: the transport does what is due, then every running app gets time.
     func tick() throws {
         let now = clock.seconds
-        var news: [String: Bool] = [:]
-        for name in names {
-            guard let daemon = devices[name]!.daemon else {
-                news[name] = devices[name]!.syncedGeneration != cloud.generation
-                continue
-            }
-            news[name] = daemon.round(now: now) > 0
-            for record in daemon.journal { timeline.mark(record.time, record.device, Self.kind(record.kind), "\(record.kind.rawValue) \(Self.shortPath(record.path)) \(record.detail)") }
-            daemon.journal.removeAll()
-        }
+        let news = transport.round(now: now)
+        recordJournal()
         for name in names {
             let device = devices[name]!
             guard device.running, violations.isEmpty else { continue }
             // The system lets the initial import start once the container is downloaded.
-            if device.daemon?.isCaughtUp(at: now) ?? true { try send(.runBackground, to: device) }
-            if news[name] == true { device.hasNews = true }
+            if transport.isCaughtUp(name, at: now) { try send(.runBackground, to: device) }
+            if news.contains(name) { device.hasNews = true }
             if autoSync && device.hasNews && now >= device.lastAutoSync + Self.autoSyncInterval {
                 device.lastAutoSync = now
                 try syncApp(device)
@@ -63,9 +59,17 @@ extension ScenarioRunner {
         }
     }
 
+    /// The transport's news of the last moments, onto the timeline.
+    func recordJournal() {
+        for record in transport.takeJournal() {
+            let what = record.path.isEmpty ? record.detail : "\(record.kind.rawValue) \(Self.shortPath(record.path)) \(record.detail)"
+            timeline.mark(record.time, record.device, Self.kind(record.kind), what)
+        }
+    }
+
     /// The app imports (as a running app does when files arrive).
     func syncApp(_ device: RunDevice) throws {
-        device.syncedGeneration = cloud.generation
+        transport.deviceSynced(device.name)
         device.hasNews = false
         let reply = try send(.perform(.sync), to: device)
         if let error = reply.error { violate("\(device.name) could not sync: \(error)") }
@@ -81,9 +85,7 @@ extension ScenarioRunner {
             guard now < deadline else {
                 return violate("\(device.name) did not post \(event) within \(SimulatedDuration.text(deadline - started)); since its last expect events it posted [\(device.transitionsSinceExpect.joined(separator: ", "))]")
             }
-            let wake = names.compactMap { name in
-                [devices[name]!.daemon?.nextWake(after: now), syncWake(devices[name]!)].compactMap { $0 }.min()
-            }.min().map { max($0, now + 1) } ?? deadline
+            let wake = nextWake(after: now).map { max($0, now + 1) } ?? deadline
             try advance(to: min(wake, deadline))
         }
     }
@@ -102,42 +104,31 @@ extension ScenarioRunner {
                 return violate("did not settle within \(SimulatedDuration.text(clock.seconds - started)) (\(rounds) rounds): \(pendingWork())")
             }
             let now = clock.seconds
-            let wakes = names.compactMap { name -> Double? in
-                let device = devices[name]!
-                let daemonWake = device.daemon.flatMap { $0.isStalledByQuota ? nil : $0.nextWake(after: now) }
-                return [daemonWake, syncWake(device)].compactMap { $0 }.min()
-            }
-            if let wake = wakes.min() {
+            if let wake = nextWake(after: now, stalledToo: false) {
                 try advance(to: max(wake, now))
                 continue
             }
-            // Nothing in flight: one more sync everywhere; if that moves nothing, it is settled.
+            // Nothing in flight: one more sync everywhere and a look at every copy for changes
+            // nobody announced; if that moves nothing, it is settled.
             var moved = false
             for name in names where devices[name]!.running && violations.isEmpty {
                 let device = devices[name]!
-                let background = device.daemon?.isCaughtUp(at: clock.seconds) ?? true ? try send(.runBackground, to: device) : DeviceReply()
-                device.syncedGeneration = cloud.generation
+                let background = transport.isCaughtUp(name, at: clock.seconds) ? try send(.runBackground, to: device) : DeviceReply()
+                transport.deviceSynced(name)
                 let reply = try send(.perform(.sync), to: device)
                 if let error = reply.error { violate("\(device.name) could not sync: \(error)") }
                 moved = moved || !background.events.isEmpty || !reply.events.isEmpty || !reply.saves.isEmpty
             }
+            transport.rescan(at: clock.seconds)
             try tick()
-            let busy = names.contains { name in
-                guard let daemon = devices[name]!.daemon else { return false }
-                return !daemon.isStalledByQuota && daemon.nextWake(after: clock.seconds) != nil
-            }
-            if !moved && !busy { break }
+            if !moved && transport.nextWake(after: clock.seconds, stalledToo: false) == nil { break }
         }
         if violations.isEmpty { try checkQuiescent() }
     }
 
     /// What keeps a scenario from settling, for the message.
     func pendingWork() -> String {
-        let busy = names.compactMap { name -> String? in
-            guard let daemon = devices[name]!.daemon else { return nil }
-            let waiting = daemon.waiting
-            return waiting.uploads + waiting.downloads > 0 ? "\(name): \(waiting.uploads) up, \(waiting.downloads) down waiting" : nil
-        }
+        let busy = transport.pendingWork()
         return busy.isEmpty ? "devices keep importing" : busy.joined(separator: "; ")
     }
 
@@ -147,6 +138,7 @@ extension ScenarioRunner {
         case .download: return .download
         case .deleteInCloud, .deleteInMirror: return .deletion
         case .duplicate, .fault, .lost: return .fault
+        case .conflictCopy: return .note
         case .offline: return .offline
         case .online: return .online
         }

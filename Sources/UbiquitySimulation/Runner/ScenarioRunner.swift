@@ -1,9 +1,11 @@
 import Foundation
 import Ubiquity
 
-/// Runs a scenario: creates its devices (each with a mirror and an emulated daemon, unless
-/// `direct`; with `ScenarioOptions.syncthing`, each on a Syncthing host of its own), performs
-/// its steps in order, lets simulated time pass, and checks the invariants after every step —
+/// Runs a scenario: creates its devices on its transport (each with a mirror and an emulated
+/// iCloud daemon, unless `direct`; or spread over machines whose copies of the cloud a
+/// file-sync engine keeps in step; with `ScenarioOptions.syncthing`, each on a Syncthing host
+/// of its own), performs its steps in order, lets simulated time pass, and checks the
+/// invariants after every step —
 /// no saved change lost, no object that no save inserted, the container's logs bounded, and at
 /// quiescence every running peer of an account converged. The first violation ends the run;
 /// the result carries the seed that replays it.
@@ -13,7 +15,9 @@ public final class ScenarioRunner {
     let seed: UInt64
     let work: String
     let clock = SimulatedClock()
-    let cloud: EmulatedCloud
+    /// How files travel between the devices' copies of the cloud (on Syncthing hosts, the
+    /// iCloud transport with every device direct: Syncthing carries the files instead).
+    let transport: any Transport
     let model: ObjectModel
     var random: SeededGenerator
     var names: [String] = []
@@ -47,15 +51,37 @@ public final class ScenarioRunner {
         random = SeededGenerator(seed: seed)
         autoSync = scenario.autoSync
         work = options.workDirectory ?? NSTemporaryDirectory() + "ubiquity-scenario-\(scenario.name)-\(seed)-\(UUID().uuidString.prefix(8))"
-        cloud = EmulatedCloud(path: work + "/cloud")
         do {
             model = try scenario.modelFile.map { try ObjectModel.load(contentsOf: $0) } ?? .notes
         } catch {
             throw ScenarioError(source: scenario.source, line: 0, "cannot load the model: \(error)")
         }
+        transport = try Self.makeTransport(scenario, options: options, work: work, seed: seed)
         // Checked before any host starts: a scenario that cannot run there says so at once.
         if options.syncthing != nil { warnings = try SyncthingPlan(scenario, extraFaults: options.extraFaults).warnings }
+        if transport.kind == .fileSync { warnings = try FileSyncPlan(scenario, extraFaults: options.extraFaults).warnings }
         for warning in warnings { options.onStep?("warning: \(warning)") }
+    }
+
+    /// The transport the options ask for; the machines of `file-sync` from `--machines`, the
+    /// scenario's `machines`, or 3 (fewer when there are fewer devices).
+    private static func makeTransport(_ scenario: Scenario, options: ScenarioOptions, work: String, seed: UInt64) throws(ScenarioError) -> any Transport {
+        switch options.transport {
+        case .icloud:
+            if options.machines != nil {
+                throw ScenarioError(source: "--machines", line: 0, "machines belong to the file-sync transport: add --transport file-sync")
+            }
+            return ICloudTransport(cloud: EmulatedCloud(path: work + "/cloud"))
+        case .fileSync:
+            if options.syncthing != nil {
+                throw ScenarioError(source: "--transport", line: 0, "--syncthing and --transport file-sync each say how files travel: choose one")
+            }
+            let machines = options.machines ?? scenario.machines ?? min(3, scenario.devices.count)
+            guard (1...64).contains(machines) else {
+                throw ScenarioError(source: options.machines == nil ? scenario.source : "--machines", line: 0, "machines must be from 1 to 64, not \(machines)")
+            }
+            return FileSyncTransport(machines: machines, root: work + "/machines", seed: seed &+ hash("file-sync"))
+        }
     }
 
     private func run() throws -> ScenarioResult {
@@ -69,7 +95,7 @@ public final class ScenarioRunner {
             if let syncthing = options.syncthing {
                 hosts = try startHosts(syncthing)
             } else {
-                try AtomicFile.makeDirectory(cloud.path)
+                for root in transport.cloudRoots(reachable: false) { try AtomicFile.makeDirectory(root) }
             }
             try createDevices()
             for step in scenario.steps.dropFirst(leadingFaults.count) where violations.isEmpty { try execute(step, substitutions: [:]) }
@@ -101,10 +127,11 @@ public final class ScenarioRunner {
             // On Syncthing hosts, device N lives on host N and reads and writes that host's cloud.
             let syncthingHost = hosts.map { _ in index + 1 }
             let directory = (syncthingHost.map { hosts!.devices(of: $0) } ?? work + "/devices") + "/" + declaration.name
-            let cloudRoot = syncthingHost.map { hosts!.cloud(of: $0) } ?? cloud.path
-            let direct = declaration.direct || hosts != nil
+            let placement = transport.placement(of: declaration, index: index)
+            let cloudRoot = syncthingHost.map { hosts!.cloud(of: $0) } ?? placement.cloudRoot
+            let mirrorsCloud = placement.mirrorsCloud && hosts == nil
             let device = try Device.create(at: directory, userName: declaration.name, identityToken: declaration.account,
-                                           deviceUUID: Self.uuid(seed: seed, name: declaration.name), mirrorsCloud: !direct)
+                                           deviceUUID: Self.uuid(seed: seed, name: declaration.name), mirrorsCloud: mirrorsCloud)
             var plan = declaration.faults ?? scenario.faults
             for faults in leadingFaults where faults.device == nil || faults.device == declaration.name {
                 for (key, value) in faults.pairs { _ = plan.set(key, value) }
@@ -123,17 +150,17 @@ public final class ScenarioRunner {
             } else {
                 host = try InProcessDeviceHost(setup: setup)
             }
-            let daemon = direct ? nil : TransferDaemon(name: declaration.name, device: directory, cloud: cloud, plan: plan,
-                                                       seed: seed &+ Self.hash(declaration.name))
+            transport.attach(declaration.name, directory: directory, mirrorsCloud: mirrorsCloud, plan: plan, seed: seed &+ Self.hash(declaration.name))
             if let hosts, let syncthingHost { try hosts.carry(only: declaration.account, on: syncthingHost) }
             names.append(declaration.name)
             devices[declaration.name] = RunDevice(declaration: declaration, directory: directory, peerID: device.peerID(),
-                                                  host: host, daemon: daemon, skew: skew, account: declaration.account,
+                                                  host: host, skew: skew, account: declaration.account,
                                                   cloudRoot: cloudRoot, syncthingHost: syncthingHost)
             timeline.lanes.append(declaration.name)
-            if daemon != nil, !plan.isQuiet { timeline.mark(0, declaration.name, .fault, "faults: \(plan.summary)") }
+            recordJournal()
             if skew != 0 { timeline.mark(0, declaration.name, .fault, "clock off by \(skew > 0 ? "+" : "")\(SimulatedDuration.signedText(skew))") }
         }
+        timeline.lanes += transport.lanes
         timeline.lanes.append("cloud")
     }
 
@@ -182,14 +209,10 @@ public final class ScenarioRunner {
         case .settle:
             try settle()
         case let .faults(target, pairs):
-            for name in names where target == nil || target == name {
-                guard let daemon = devices[name]?.daemon else { continue }
-                for (key, value) in pairs { _ = daemon.plan.set(key, value) }
-                timeline.mark(clock.seconds, name, .fault, "faults: \(daemon.plan.summary)")
-            }
+            transport.setFaults(pairs, for: target, at: clock.seconds)
+            recordJournal()
         case let .quota(bytes):
-            cloud.quotaBytes = bytes
-            for name in names { devices[name]?.daemon?.quotaChanged() }
+            transport.setQuota(bytes)
             timeline.mark(clock.seconds, "cloud", .note, bytes.map { "quota \($0) bytes" } ?? "quota lifted")
         case let .autoSync(on):
             autoSync = on
@@ -238,7 +261,7 @@ public final class ScenarioRunner {
         switch verb {
         case .launch: return !device.running
         case .online: return isOffline(device)
-        case .offline: return (device.daemon != nil || device.syncthingHost != nil) && !isOffline(device)
+        case .offline: return (device.syncthingHost != nil || transport.canGoOffline(device.name)) && !isOffline(device)
         case .signIn, .signOut: return true
         case .removeContent, .rollBaseline:
             return device.running && device.storeKind == .account
@@ -253,14 +276,10 @@ public final class ScenarioRunner {
         switch verb {
         case .offline where device.syncthingHost != nil, .online where device.syncthingHost != nil:
             setHostConnected(verb == .online, of: device)
-        case .offline:
-            guard let daemon = device.daemon else { return violate("\(device.name) reads the cloud directly: it has no daemon to take offline") }
-            daemon.offline(at: now)
-            timeline.mark(now, device.name, .offline, "offline")
-        case .online:
-            guard let daemon = device.daemon else { return violate("\(device.name) reads the cloud directly: it has no daemon") }
-            daemon.online(at: now)
-            timeline.mark(now, device.name, .online, "online")
+        case .offline, .online:
+            guard transport.canGoOffline(device.name) else { return violate("\(device.name) reads the cloud directly: it has no daemon to take offline") }
+            transport.setConnected(verb == .online, device.name, at: now)
+            recordJournal()
         case let .corruptLog(number):
             corruptLog(of: device, number: number)
         case let .expectStore(kind):
@@ -291,7 +310,9 @@ public final class ScenarioRunner {
             let found = try send(.count(entity: entity), to: device).count ?? 0
             if found != count { violate("\(device.name) has \(found) live \(entity) objects; the scenario expects \(count)") }
         case let .expectUploadsWaiting(count):
-            let found = device.syncthingHost == nil ? device.daemon?.waiting.uploads ?? 0 : logsWaitingOnHost(of: device)
+            let folder = device.account.map { String(location(account: $0, root: "").logDirectory(of: device.peerID).dropFirst(1)) } ?? ""
+            let found = device.syncthingHost == nil
+                ? transport.uploadsWaiting(device.name, account: device.account, logFolder: folder) : logsWaitingOnHost(of: device)
             if found != count { violate("\(device.name) has \(found) upload(s) waiting; the scenario expects \(count)") }
         case let .expectConflicts(least):
             let found = try send(.probe(full: false), to: device).state?.conflictCount ?? 0
@@ -301,16 +322,16 @@ public final class ScenarioRunner {
         case let .waitFor(event, within):
             try waitFor(event, on: device, until: now + within)
         default:
-            // Its host carries the new account before the app saves in will-change, as the
-            // emulated daemon stops the old account's transfers at the switch.
+            // Its host or machine carries the new account before the app saves in will-change,
+            // as the emulated daemon stops the old account's transfers at the switch.
             switch verb {
-            case let .signIn(token): try hostCarries(token, for: device)
-            case .signOut: try hostCarries(nil, for: device)
+            case let .signIn(token): try carryOnly(token, for: device)
+            case .signOut: try carryOnly(nil, for: device)
             default: break
             }
             let reply = try send(.perform(verb), to: device)
             if let error = reply.error {
-                try hostCarries(device.account, for: device)
+                try carryOnly(device.account, for: device)
                 return violate("\(device.name) \(Self.verbName(verb)) failed: \(error)")
             }
             switch verb {
@@ -349,10 +370,10 @@ public final class ScenarioRunner {
         if case .edit = command, let error = reply.error { violate("\(device.name) edit failed: \(error)") }
         for handover in reply.handovers { checkHandover(handover, of: device) }
         timeline.sample(device.name, time: now, knowledge: reply.knowledgeTotal, store: reply.storeKind.map { "\($0.rawValue)\(reply.account.map { " (\($0))" } ?? "")" })
-        // Steps, and background work that did something, may have written into the mirror.
+        // Steps, and background work that did something, may have written into the mirror or cloud.
         switch command {
-        case .perform where reply.wroteFiles, .edit: device.daemon?.noteMirrorChanged()
-        case .runBackground where !reply.events.isEmpty || !reply.saves.isEmpty: device.daemon?.noteMirrorChanged()
+        case .perform where reply.wroteFiles, .edit: transport.deviceWrote(device.name, at: now)
+        case .runBackground where !reply.events.isEmpty || !reply.saves.isEmpty: transport.deviceWrote(device.name, at: now)
         default: break
         }
         return reply
@@ -398,7 +419,6 @@ final class RunDevice {
     /// `<name>~<device UUID>`: the peer ID of its stores.
     let peerID: String
     let host: any DeviceHost
-    let daemon: TransferDaemon?
     let skew: Double
     var running = false
     var account: String?
@@ -408,19 +428,19 @@ final class RunDevice {
     var transitionsSinceExpect: [String] = []
     var saves = 0
     var imports = 0
-    /// The cloud generation this direct device last synced at.
+    /// The generation of its Syncthing host's files it last synced at.
     var syncedGeneration = -1
     /// Files arrived that the app has not imported yet, and when it last imported on its own.
     var hasNews = false
     var lastAutoSync = -Double.infinity
 
     /// The copy of the cloud it reads and writes: the emulated cloud (direct) or its mirror's
-    /// counterpart, or its Syncthing host's cloud.
+    /// counterpart, its machine's copy (file-sync), or its Syncthing host's cloud.
     let cloudRoot: String
     /// Its Syncthing host (1…), under `--syncthing`.
     let syncthingHost: Int?
 
-    init(declaration: DeviceDeclaration, directory: String, peerID: String, host: any DeviceHost, daemon: TransferDaemon?, skew: Double, account: String?,
+    init(declaration: DeviceDeclaration, directory: String, peerID: String, host: any DeviceHost, skew: Double, account: String?,
          cloudRoot: String, syncthingHost: Int?) {
         self.declaration = declaration
         self.cloudRoot = cloudRoot
@@ -428,11 +448,9 @@ final class RunDevice {
         self.directory = directory
         self.peerID = peerID
         self.host = host
-        self.daemon = daemon
         self.skew = skew
         self.account = account
     }
 
     var name: String { declaration.name }
-    var mirror: String { directory + "/Mobile Documents" }
 }

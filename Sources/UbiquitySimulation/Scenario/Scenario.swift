@@ -22,6 +22,9 @@ public struct Scenario: Sendable {
     public var devices: [DeviceDeclaration] = []
     /// Set by `peers N`: the devices are peer1…peerN and `--peers` may change N.
     public var genericPeers: Int?
+    /// Set by `machines N`: under the file-sync transport, how many machines the devices are
+    /// spread over (`--machines` may change it).
+    public var machines: Int?
     /// Faults of every device at the start; `devices[i].faults` overrides per device.
     public var faults = FaultPlan()
     public var baselinePolicy = BaselinePolicy.apple

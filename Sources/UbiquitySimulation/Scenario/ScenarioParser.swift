@@ -89,7 +89,7 @@ private struct Reader {
     /// Reads a header line; `false` when the line is a step.
     mutating func header(_ words: [String], line: Int) throws(ScenarioError) -> Bool {
         let keyword = words[0], rest = Array(words.dropFirst())
-        let keywords = ["scenario", "about", "seed", "model", "content", "devices", "peers", "device", "bound", "baseline"]
+        let keywords = ["scenario", "about", "seed", "model", "content", "devices", "peers", "device", "bound", "baseline", "machines"]
         guard keywords.contains(keyword) else { return false }
         if sawStep, keyword != "about" { throw error(line, "'\(keyword)' belongs before the first step") }
         switch keyword {
@@ -119,6 +119,9 @@ private struct Reader {
             try describeDevice(rest, line: line)
         case "baseline":
             scenario.baselinePolicy = try baselinePolicy(rest, line: line)
+        case "machines":
+            guard rest.count == 1, let count = Int(rest[0]), (1...64).contains(count) else { throw error(line, "'machines' takes a number from 1 to 64") }
+            scenario.machines = count
         case "bound":
             guard rest.count == 1, let bound = Int(rest[0]), bound > 0 else { throw error(line, "'bound' takes a positive number of log files") }
             scenario.logBound = bound

@@ -12,6 +12,11 @@ enum Console {
         FileHandle.standardOutput.write(Data(bytes))
     }
 
+    /// A line on standard error that is not an error (progress of a long run).
+    static func note(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
     /// The one-line error every failure ends in: `ubiq: error: …`.
     static func error(_ message: String) {
         FileHandle.standardError.write(Data(("ubiq: error: " + oneLine(message) + "\n").utf8))

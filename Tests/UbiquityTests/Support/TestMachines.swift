@@ -3,7 +3,8 @@ import Testing
 @testable import Ubiquity
 
 /// Several machines, each with its own copy of the cloud and its own devices, whose clouds a
-/// `FileSyncEngine` keeps in step: the multi-machine harness of the file-sync tests.
+/// `FileSyncEngine` (the simulation's, which `--transport file-sync` drives on simulated time)
+/// keeps in step, move by move: the multi-machine harness of the file-sync tests.
 final class TestMachines {
     let machines: [TestCloud]
     let engine: FileSyncEngine
