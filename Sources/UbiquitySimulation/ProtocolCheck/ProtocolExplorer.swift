@@ -69,7 +69,7 @@ public struct ProtocolExplorer {
             var steps: [String] = []
             var at = state
             while let step = parents[at].step {
-                steps.append(step.description)
+                steps.append(step.description + "\n       → " + model.describe(states[at]))
                 at = parents[at].parent
             }
             return steps.reversed()
@@ -150,7 +150,7 @@ public struct ProtocolExplorer {
                 if (0..<configuration.peers).contains(where: { model.store($0, state)[author] >= number }) { continue }
                 let held = model.anywhere(state) { path, content in
                     switch content {
-                    case let .baseline(knowledge): return knowledge[author] >= number
+                    case let .baseline(knowledge, _): return knowledge[author] >= number
                     case .log: return path == .log(peer: author, number: Int(number))
                     case .receipt: return false
                     }
