@@ -27,6 +27,9 @@ public struct BaselineMetadata: Sendable, Equatable {
     /// later removal than its author's.
     public var contentEpochGeneration: Int64 = 0
     public var contentEpochDate: Double = 0
+    /// The conflict copies of `baseline.zip` its author had joined when it rolled this one
+    /// (`<file name>|<store checksum>` each): they may be deleted once this one is under the name.
+    public var resolves: [String] = []
 
     var plistValue: PlistValue {
         var fields: [String: PlistValue] = [
@@ -35,6 +38,7 @@ public struct BaselineMetadata: Sendable, Equatable {
             "storeName": .string(storeName), "contentName": .string(contentName), "created": .real(created),
             "storeChecksum": .string(storeChecksum), "modelChecksum": .string(modelChecksum),
         ]
+        if !resolves.isEmpty { fields["resolves"] = .array(resolves.map(PlistValue.string)) }
         if let contentEpoch {
             fields["contentEpoch"] = .string(contentEpoch)
             fields["contentEpochGeneration"] = .integer(contentEpochGeneration)
@@ -58,6 +62,7 @@ public struct BaselineMetadata: Sendable, Equatable {
                   contentEpoch: plist["contentEpoch"]?.stringValue)
         contentEpochGeneration = plist["contentEpochGeneration"]?.int64Value ?? 0
         contentEpochDate = plist["contentEpochDate"]?.doubleValue ?? 0
+        resolves = plist["resolves"]?.arrayValue?.compactMap(\.stringValue) ?? []
     }
 
     init(author: String, knowledge: KnowledgeVector, previousKnowledge: KnowledgeVector, modelVersionHash: String,

@@ -16,7 +16,10 @@ package struct BaselineCatalog {
         package let metadata: BaselineMetadata
         package let file: DirectoryEntry
 
-        package var candidate: BaselineCandidate { BaselineCandidate(name: name, isAtName: isAtName, knowledge: metadata.knowledge) }
+        package var candidate: BaselineCandidate {
+            BaselineCandidate(name: name, isAtName: isAtName, knowledge: metadata.knowledge, contentID: metadata.storeChecksum,
+                              resolves: Set(metadata.resolves))
+        }
     }
 
     /// What lies under the name, for the replace rule of a roll.

@@ -93,7 +93,9 @@ package struct Baseliner {
         let view = catalog.view
         let stranded = BaselineProtocol.strandedPeers(knowledge: knowledge, view: view, hasLog: { scan.has(peer: $0, number: $1) })
         let unresolved = BaselineProtocol.unresolvedCopies(catalog.candidates)
-        if view.dominates(knowledge) && unresolved.isEmpty { return skipped("the baselines already hold everything this peer knows") }
+        guard BaselineProtocol.mayRoll(knowledge: knowledge, candidates: catalog.candidates, hasUnimportedLog: false) else {
+            return skipped("the baselines already hold everything this peer knows")
+        }
         let since = knowledge.entries.reduce(Int64(0)) { $0 + max(0, $1.value - view[$1.key]) }
         let bytes = scan.logs.filter { $0.number > view[$0.peerID] }.reduce(Int64(0)) { $0 + $1.size }
         let storeSize = store.fileSize
@@ -103,7 +105,7 @@ package struct Baseliner {
         } else if !stranded.isEmpty {
             reason = "no baseline or log holds transactions of \(stranded.joined(separator: ", ")) that this store holds"
         } else if !unresolved.isEmpty {
-            reason = "conflict copies hold what the baseline under the name lacks (\(unresolved.map(\.name).joined(separator: ", ")))"
+            reason = "conflict copies the baseline under the name has not resolved (\(unresolved.map(\.name).joined(separator: ", ")))"
         } else if since >= policy.transactionThreshold {
             reason = "\(since) transactions since the last baseline (threshold \(policy.transactionThreshold))"
         } else if bytes >= policy.minimumLogBytes && Double(bytes) >= policy.logBytesFraction * Double(storeSize) {
@@ -125,6 +127,7 @@ package struct Baseliner {
             modelChecksum: CanonicalEncoding.sha256Hex(of: store.model.plistValue), contentEpoch: removal?.epoch)
         metadata.contentEpochGeneration = removal?.generation ?? 0
         metadata.contentEpochDate = removal?.date ?? 0
+        metadata.resolves = BaselineProtocol.resolvedByRoll(catalog.candidates).sorted()
         let directory = location.baselineDirectory
         try AtomicFile.makeDirectory(directory)
         let temporary = directory + "/.baseline-" + UUID().uuidString + ".zip.nosync"
@@ -180,15 +183,15 @@ package struct Baseliner {
 
     // MARK: Conflict copies
 
-    /// Deletes the conflict copies of `baseline.zip` that the baseline under the name holds
-    /// entirely. Returns their names.
+    /// Deletes the conflict copies of `baseline.zip` that the baseline under the name resolved
+    /// (rolled by a peer that had joined them). Returns their names.
     @discardableResult
     package func deleteRedundantCopies(_ catalog: BaselineCatalog) -> [String] {
         let redundant = BaselineProtocol.redundantCopies(catalog.candidates)
         var deleted: [String] = []
         for copy in redundant where unlink(location.baselineDirectory + "/" + copy.name) == 0 {
             deleted.append(copy.name)
-            logger.log(.info, "PFUbiquityBaseline", "resolveCopies", "deleted \(copy.name): the baseline under the name holds all it holds")
+            logger.log(.info, "PFUbiquityBaseline", "resolveCopies", "deleted \(copy.name): the baseline under the name was rolled after it and holds all it holds")
         }
         return deleted
     }
