@@ -53,17 +53,17 @@ public enum AtomicFile {
         }
     }
 
-    /// Reads a whole file, refusing files larger than `limit` bytes.
+    /// Reads a whole file, refusing files larger than `limit` bytes and anything but a regular
+    /// file (see `openRegularFile`).
     public static func read(_ path: String, limit: Int) throws(FileError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw FileError(path: path, operation: "open", errno: errno) }
+        let descriptor = try openRegularFile(path)
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw FileError(path: path, operation: "stat", errno: errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw FileError(path: path, operation: "read", message: "not a regular file") }
         guard Int(info.st_size) <= limit else {
             throw FileError(path: path, operation: "read", message: "file of \(info.st_size) bytes exceeds the limit of \(limit)")
         }
+        ReadCounter.current?.count(path)
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var offset = 0
         while offset < bytes.count {
@@ -76,6 +76,33 @@ public enum AtomicFile {
             offset += count
         }
         return offset == bytes.count ? bytes : Array(bytes[..<offset])
+    }
+
+    /// Opens a regular file for reading and returns its descriptor (the caller closes it). What
+    /// is not a regular file is refused before it is opened, so nothing named like a file can
+    /// block or lead elsewhere: a FIFO (whose `open` waits for a writer), a socket, a device
+    /// node, a folder, or a symbolic link (never followed: it could lead out of the cloud). The
+    /// type is checked again on the open descriptor, in case the name changed in between.
+    public static func openRegularFile(_ path: String) throws(FileError) -> Int32 {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw FileError(path: path, operation: "open", errno: errno) }
+        if let kind = FileKind.notRegular(info.st_mode) { throw FileError(path: path, operation: "read", message: "\(kind), not a regular file") }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ELOOP { throw FileError(path: path, operation: "read", message: "a symbolic link, not a regular file") }
+            throw FileError(path: path, operation: "open", errno: code)
+        }
+        guard fstat(descriptor, &info) == 0 else {
+            let error = FileError(path: path, operation: "stat", errno: errno)
+            close(descriptor)
+            throw error
+        }
+        if let kind = FileKind.notRegular(info.st_mode) {
+            close(descriptor)
+            throw FileError(path: path, operation: "read", message: "\(kind), not a regular file")
+        }
+        return descriptor
     }
 
     /// Creates `path` and its missing parents.
