@@ -27,6 +27,26 @@ struct GlobalIDTests {
         #expect(second > first && second > Stamp(wallMilliseconds: 500_000, counter: 7, peerID: "other"), "causally later is larger, whatever the wall clock says")
     }
 
+    @Test func theClockNeverMakesAStampItsParserRejects() throws {
+        // A wall clock before 1970, past what a stamp holds, or not a number at all.
+        for seconds in [-5.0, 1e13, 1e300, .infinity, -.infinity, .nan] {
+            var clock = HybridLogicalClock(peerID: "me", last: nil)
+            let stamp = clock.tick(now: Date(timeIntervalSince1970: seconds))
+            #expect(Stamp(stamp.description) == stamp, "now = \(seconds): \(stamp)")
+        }
+        // Observing the largest stamp that parses, then ticking on and on: every stamp reads back.
+        var clock = HybridLogicalClock(peerID: "me", last: nil)
+        clock.observe(try #require(Stamp("9999999999999999.99999998.other")))
+        for _ in 0..<5 {
+            let stamp = clock.tick(now: Date(timeIntervalSince1970: 100))
+            #expect(Stamp(stamp.description) == stamp, "\(stamp)")
+        }
+        // What the importer and a baseline's validation refuse: more than a day ahead.
+        let now = 1_700_000_000.0
+        #expect(Stamp(wallMilliseconds: Int64((now + Stamp.maximumLead + 1) * 1000), counter: 0, peerID: "x").isTooFarAhead(of: now))
+        #expect(!Stamp(wallMilliseconds: Int64((now + Stamp.maximumLead - 1) * 1000), counter: 0, peerID: "x").isTooFarAhead(of: now))
+    }
+
     @Test func knowledgeVectorsUseApplesStringForm() throws {
         let vector = KnowledgeVector(["b~2": 3, "a~1": 5, "zero": 0])
         #expect(vector.description == "a~1:5:b~2:3")

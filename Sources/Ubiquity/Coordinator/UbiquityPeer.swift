@@ -90,12 +90,17 @@ public final class UbiquityPeer: @unchecked Sendable {
         guard let location else { return }
         // Own logs of removed content (saved before this peer heard of a removal, and not yet
         // deleted) are not this content's: their numbers say nothing about the store's.
+        // Only regular files are logs: a folder or link named like one is nobody's transaction.
         let directory = location.logDirectory(of: peerID)
         func ownLogs() -> [(name: String, number: Int64)] {
             let epoch = try? store.contentEpoch()   // the catch-up's sync may start over in a new one
-            return DirectoryEntry.names(directory).compactMap { name in
-                guard let number = TransactionLog.transactionNumber(inFileName: name), number > store.knowledge[peerID],
-                      !ContentEpoch.logBelongsToOtherEpoch(directory + "/" + name, than: epoch) else { return nil }
+            let quarantined = (try? store.quarantineSignatures()) ?? [:]
+            return location.names(in: directory, regularFilesOnly: true).compactMap { name in
+                guard let number = TransactionLog.transactionNumber(inFileName: name), number > store.knowledge[peerID] else { return nil }
+                // A file set aside and unchanged since is not read again (it says nothing of its epoch).
+                if let signature = quarantined[location.relativeLogPath(peerID, name)],
+                   signature == DirectoryEntry.at(directory + "/" + name)?.signature { return (name, number) }
+                guard !ContentEpoch.logBelongsToOtherEpoch(directory + "/" + name, than: epoch) else { return nil }
                 return (name, number)
             }
         }
