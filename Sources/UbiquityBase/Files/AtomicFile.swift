@@ -54,9 +54,10 @@ public enum AtomicFile {
     }
 
     /// Reads a whole file, refusing files larger than `limit` bytes and anything but a regular
-    /// file (see `openRegularFile`).
-    public static func read(_ path: String, limit: Int) throws(FileError) -> [UInt8] {
-        let descriptor = try openRegularFile(path)
+    /// file (see `openRegularFile`). A file the user named (`followingLinks`) may be reached
+    /// through a symbolic link; nothing in the cloud or a device is.
+    public static func read(_ path: String, limit: Int, followingLinks: Bool = false) throws(FileError) -> [UInt8] {
+        let descriptor = try openRegularFile(path, followingLinks: followingLinks)
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw FileError(path: path, operation: "stat", errno: errno) }
@@ -83,11 +84,12 @@ public enum AtomicFile {
     /// block or lead elsewhere: a FIFO (whose `open` waits for a writer), a socket, a device
     /// node, a folder, or a symbolic link (never followed: it could lead out of the cloud). The
     /// type is checked again on the open descriptor, in case the name changed in between.
-    public static func openRegularFile(_ path: String) throws(FileError) -> Int32 {
+    /// With `followingLinks` a link is followed (to a regular file only).
+    public static func openRegularFile(_ path: String, followingLinks: Bool = false) throws(FileError) -> Int32 {
         var info = stat()
-        guard lstat(path, &info) == 0 else { throw FileError(path: path, operation: "open", errno: errno) }
+        guard (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 else { throw FileError(path: path, operation: "open", errno: errno) }
         if let kind = FileKind.notRegular(info.st_mode) { throw FileError(path: path, operation: "read", message: "\(kind), not a regular file") }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (followingLinks ? 0 : O_NOFOLLOW))
         guard descriptor >= 0 else {
             let code = errno
             if code == ELOOP { throw FileError(path: path, operation: "read", message: "a symbolic link, not a regular file") }

@@ -33,10 +33,10 @@ public struct Device: Sendable, Equatable {
     public static func create(at directory: String, userName: String = "user", identityToken: String? = defaultAccount,
                               deviceUUID: UUID = UUID(), mirrorsCloud: Bool = false) throws(DeviceError) -> Device {
         guard CloudNames.isValidPathComponent(userName.lowercased()), !userName.contains("~") else {
-            throw .invalid("user name '\(userName)' must hold only letters, digits, '.', '_', '-', '@', '+'")
+            throw .invalid("user name \(CloudNames.quoted(userName)) must be 1 to 200 letters, digits, '.', '_', '-', '@', '+'")
         }
         if let identityToken, !CloudNames.isValidPathComponent(identityToken) {
-            throw .invalid("identity token '\(identityToken)' must hold only letters, digits, '.', '_', '-', '@', '+'")
+            throw .invalid("identity token \(CloudNames.quoted(identityToken)) must be 1 to 200 letters, digits, '.', '_', '-', '@', '+'")
         }
         let device = Device(directory: directory, deviceUUID: deviceUUID, userName: userName, identityToken: identityToken, mirrorsCloud: mirrorsCloud)
         guard !FileManager.default.fileExists(atPath: device.plistPath) else { throw .alreadyExists(directory) }
@@ -72,7 +72,7 @@ public struct Device: Sendable, Equatable {
     /// Works while another process owns the device: it only replaces `device.plist` atomically.
     public static func setAccount(_ token: String?, at directory: String) throws(DeviceError) -> Device {
         if let token, !CloudNames.isValidPathComponent(token) {
-            throw .invalid("identity token '\(token)' must hold only letters, digits, '.', '_', '-', '@', '+'")
+            throw .invalid("identity token \(CloudNames.quoted(token)) must be 1 to 200 letters, digits, '.', '_', '-', '@', '+'")
         }
         var device = try load(from: directory)
         device.identityToken = token
