@@ -107,11 +107,11 @@ package struct Importer {
                 logger.log(.warning, "PFUbiquityTransactionLogImporter", "scan", "a second log for transaction \(candidate.number) of \(candidate.peerID) is ignored: \(candidate.relativePath)")
                 continue
             }
+            var bytes: [UInt8]?
             do {
                 let path = location.ubiquityRoot + "/" + candidate.relativePath
-                let bytes: [UInt8]
                 do { bytes = try AtomicFile.read(path, limit: maxLogBytes) } catch { throw LogError.unreadable(error.message) }
-                let log = try TransactionLog(decoding: bytes, model: store.model, maxBytes: maxLogBytes)
+                let log = try TransactionLog(decoding: bytes ?? [], model: store.model, maxBytes: maxLogBytes)
                 guard log.peerID == candidate.peerID else { throw LogError.wrongAuthor(folder: candidate.peerID, log: log.peerID) }
                 guard log.transactionNumber == candidate.number else {
                     throw LogError.wrongNumber(fileName: candidate.entry.name, log: log.transactionNumber)
@@ -133,7 +133,7 @@ package struct Importer {
             } catch let error as LogError {
                 var retryAfter: Double?
                 if case let .stampTooFarAhead(stamp, _) = error { retryAfter = Double(stamp.wallMilliseconds) / 1000 - Stamp.maximumLead }
-                try quarantine(candidate, reason: error.description, retryAfter: retryAfter)
+                try quarantine(candidate, reason: error.description, retryAfter: retryAfter, bytes: bytes)
                 report.quarantined.append((candidate.relativePath, error.description))
                 setAside[candidate.peerID, default: [:]][candidate.number] = error.description
             }
@@ -180,7 +180,7 @@ package struct Importer {
                 refused.append((peer, number))
                 setAside[peer, default: [:]][number] = reason
                 if let candidate = byLog["\(peer):\(number)"] {
-                    try quarantine(candidate, reason: reason, retryAfter: nil)
+                    try quarantine(candidate, reason: reason, retryAfter: nil, bytes: nil)
                     report.quarantined.append((candidate.relativePath, reason))
                 }
             }
@@ -231,11 +231,12 @@ package struct Importer {
 
     /// Sets a bad file aside: a copy in the local quarantine folder and a record in the store,
     /// so the file is skipped unread (and reported by `doctor`) until it changes.
-    private func quarantine(_ candidate: Candidate, reason: String, retryAfter: Double?) throws {
+    /// `bytes`: the file's bytes when they were read already.
+    private func quarantine(_ candidate: Candidate, reason: String, retryAfter: Double?, bytes: [UInt8]?) throws {
         logger.log(.error, "PFUbiquityTransactionLogImporter", "quarantine:", "quarantined \(candidate.relativePath): \(reason)")
         let source = location.ubiquityRoot + "/" + candidate.relativePath
         let target = quarantineDirectory + "/" + candidate.relativePath.replacingOccurrences(of: "/", with: "__")
-        if let bytes = try? AtomicFile.read(source, limit: maxLogBytes) {
+        if let bytes = bytes ?? (try? AtomicFile.read(source, limit: maxLogBytes)) {
             try? AtomicFile.makeDirectory(quarantineDirectory)
             try? AtomicFile.write(bytes, to: target)
         }
