@@ -52,6 +52,8 @@ struct GlobalIDTests {
         #expect(vector.description == "a~1:5:b~2:3")
         #expect(KnowledgeVector(string: vector.description) == vector)
         #expect(KnowledgeVector(string: "a:1:b") == nil && KnowledgeVector(string: "a:x") == nil)
+        #expect(KnowledgeVector(string: "a:9999999999")?["a"] == 9_999_999_999, "the largest number a log's file name holds")
+        #expect(KnowledgeVector(string: "a:10000000000") == nil && KnowledgeVector(string: "a:\(Int64.max)") == nil, "beyond it: damaged")
         #expect(vector.dominates(KnowledgeVector(["a~1": 5])) && !KnowledgeVector(["a~1": 5]).dominates(vector))
     }
 

@@ -137,7 +137,7 @@ public struct ContainerReport: Sendable {
             lines.append("  \(peer.peerID): \(peer.logCount) log(s), \(peer.logBytes) bytes, up to \(peer.highestLog); \(receipt), \(peer.behind) behind")
         }
         if let baseline {
-            let age = Int(Date().timeIntervalSince1970 - baseline.created)
+            let age = String(format: "%.0f", Date().timeIntervalSince1970 - baseline.created)
             lines.append("  baseline by \(baseline.author) at \(baseline.knowledge), \(age) s old, \(baselineBytes) bytes")
         } else {
             lines.append("  baseline: none")

@@ -137,7 +137,7 @@ public enum Doctor {
                 let pair = [earlier.peerID, later.peerID].sorted().joined(separator: " and ")
                 guard gap > skewTolerance, reported.insert(pair).inserted else { continue }
                 findings.append(DoctorFinding(kind: .clockSkew,
-                    message: "the clocks of \(earlier.peerID) and \(later.peerID) disagree by at least \(Int(gap)) s: \(later.peerID) saw transaction \(earlier.transactionNumber) of \(earlier.peerID) yet dated its own transaction \(later.transactionNumber) earlier",
+                    message: "the clocks of \(earlier.peerID) and \(later.peerID) disagree by at least \(String(format: "%.0f", gap)) s: \(later.peerID) saw transaction \(earlier.transactionNumber) of \(earlier.peerID) yet dated its own transaction \(later.transactionNumber) earlier",
                     repair: "set the clocks of those machines right (NTP); stamps stay causally ordered, but concurrent edits are won by the clock that is ahead", fixable: false))
             }
         }

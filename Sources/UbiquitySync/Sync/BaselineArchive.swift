@@ -58,6 +58,7 @@ public struct BaselineMetadata: Sendable, Equatable {
                   contentEpoch: plist["contentEpoch"]?.stringValue)
         contentEpochGeneration = plist["contentEpochGeneration"]?.int64Value ?? 0
         contentEpochDate = plist["contentEpochDate"]?.doubleValue ?? 0
+        guard created.isFinite, contentEpochDate.isFinite else { throw .unreadable("metadata.plist: a date that is not a finite number") }
     }
 
     init(author: String, knowledge: KnowledgeVector, previousKnowledge: KnowledgeVector, modelVersionHash: String,
