@@ -150,6 +150,33 @@ struct HostileLogTests {
         #expect(buggyReads.isEmpty, "\(buggyReads)")
     }
 
+    /// Logs nested far deeper than any log is, in both formats: set aside with the reason,
+    /// never a stack overflow.
+    @Test func deeplyNestedLogsAreQuarantined() throws {
+        let cloud = try TestCloud(model: Self.model)
+        let reader = try cloud.peer("reader")
+        let folder = try #require(reader.location).logDirectory(of: Self.buggy)
+        try AtomicFile.makeDirectory(folder)
+        let xml = "<?xml version=\"1.0\"?><plist version=\"1.0\">" + String(repeating: "<array>", count: 50_000) + String(repeating: "</array>", count: 50_000) + "</plist>"
+        try AtomicFile.write(Array(xml.utf8), to: folder + "/" + TransactionLog.fileName(number: 1))
+        var binary: [UInt8] = Array("bplist00".utf8)
+        // 3,000 one-element arrays, each pointing at the next (object refs of two bytes).
+        let count = 3_000
+        var offsets: [Int] = []
+        for index in 0..<count {
+            offsets.append(binary.count)
+            if index == count - 1 { binary += [0xA0] } else { binary += [0xA1, UInt8((index + 1) >> 8), UInt8((index + 1) & 0xFF)] }
+        }
+        let table = binary.count
+        for offset in offsets { binary += [UInt8(offset >> 8), UInt8(offset & 0xFF)] }
+        binary += [0, 0, 0, 0, 0, 0, 2, 2] + [0, 0, 0, 0, 0, 0, UInt8(count >> 8), UInt8(count & 0xFF)] + [UInt8](repeating: 0, count: 8)
+            + [0, 0, 0, 0, 0, 0, UInt8(table >> 8), UInt8(table & 0xFF)]
+        try AtomicFile.write(binary, to: folder + "/" + TransactionLog.fileName(number: 2))
+        let report = try reader.importAvailable()
+        #expect(report.quarantined.count == 2, "\(report.quarantined)")
+        #expect(report.quarantined.allSatisfy { $0.reason.contains("depth") }, "\(report.quarantined)")
+    }
+
     /// A log that verifies but that SQLite refuses (here a trigger plays a constraint the
     /// store breaks) is rolled back alone: the other peers' logs of the same batch apply, the
     /// logs that had seen it wait, and once the file changes it is tried again.

@@ -149,7 +149,7 @@ public enum Doctor {
     public static func fix(_ findings: [DoctorFinding], peer: UbiquityPeer) -> [String] {
         guard let location = peer.location else { return [] }
         var done: [String] = []
-        for file in DirectoryEntry.list(location.logDirectory(of: peer.peerID)) where file.name.hasSuffix(".nosync")
+        for file in location.entries(in: location.logDirectory(of: peer.peerID)) where file.name.hasSuffix(".nosync")
             && findings.contains(where: { $0.kind == .staleTemporaryFile && $0.message.contains(file.name) }) {
             if unlink(location.logDirectory(of: peer.peerID) + "/" + file.name) == 0 { done.append("deleted \(file.name)") }
         }
