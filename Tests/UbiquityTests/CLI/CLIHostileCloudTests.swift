@@ -88,6 +88,11 @@ struct CLIHostileCloudTests {
         try AtomicFile.makeDirectory(root + "/" + stranger + "/Notes/" + hash)
         let name = TransactionLog.fileName(number: 1)
         try AtomicFile.write(Array("garbage".utf8), to: root + "/" + stranger + "/Notes/" + hash + "/" + name)
+        // A file that looks like XML and is not text: libxml2's own complaints never reach stderr.
+        try AtomicFile.write([UInt8(ascii: "<")] + [UInt8](repeating: 0, count: 700), to: root + "/" + stranger + "/Notes/" + hash + "/" + TransactionLog.fileName(number: 2))
+        let sync = try sandbox.run(["sync"], device: "phone")
+        #expect(sync.succeeded && sync.stdout.contains("2 quarantined"), "\(sync)")
+        #expect(!sync.stderr.contains("encoding error") && !sync.stderr.contains("I/O error"), "\(sync)")
         let doctor = try sandbox.run(["doctor", "--json"], device: "phone")
         let findings = try #require((try JSONSerialization.jsonObject(with: Data(doctor.stdout.utf8)) as? [String: Any])?["findings"] as? [[String: Any]])
         #expect(findings.contains { $0["kind"] as? String == "unreadableFile" && ($0["message"] as? String ?? "").contains("\(stranger)/Notes/\(hash)/\(name)") },
