@@ -42,13 +42,14 @@ public final class ManagedObject {
         return description.defaultValue
     }
 
-    /// Sets an attribute; the value must be of the attribute's type.
+    /// Sets an attribute; the value must be one the attribute takes (its type; numbers and
+    /// dates finite), as every peer checks a log.
     public func setValue(_ value: AttributeValue?, for attribute: String) throws {
         guard let description = entity.attribute(attribute) else {
             throw ModelError.unknownProperty(entity: entity.name, property: attribute)
         }
-        if let value, value.type != description.type {
-            throw StoreError.validation("\(entity.name).\(attribute) takes \(description.type.rawValue), not \(value.type.rawValue)")
+        if let value, let problem = description.problem(with: value) {
+            throw StoreError.validation("\(entity.name): \(problem)")
         }
         changedValues[attribute] = .some(value)
     }

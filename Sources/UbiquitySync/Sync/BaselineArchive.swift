@@ -63,6 +63,7 @@ public struct BaselineMetadata: Sendable, Equatable {
         contentEpochGeneration = plist["contentEpochGeneration"]?.int64Value ?? 0
         contentEpochDate = plist["contentEpochDate"]?.doubleValue ?? 0
         resolves = plist["resolves"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        guard created.isFinite, contentEpochDate.isFinite else { throw .unreadable("metadata.plist: a date that is not a finite number") }
     }
 
     init(author: String, knowledge: KnowledgeVector, previousKnowledge: KnowledgeVector, modelVersionHash: String,
@@ -113,7 +114,7 @@ enum BaselineArchive {
 
     private static func readMetadataFromArchive(_ path: String) throws(BaselineError) -> BaselineMetadata {
         do {
-            let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
+            let archive = try openForReading(path)
             guard let entry = archive[metadataName] else { throw BaselineError.unreadable("no metadata.plist in the archive") }
             var bytes: [UInt8] = []
             _ = try archive.extract(entry) { chunk in
@@ -129,6 +130,16 @@ enum BaselineArchive {
         }
     }
 
+    /// Opens the archive at `path` for reading. ZIPFoundation opens by path, so the file is
+    /// opened first by the safe opener (a regular file, never a FIFO or a link) and the archive
+    /// reads `/proc/self/fd/N`, which names that very file: nothing swapped in between is read.
+    static func openForReading(_ path: String) throws -> Archive {
+        let descriptor = try AtomicFile.openRegularFile(path)
+        defer { close(descriptor) }
+        let checked = "/proc/self/fd/\(descriptor)"
+        return try Archive(url: URL(fileURLWithPath: FileManager.default.fileExists(atPath: checked) ? checked : path), accessMode: .read)
+    }
+
     /// The most `metadata.plist` may inflate to.
     static let maximumMetadataBytes = 1 << 20
     /// The most `store.sqlite` may inflate to (a zip bomb is refused, not written out).
@@ -141,7 +152,7 @@ enum BaselineArchive {
         do {
             try? FileManager.default.removeItem(atPath: target)
             try AtomicFile.makeDirectory(directory)
-            let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
+            let archive = try openForReading(path)
             guard let entry = archive[storeName] else { throw BaselineError.unreadable("no store.sqlite in the archive") }
             guard FileManager.default.createFile(atPath: target, contents: nil), let output = FileHandle(forWritingAtPath: target) else {
                 throw BaselineError.unreadable("cannot write \(target)")
