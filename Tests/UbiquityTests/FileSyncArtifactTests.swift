@@ -23,6 +23,7 @@ struct FileSyncArtifactTests {
         #expect(SyncArtifact.classify("Notes.sync-conflict-20260101-120000-ABCDEFG.plist") == .conflictCopy(of: "Notes.plist", engine: "Syncthing"))
         #expect(SyncArtifact.classify("\(base) (ann's conflicted copy 2026-01-01).cdt") == .conflictCopy(of: log, engine: "Dropbox"))
         #expect(SyncArtifact.classify("Notes (conflicted copy 2026-01-01 101010).plist") == .conflictCopy(of: "Notes.plist", engine: "Nextcloud"))
+        #expect(SyncArtifact.classify("baseline (iCloud conflict d1 28536).zip") == .conflictCopy(of: "baseline.zip", engine: "iCloud"))
         #expect(SyncArtifact.classify("Notes (2).plist") == nil, "parentheses alone are not a conflict")
         for name in [log, "receipt.0.cdt", "baseline.zip"] {
             #expect(TransactionLog.transactionNumber(inFileName: "\(name).sync-conflict-x") == nil)

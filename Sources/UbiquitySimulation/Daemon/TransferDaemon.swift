@@ -65,7 +65,7 @@ public final class TransferDaemon {
     public var waiting: (uploads: Int, downloads: Int) {
         let kinds = queue.values.map(\.kind)
         return (kinds.filter { $0 == .upload || $0 == .deleteInCloud }.count,
-                kinds.filter { $0 == .download || $0 == .deleteInMirror }.count)
+                kinds.filter { $0 == .download || $0 == .deleteInMirror || $0 == .keepBoth }.count)
     }
 
     /// Only uploads refused over quota are left: waiting changes nothing until the quota does.
@@ -104,7 +104,7 @@ public final class TransferDaemon {
             guard now >= until else {
                 // Offline, the daemon still sees what the device saved: it waits for upload.
                 if mirrorChanged, let token = (try? Device.load(from: device))?.identityToken {
-                    if token != currentToken { queue.removeAll() }
+                    if token != currentToken { stopTransfers(keeping: token, now: now) }
                     currentToken = token
                     scan(token: token, now: now, cloudUnseen: true)
                 }
@@ -121,9 +121,7 @@ public final class TransferDaemon {
         // The account is read again only after the device did something (a switch is a step).
         let token = mirrorChanged ? (try? Device.load(from: device))?.identityToken : currentToken
         if token != currentToken {
-            // Signed out or switched: the old account's transfers stop (they resume when the
-            // device returns to it, from a fresh look at both sides).
-            queue = queue.filter { token != nil && $0.value.path.hasPrefix(token! + "/") }
+            stopTransfers(keeping: token, now: now)
             currentToken = token
             mirrorChanged = true
         }
@@ -137,6 +135,23 @@ public final class TransferDaemon {
         if plan.reorder { due.shuffle(using: &random) }
         for transfer in due { delivered += execute(transfer, token: token, now: now) }
         return delivered
+    }
+
+    /// Signed out or switched: the old account's transfers stop (they resume when the device
+    /// returns to it, from a fresh look at both sides). One that had written part of a file
+    /// removes that part, as for a source that went away: left behind, half a file would look
+    /// like a change of its own when the device returns, and win over the whole one (seed 576
+    /// of `scenario fuzz`: half a content-epoch file replaced everybody's whole one for good).
+    private func stopTransfers(keeping token: String?, now: Double) {
+        for (key, transfer) in queue where token == nil || !transfer.path.hasPrefix(token! + "/") {
+            queue[key] = nil
+            guard transfer.partial else { continue }
+            let toCloud = transfer.kind == .upload
+            unlink((toCloud ? cloud.path : mirror) + "/" + transfer.path)
+            known[transfer.path] = nil
+            if toCloud { cloud.didChange() }
+            note(now, toCloud ? .deleteInCloud : .deleteInMirror, transfer.path, "the account changed before the rest was sent: the part written is removed")
+        }
     }
 
     /// Compares both sides with what was last in sync and queues a transfer for each difference.
@@ -192,7 +207,10 @@ public final class TransferDaemon {
             guard let mine else { return .download }
             guard let theirs else { return .upload }
             if mine.contentEpoch != theirs.contentEpoch { return mine.created >= theirs.created ? .upload : .download }
-            return mine.knowledge.dominates(theirs.knowledge) ? .upload : .download
+            if mine.knowledge.dominates(theirs.knowledge) { return .upload }
+            // Rolled concurrently, each holds what the other lacks: iCloud keeps both versions
+            // (NSFileVersion's conflict versions); here the mirror's becomes a conflict copy.
+            return theirs.knowledge.dominates(mine.knowledge) ? .download : .keepBoth
         }
         if isOwn(path) { return local == nil ? .deleteInCloud : .upload }
         return remote == nil ? .deleteInMirror : .download
@@ -286,6 +304,8 @@ public final class TransferDaemon {
                                                          duplicate: .init(bytes: bytes, toCloud: toCloud, asCopy: copy))
             }
             return toCloud ? 0 : 1
+        case .keepBoth:
+            return keepBoth(transfer, now: now)
         case .deleteInCloud, .deleteInMirror:
             let inCloud = transfer.kind == .deleteInCloud
             unlink(inCloud ? remote : local)
@@ -298,6 +318,38 @@ public final class TransferDaemon {
         case .duplicate:
             return 0
         }
+    }
+
+    /// Moves the mirror's version of `transfer.path` aside as an iCloud conflict copy
+    /// (`name (iCloud conflict DEVICE TIME).ext`, which `SyncArtifact` knows) and puts the
+    /// cloud's in its place in the same step, as iCloud does with a conflict's winner (a device
+    /// that found the name empty in between would roll yet another baseline); the copy uploads
+    /// at the next round.
+    private func keepBoth(_ transfer: Transfer, now: Double) -> Int {
+        let local = mirror + "/" + transfer.path, remote = cloud.path + "/" + transfer.path
+        let name = (transfer.path as NSString).lastPathComponent
+        let dot = name.lastIndex(of: ".") ?? name.endIndex
+        let copy = (transfer.path as NSString).deletingLastPathComponent + "/" + name[..<dot]
+            + " (iCloud conflict \(self.name) \(Int(now)))" + name[dot...]
+        guard let bytes = read(remote), rename(local, mirror + "/" + copy) == 0 else {
+            retry(transfer, now: now, "could not set the mirror's version aside")
+            return 0
+        }
+        guard write(bytes, to: local, like: remote) else {
+            // The copy keeps the mirror's version; the name is fetched like any new file.
+            known[transfer.path] = nil
+            queue[transfer.path] = nil
+            mirrorChanged = true
+            return 1
+        }
+        known[transfer.path] = (FileTree.signature(local), FileTree.signature(remote))
+        queue[transfer.path] = nil
+        mirrorChanged = true
+        statistics.conflictCopies += 1
+        statistics.downloads += 1
+        statistics.bytesDown += Int64(bytes.count)
+        note(now, .conflictCopy, copy, "both versions kept: the mirror's set aside as a conflict copy, the cloud's downloaded in its place")
+        return 1
     }
 
     /// Delivers a file a second time: the same bytes again (only if the file has not changed
@@ -384,6 +436,9 @@ public final class TransferDaemon {
 struct Transfer {
     enum Kind: String {
         case upload, download, deleteInCloud, deleteInMirror, duplicate
+        /// Two versions neither of which may be lost (concurrent baselines): the mirror's is
+        /// set aside under a conflict name, then the cloud's is downloaded.
+        case keepBoth
     }
 
     struct Duplicate {

@@ -61,10 +61,14 @@ extension ScenarioRunner {
         return cloudTrees(of: account, reachable: reachable).reduce(into: []) { $0.formUnion($1.logNumbers[folder] ?? []) }
     }
 
-    /// What the cloud's baselines of `account` cover: the most any copy's baseline covers.
+    /// What the cloud's baselines of `account` cover: the most any copy of the cloud holds in
+    /// `baseline.zip` or a conflict copy of it (peers join every one of them).
     func cloudBaselineKnowledge(account: String, reachable: Bool = false) -> KnowledgeVector {
-        cloudRoots(reachable: reachable).reduce(into: KnowledgeVector()) {
-            $0.formMaximum(baselineKnowledge(location(account: account, root: $1).baselinePath))
+        cloudRoots(reachable: reachable).reduce(into: KnowledgeVector()) { knowledge, root in
+            let folder = location(account: account, root: root).baselineDirectory
+            for file in DirectoryEntry.list(folder) where file.name == "baseline.zip" || BaselineCatalog.isConflictCopy(file.name) {
+                knowledge.formMaximum(baselineKnowledge(folder + "/" + file.name))
+            }
         }
     }
 

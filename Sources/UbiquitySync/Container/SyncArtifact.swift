@@ -37,7 +37,10 @@ public enum SyncArtifact: Sendable, Equatable {
         if let open = name.range(of: " ("), let close = name.range(of: ")", range: open.upperBound..<name.endIndex) {
             let inside = name[open.upperBound..<close.lowerBound].lowercased()
             guard inside.contains("conflict") else { return nil }
-            let engine = inside.contains("case conflict") || inside.contains("'s conflicted copy") ? "Dropbox" : "Nextcloud"
+            // The emulated iCloud daemon's `<base> (iCloud conflict <device> <time>).<ext>`: a
+            // conflict version (NSFileVersion) of iCloud, set beside the file as a file.
+            let engine = inside.hasPrefix("icloud conflict") ? "iCloud"
+                : inside.contains("case conflict") || inside.contains("'s conflicted copy") ? "Dropbox" : "Nextcloud"
             return .conflictCopy(of: String(name[..<open.lowerBound]) + String(name[close.upperBound...]), engine: engine)
         }
         return nil

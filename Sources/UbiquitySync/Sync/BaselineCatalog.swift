@@ -127,7 +127,7 @@ package struct BaselineCatalog {
     }
 
     /// Whether `name` is a file-sync engine's conflict copy of `baseline.zip`.
-    static func isConflictCopy(_ name: String) -> Bool {
+    package static func isConflictCopy(_ name: String) -> Bool {
         if case let .conflictCopy(original, _)? = SyncArtifact.classify(name) { return original == Self.name }
         return false
     }
