@@ -117,18 +117,19 @@ extension TransactionLog {
         let id: GlobalID
         do { id = try GlobalID(text) } catch { throw .malformed("\(error)") }
         guard let entity = model.entity(id.entity) else { throw .malformed("record \(id) names unknown entity '\(id.entity)'") }
+        guard !entity.isAbstract else { throw .malformed("record \(id) is of abstract entity '\(id.entity)'") }
         if case let .string(declared)? = fields["entity"], declared != id.entity {
             throw .malformed("record \(id) claims entity '\(declared)'")
         }
         return (id, entity)
     }
 
-    private static func relatedIDs(_ value: PlistValue?, destination: String, record: GlobalID) throws(LogError) -> [GlobalID] {
+    private static func relatedIDs(_ value: PlistValue?, destination: String, record: GlobalID, model: ObjectModel) throws(LogError) -> [GlobalID] {
         guard let value else { return [] }
         guard let list = value.arrayValue else { throw .malformed("record \(record): a to-many change is not an array") }
         var ids: [GlobalID] = []
         for element in list {
-            guard let text = element.stringValue, let id = try? GlobalID(text), id.entity == destination else {
+            guard let text = element.stringValue, let id = try? GlobalID(text), model.isKind(id.entity, of: destination) else {
                 throw .malformed("record \(record): invalid target of a to-many change")
             }
             ids.append(id)
@@ -147,14 +148,17 @@ extension TransactionLog {
                 guard let attribute = entity.attributes.first(where: { $0.name == name }) else {
                     throw .malformed("record \(id) sets unknown attribute '\(name)'")
                 }
-                if raw.isNullMarker {
-                    values[name] = .some(nil)
-                } else {
-                    guard let value = AttributeValue(plist: raw, type: attribute.type) else {
+                var value: AttributeValue?
+                if !raw.isNullMarker {
+                    guard let typed = AttributeValue(plist: raw, type: attribute.type) else {
                         throw .malformed("record \(id): value of '\(name)' is not of type \(attribute.type.rawValue)")
                     }
-                    values[name] = value
+                    value = typed
                 }
+                // The model's rules, as the author's save checked them: a log that breaks them
+                // was not written by an honest peer of this model, and is never applied.
+                do { try attribute.validate(value, entity: entity.name) } catch { throw .breaksModel(record: id.description, error) }
+                values[name] = .some(value)
             }
             record.values = values
         }
@@ -164,12 +168,12 @@ extension TransactionLog {
             if relationship.isToMany {
                 guard raw.dictionaryValue != nil else { throw .malformed("record \(id): change of '\(name)' is not a dictionary") }
                 record.relationships[name] = .toMany(
-                    added: try relatedIDs(raw["add"], destination: relationship.destination, record: id),
-                    removed: try relatedIDs(raw["remove"], destination: relationship.destination, record: id))
+                    added: try relatedIDs(raw["add"], destination: relationship.destination, record: id, model: model),
+                    removed: try relatedIDs(raw["remove"], destination: relationship.destination, record: id, model: model))
             } else if raw.isNullMarker {
                 record.relationships[name] = .toOne(nil)
             } else {
-                guard let text = raw.stringValue, let target = try? GlobalID(text), target.entity == relationship.destination else {
+                guard let text = raw.stringValue, let target = try? GlobalID(text), model.isKind(target.entity, of: relationship.destination) else {
                     throw .malformed("record \(id): invalid target of '\(name)'")
                 }
                 record.relationships[name] = .toOne(target)
@@ -189,6 +193,8 @@ public enum LogError: Error, CustomStringConvertible, Equatable, Sendable {
     case otherModel(String)
     case wrongAuthor(folder: String, log: String)
     case wrongNumber(fileName: String, log: Int64)
+    /// A record carries a value its attribute's rules refuse (`AttributeDescription.validate`).
+    case breaksModel(record: String, ValidationError)
 
     public var description: String {
         switch self {
@@ -200,6 +206,7 @@ public enum LogError: Error, CustomStringConvertible, Equatable, Sendable {
         case let .otherModel(hash): return "written for another model version (\(hash))"
         case let .wrongAuthor(folder, log): return "log names author '\(log)' but lies in the folder of '\(folder)'"
         case let .wrongNumber(fileName, log): return "file name \(fileName) does not match its transaction number \(log)"
+        case let .breaksModel(record, error): return "record \(record) breaks the model: \(error.description.replacingOccurrences(of: "validation failed: ", with: ""))"
         }
     }
 }

@@ -24,12 +24,15 @@ extension EntityDescription {
     private static func placeholder(_ type: AttributeType) -> AttributeValue {
         switch type {
         case .string: return .string("")
-        case .integer: return .integer(0)
+        case .integer16, .integer32, .integer: return .integer(0)
+        case .decimal: return .decimal(.zero)
         case .double: return .double(0)
+        case .float: return .float(0)
         case .boolean: return .boolean(false)
         case .date: return .date(secondsSince1970: 0)
-        case .binary: return .binary([])
+        case .binary, .transformable, .undefined: return .binary([])
         case .uuid: return .uuid(UUID(uuidString: "00000000-0000-0000-0000-000000000000")!)
+        case .uri: return .uri(URL(string: "about:blank")!)
         }
     }
 }
