@@ -128,5 +128,6 @@ struct AttributeTypeSyncTests {
         #expect(Set(above.map(\.id.key)) == ["d5", "d6", "d7", "d9"])
         let equal = try peer.store.fetch(FetchRequest(entity: "Thing", predicate: try FetchPredicate.parse("amount == 3.140", entity: entity)))
         #expect(equal.map(\.id.key) == ["d4"], "3.140 is the number 3.14")
+        #expect(throws: PredicateParseError.self) { try FetchPredicate.parse("amount CONTAINS 3", entity: entity) }
     }
 }
