@@ -95,6 +95,35 @@ struct AttributeTypeSyncTests {
         #expect(first["text"] == .string("nul \u{0} inside, \u{1}\u{7F} controls, 日本 and 🎉"))
     }
 
+    /// A baseline's store file carries every type as the store holds it: a newcomer that starts
+    /// from it reads the same values, bit for bit.
+    @Test func everyValueTravelsInABaseline() throws {
+        let cloud = try TestCloud(model: Self.model, contentName: "Things")
+        let manual: BaselinePolicy? = nil
+        let writer = try cloud.peer("writer", policy: manual)
+        let context = writer.newContext()
+        for (index, row) in Self.rows.enumerated() {
+            let object = try context.insert("Thing", key: "t\(index)")
+            for (name, value) in row { try object.setValue(value, for: name) }
+        }
+        try context.save()
+        _ = try writer.sync()
+        guard case .rolled = try writer.rollBaseline(force: true) else {
+            Issue.record("the writer rolls a baseline")
+            return
+        }
+        let newcomer = try cloud.peer("newcomer", policy: manual)
+        #expect(try newcomer.sync().adoptedBaseline == writer.peerID)
+        for index in Self.rows.indices {
+            let id = try GlobalID(entity: "Thing", key: "t\(index)")
+            let mine = try #require(try writer.store.snapshot(of: id)), theirs = try #require(try newcomer.store.snapshot(of: id))
+            for attribute in Self.model.entity("Thing")!.attributes {
+                #expect(Self.bits(theirs.values[attribute.name] ?? nil) == Self.bits(mine.values[attribute.name] ?? nil), "\(attribute.name) of row \(index)")
+            }
+        }
+        #expect(try writer.dumpText() == newcomer.dumpText())
+    }
+
     /// Reals compared by bit pattern (so -0.0 differs from 0.0), everything else by value.
     static func bits(_ value: AttributeValue?) -> String {
         switch value {
