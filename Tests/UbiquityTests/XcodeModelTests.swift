@@ -83,6 +83,40 @@ struct XcodeModelTests {
         #expect(try ObjectModel.load(contentsOf: path + "/Notes.xcdatamodel/contents").hash == model.hash)
     }
 
+    /// Peers on the two forms of the built-in model (attributes declared in another order, so
+    /// their tables' columns lie in another order) share logs and baselines and converge.
+    @Test func peersOnThePlistAndTheXcodeFormOfOneModelConverge() throws {
+        let xcode = try ObjectModel.load(contentsOf: Self.repository.appendingPathComponent("containers/models/Notes.xcdatamodeld").path)
+        #expect(xcode.entity("Note")?.attributes.map(\.name) != ObjectModel.notes.entity("Note")?.attributes.map(\.name))
+        let cloud = try TestCloud()
+        let manual: BaselinePolicy? = nil
+        let plist = try cloud.peer("plist", policy: manual)
+        _ = try Device.create(at: cloud.devicePath("xcode"), userName: "xcode", identityToken: Device.defaultAccount)
+        var configuration = cloud.configuration("xcode", policy: manual)
+        configuration.model = xcode
+        let drawn = try UbiquityPeer(configuration: configuration)
+        for (peer, key) in [(plist, "p"), (drawn, "x")] {
+            let context = peer.newContext()
+            let note = try context.insert("Note", key: key)
+            note["title"] = .string("from \(key)")
+            note["body"] = .string("body \(key)")
+            note["pinned"] = .boolean(key == "x")
+            try context.save()
+        }
+        _ = try plist.sync()
+        _ = try drawn.sync()
+        #expect(try plist.dumpText() == drawn.dumpText())
+        #expect(try drawn.store.snapshot(of: try GlobalID("Note/p"))?.values["body"] == .string("body p"))
+        guard case .rolled = try drawn.rollBaseline(force: true) else {
+            Issue.record("the Xcode-model peer rolls a baseline")
+            return
+        }
+        let newcomer = try cloud.peer("newcomer", policy: manual)
+        #expect(try newcomer.sync().adoptedBaseline == drawn.peerID)
+        #expect(try newcomer.dumpText() == plist.dumpText())
+        #expect(try newcomer.store.snapshot(of: try GlobalID("Note/x"))?.values["pinned"] == .boolean(true))
+    }
+
     /// The same model saved by Xcode 4 (counts on to-ones, `syncable`, a diagram layout) and by
     /// Xcode 16 (none of those) is the same model.
     @Test func theSameModelFromTwoXcodeErasHasOneHash() throws {

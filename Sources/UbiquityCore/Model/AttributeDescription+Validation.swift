@@ -17,22 +17,29 @@ extension AttributeDescription {
         if !validation.isEmpty { try validateRules(value, entity: entity) }
     }
 
-    /// The value's kind and the range of its type, without the attribute's own rules (a
-    /// default value only has to fit its type).
+    /// The value's kind, the range of its type and finite numbers and dates, without the
+    /// attribute's own rules (a default value only has to fit its type).
     public func validateKind(_ value: AttributeValue, entity: String) throws(ValidationError) {
         guard type.accepts(value) else { throw .wrongType(entity: entity, property: name, expected: type, found: value.type) }
-        if case let .integer(number) = value, let range = type.integerRange, !range.contains(number) {
-            throw .outOfRange(entity: entity, property: name, type: type, value: number)
+        switch value {
+        case let .integer(number):
+            if let range = type.integerRange, !range.contains(number) { throw .outOfRange(entity: entity, property: name, type: type, value: number) }
+        case let .double(number), let .date(number):
+            if !number.isFinite { throw .notFinite(entity: entity, property: name) }
+        case let .float(number):
+            if !number.isFinite { throw .notFinite(entity: entity, property: name) }
+        default:
+            break
         }
     }
 
     private func validateRules(_ value: AttributeValue, entity: String) throws(ValidationError) {
         if let minimum = validation.minimum, let order = Self.compare(value, minimum) {
-            if order == .unordered { throw .notANumber(entity: entity, property: name) }
+            if order == .unordered { throw .notFinite(entity: entity, property: name) }
             if order == .less { throw .belowMinimum(entity: entity, property: name, value: value.description, minimum: minimum.description) }
         }
         if let maximum = validation.maximum, let order = Self.compare(value, maximum) {
-            if order == .unordered { throw .notANumber(entity: entity, property: name) }
+            if order == .unordered { throw .notFinite(entity: entity, property: name) }
             if order == .greater { throw .aboveMaximum(entity: entity, property: name, value: value.description, maximum: maximum.description) }
         }
         let length: Int? = switch value {

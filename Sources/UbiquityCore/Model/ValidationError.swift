@@ -18,8 +18,9 @@ public enum ValidationError: Error, CustomStringConvertible, Equatable, Sendable
     case tooLong(entity: String, property: String, length: Int, maximum: Int)
     /// A string the attribute's regular expression does not match as a whole.
     case patternMismatch(entity: String, property: String, pattern: String)
-    /// A number that is not a number (NaN) where a value range is set.
-    case notANumber(entity: String, property: String)
+    /// A double, float or date that is not finite (NaN or infinite): SQLite would keep NaN as
+    /// NULL, and no peer could compare or order it.
+    case notFinite(entity: String, property: String)
     /// A to-many holding fewer members than its minimum count (a required to-many: one).
     case tooFewMembers(entity: String, property: String, count: Int, minimum: Int)
     /// A to-many holding more members than its maximum count.
@@ -30,7 +31,7 @@ public enum ValidationError: Error, CustomStringConvertible, Equatable, Sendable
         switch self {
         case let .missingValue(entity, _), let .wrongType(entity, _, _, _), let .outOfRange(entity, _, _, _),
              let .belowMinimum(entity, _, _, _), let .aboveMaximum(entity, _, _, _), let .tooShort(entity, _, _, _),
-             let .tooLong(entity, _, _, _), let .patternMismatch(entity, _, _), let .notANumber(entity, _),
+             let .tooLong(entity, _, _, _), let .patternMismatch(entity, _, _), let .notFinite(entity, _),
              let .tooFewMembers(entity, _, _, _), let .tooManyMembers(entity, _, _, _):
             return entity
         }
@@ -41,7 +42,7 @@ public enum ValidationError: Error, CustomStringConvertible, Equatable, Sendable
         switch self {
         case let .missingValue(_, property), let .wrongType(_, property, _, _), let .outOfRange(_, property, _, _),
              let .belowMinimum(_, property, _, _), let .aboveMaximum(_, property, _, _), let .tooShort(_, property, _, _),
-             let .tooLong(_, property, _, _), let .patternMismatch(_, property, _), let .notANumber(_, property),
+             let .tooLong(_, property, _, _), let .patternMismatch(_, property, _), let .notFinite(_, property),
              let .tooFewMembers(_, property, _, _), let .tooManyMembers(_, property, _, _):
             return property
         }
@@ -60,7 +61,7 @@ public enum ValidationError: Error, CustomStringConvertible, Equatable, Sendable
         case let .tooShort(_, _, length, minimum): return "validation failed: \(path) has length \(length), shorter than its minimum length \(minimum)"
         case let .tooLong(_, _, length, maximum): return "validation failed: \(path) has length \(length), longer than its maximum length \(maximum)"
         case let .patternMismatch(_, _, pattern): return "validation failed: \(path) does not match its regular expression \(pattern)"
-        case .notANumber: return "validation failed: \(path) is not a number (NaN) and has a value range"
+        case .notFinite: return "validation failed: \(path) is not a finite number"
         case let .tooFewMembers(_, _, count, minimum): return "validation failed: \(path) holds \(count) object(s), fewer than its minimum count \(minimum)"
         case let .tooManyMembers(_, _, count, maximum): return "validation failed: \(path) holds \(count) object(s), more than its maximum count \(maximum)"
         }
