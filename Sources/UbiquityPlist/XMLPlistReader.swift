@@ -94,6 +94,17 @@ struct XMLPlistReader {
         // (keeps libxml2's own size and depth caps); NOCDATA merges CDATA into text.
         var options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_COMPACT.rawValue | XML_PARSE_BIG_LINES.rawValue)
         if canDropBlankNodes(bytes) { options |= Int32(XML_PARSE_NOBLANKS.rawValue) }
+        let sink = ErrorSink()
+        defer { withExtendedLifetime(sink) {} }   // until every deferred call below, which may still report
+        let context = Unmanaged.passUnretained(sink).toOpaque()
+        // Some messages (e.g. "input conversion failed", "encoder error") bypass the reader's
+        // handler and go to this thread's global one, which prints to stderr: capture those too
+        // from the reader's creation to its release (which flushes its encoder and may report
+        // then), then put back whatever was installed.
+        let savedHandler = __xmlStructuredError().pointee
+        let savedContext = __xmlStructuredErrorContext().pointee
+        xmlSetStructuredErrorFunc(context, Self.captureError)
+        defer { xmlSetStructuredErrorFunc(savedContext, savedHandler) }
         let created = bytes.withMemoryRebound(to: CChar.self) { chars in
             xmlReaderForMemory(chars.baseAddress, Int32(bytes.count), nil, nil, options)
         }
@@ -101,16 +112,7 @@ struct XMLPlistReader {
             throw PlistError("XML plist: libxml2 could not create a reader", location: .none)
         }
         defer { xmlFreeTextReader(handle) }
-        let sink = ErrorSink()
-        let context = Unmanaged.passUnretained(sink).toOpaque()
         xmlTextReaderSetStructuredErrorHandler(handle, Self.captureError, context)
-        // Some messages (e.g. "input conversion failed") bypass the reader's handler and go
-        // to this thread's global one, which prints to stderr: capture those too for the
-        // duration of the parse, then put back whatever was installed.
-        let savedHandler = __xmlStructuredError().pointee
-        let savedContext = __xmlStructuredErrorContext().pointee
-        xmlSetStructuredErrorFunc(context, Self.captureError)
-        defer { xmlSetStructuredErrorFunc(savedContext, savedHandler) }
         var parser = XMLPlistReader(reader: handle, input: bytes, limits: limits)
         let result: Result<PlistValue, PlistError>
         do throws(PlistError) {
@@ -119,7 +121,6 @@ struct XMLPlistReader {
             // Prefer libxml2's own diagnosis when it reported one.
             result = .failure(sink.message.map { parser.libxmlError($0, sink) } ?? error)
         }
-        withExtendedLifetime(sink) {}
         return try result.get()
     }
 

@@ -1,15 +1,16 @@
 import Foundation
 import Ubiquity
 
-/// Baseline roll and garbage collection (on the join suite's fixture), and `ubiq status` on a
-/// container with 10,000 log files, each beside the plain file-system or SQLite work it
-/// cannot avoid.
+/// Baseline roll and garbage collection (on the join suite's fixture), `ubiq status` on a
+/// container with 10,000 log files, and a sync beside 10,000 damaged ones, each beside the
+/// plain file-system or SQLite work it cannot avoid.
 enum MaintenanceBenchmarks {
     static func run(_ book: FigureBook) throws -> String {
         let options = book.options
         let figures = try book.joins(options.mainSize)
         let statusFiles = options.smoke ? 100 : 10_000
         let (listing, status) = try measureStatus(logs: statusFiles, writers: 4, runs: options.smoke ? 1 : 5)
+        let damaged = try measureDamaged(files: statusFiles, peers: options.smoke ? 10 : 100, runs: options.smoke ? 1 : 5)
 
         var table = MarkdownTable("Baseline roll, garbage collection, status", ["operation", "size", "reference", "reference time", "Ubiquity", "time ratio"])
         table.add(["baseline roll", "\(Measurement.grouped(figures.count + options.runs(objects: figures.count))) objects → \(Measurement.grouped(Int(figures.baselineBytes))) bytes zipped",
@@ -18,6 +19,10 @@ enum MaintenanceBenchmarks {
                    figures.rawUnlink.text, figures.collect.text, Comparison(ours: figures.collect, reference: figures.rawUnlink).times])
         table.add(["status (`ContainerReport.make` + text)", "\(Measurement.grouped(statusFiles)) log files, 4 peers", "readdir + lstat of the same folders",
                    listing.text, status.text, Comparison(ours: status, reference: listing).times])
+        table.add(["sync beside damaged logs (first: quarantines them)", "\(Measurement.grouped(statusFiles)) damaged log files, \(damaged.peers) peers",
+                   "readdir + lstat of the same folders", damaged.listing.text, damaged.first.text, Comparison(ours: damaged.first, reference: damaged.listing).times])
+        table.add(["sync beside damaged logs (later: known bad, \(damaged.laterReads) file(s) read)", "the same", "readdir + lstat of the same folders",
+                   damaged.listing.text, damaged.later.text, Comparison(ours: damaged.later, reference: damaged.listing).times])
         table.notes = [
             "Roll: `rollBaseline(force:)` — `VACUUM INTO` a state file, strip local tables, zip (deflate) with metadata and model, checksum, atomic rename.",
             "GC: `collectGarbage()` — scan, read receipts, unlink own logs the baseline covers and every peer passed. Median of \(figures.roll.samples.count) run(s) (status: \(status.samples.count)).",
@@ -48,6 +53,40 @@ enum MaintenanceBenchmarks {
         }
         guard lines > logs else { throw BenchmarkError("status showed \(lines) lines for \(logs) files") }
         return (listing, status)
+    }
+
+    /// `files` damaged logs spread over `peers` peer folders (each numbered from 1, so each
+    /// peer's first log blocks the rest): the first sync reads and quarantines them; a later
+    /// sync must read none of them again.
+    static func measureDamaged(files: Int, peers: Int, runs: Int) throws
+        -> (listing: Measurement, first: Measurement, later: Measurement, laterReads: Int, peers: Int) {
+        let scratch = try ScratchDirectory()
+        defer { scratch.cleanUp() }
+        let cloud = BenchCloud(root: scratch.path)
+        let observer = try cloud.peer("observer", policy: .apple)
+        defer { observer.close() }
+        try observer.write(inserted: NoteRow.make(1).map(\.insertRecord))
+        let location = observer.location!
+        var garbage = [UInt8](repeating: 0, count: 700)
+        for index in 0..<files {
+            let peer = String(format: "damaged~00000000-0000-0000-0000-%012d", index % peers)
+            let directory = location.logDirectory(of: peer)
+            if index < peers { try AtomicFile.makeDirectory(directory) }
+            garbage[0] = UInt8(truncatingIfNeeded: index)
+            try AtomicFile.write(garbage, to: directory + "/" + TransactionLog.fileName(number: Int64(index / peers + 1)))
+        }
+        var listed = 0
+        let listing = Measurement.run(runs) { seconds { listed = listAll(location.ubiquityRoot) } }
+        guard listed >= files else { throw BenchmarkError("listed \(listed) of \(files) files") }
+        var quarantined = 0
+        let first = try Measurement.run(1) { try seconds { quarantined = try observer.sync().imported.quarantined.count } }
+        guard quarantined == files else { throw BenchmarkError("the first sync quarantined \(quarantined) of \(files) files") }
+        let counter = ReadCounter()
+        let later = try ReadCounter.$current.withValue(counter) {
+            try Measurement.run(runs) { try seconds { _ = try observer.sync() } }
+        }
+        let reads = counter.reads.filter { $0.contains("/damaged~") }.count / Swift.max(1, runs)
+        return (listing, first, later, reads, peers)
     }
 
     /// readdir + lstat of every file under `path`, recursively: what any status must at least do.

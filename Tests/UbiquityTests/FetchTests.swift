@@ -50,6 +50,12 @@ struct FetchTests {
         #expect(try peer.store.count(FetchRequest(entity: "Note", limit: 1)) == 5)
     }
 
+    @Test func deepButBoundedPredicatesStillParse() throws {
+        let entity = try ObjectModel.notes.entity(named: "Note")
+        let text = String(repeating: "NOT (", count: 50) + "pinned == true" + String(repeating: ")", count: 50)
+        #expect(throws: Never.self) { try FetchPredicate.parse(text, entity: entity) }
+    }
+
     @Test func badPredicatesSayWhatIsWrong() throws {
         let entity = try ObjectModel.notes.entity(named: "Note")
         for (text, message) in [
@@ -60,6 +66,10 @@ struct FetchTests {
             ("(title == 'x'", "missing ')'"),
             ("title == 'x", "unterminated string"),
             ("title == 'x' extra", "unexpected 'extra'"),
+            // Hostile depth: an error, never a stack overflow (each level is a recursion).
+            (String(repeating: "(", count: 5_000) + "title == 'x'" + String(repeating: ")", count: 5_000), "nest deeper than 100 levels"),
+            (String(repeating: "NOT ", count: 10_000) + "pinned == true", "nest deeper than 100 levels"),
+            (String(repeating: "!(", count: 3_000) + "pinned == true", "nest deeper than 100 levels"),
         ] {
             #expect { try FetchPredicate.parse(text, entity: entity) } throws: { error in
                 "\(error)".contains(message)

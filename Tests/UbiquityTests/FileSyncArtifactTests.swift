@@ -128,6 +128,8 @@ struct FileSyncArtifactTests {
         let original = try machines.peer("phone", on: 0)
         original.close()
         try FileManager.default.copyItem(atPath: machines.machines[0].devicePath("phone"), toPath: machines.machines[1].devicePath("phone"))
+        // The copy remembers the first machine's cloud folder: it is told, on purpose, to use this machine's.
+        _ = try Device.moveCloud(to: machines.machines[1].cloud, at: machines.machines[1].devicePath("phone"))
         let here = try machines.peer("phone", on: 0), there = try machines.peer("phone", on: 1)
         #expect(here.peerID == there.peerID)
         try saveNote(here, "here")

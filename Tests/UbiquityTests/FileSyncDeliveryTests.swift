@@ -427,7 +427,7 @@ struct FileSyncDeliveryTests {
         #expect(healed.repaired.isEmpty, "a join keeps what the store holds: nothing to write again")
         #expect(healed.adoptedBaseline == right.peerID)
         guard case let .rolled(metadata, reason)? = healed.baseline else { Issue.record("no roll: \(String(describing: healed.baseline))"); return }
-        #expect(reason.contains("conflict copies hold what the baseline under the name lacks"), "\(reason)")
+        #expect(reason.contains("conflict copies the baseline under the name has not resolved"), "\(reason)")
         #expect(metadata.knowledge[left.peerID] == 3 && metadata.knowledge[right.peerID] == 2)
         #expect(left.baselines.all.count == 1, "the copy, held entirely by the new baseline, is deleted")
         #expect(try noteKeys(left) == ["l1", "l2", "l3", "r1", "r2"])
@@ -473,7 +473,7 @@ struct FileSyncDeliveryTests {
 
         let healed = try witness.sync()   // the author stays away
         guard case let .rolled(_, reason)? = healed.baseline else { Issue.record("no roll: \(String(describing: healed.baseline))"); return }
-        #expect(reason.contains("conflict copies hold what the baseline under the name lacks"), "\(reason)")
+        #expect(reason.contains("conflict copies the baseline under the name has not resolved"), "\(reason)")
         machines.settle()
         let newcomer = try machines.peer("newcomer", on: 1)
         _ = try newcomer.sync()

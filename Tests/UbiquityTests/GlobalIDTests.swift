@@ -27,11 +27,33 @@ struct GlobalIDTests {
         #expect(second > first && second > Stamp(wallMilliseconds: 500_000, counter: 7, peerID: "other"), "causally later is larger, whatever the wall clock says")
     }
 
+    @Test func theClockNeverMakesAStampItsParserRejects() throws {
+        // A wall clock before 1970, past what a stamp holds, or not a number at all.
+        for seconds in [-5.0, 1e13, 1e300, .infinity, -.infinity, .nan] {
+            var clock = HybridLogicalClock(peerID: "me", last: nil)
+            let stamp = clock.tick(now: Date(timeIntervalSince1970: seconds))
+            #expect(Stamp(stamp.description) == stamp, "now = \(seconds): \(stamp)")
+        }
+        // Observing the largest stamp that parses, then ticking on and on: every stamp reads back.
+        var clock = HybridLogicalClock(peerID: "me", last: nil)
+        clock.observe(try #require(Stamp("9999999999999999.99999998.other")))
+        for _ in 0..<5 {
+            let stamp = clock.tick(now: Date(timeIntervalSince1970: 100))
+            #expect(Stamp(stamp.description) == stamp, "\(stamp)")
+        }
+        // What the importer and a baseline's validation refuse: more than a day ahead.
+        let now = 1_700_000_000.0
+        #expect(Stamp(wallMilliseconds: Int64((now + Stamp.maximumLead + 1) * 1000), counter: 0, peerID: "x").isTooFarAhead(of: now))
+        #expect(!Stamp(wallMilliseconds: Int64((now + Stamp.maximumLead - 1) * 1000), counter: 0, peerID: "x").isTooFarAhead(of: now))
+    }
+
     @Test func knowledgeVectorsUseApplesStringForm() throws {
         let vector = KnowledgeVector(["b~2": 3, "a~1": 5, "zero": 0])
         #expect(vector.description == "a~1:5:b~2:3")
         #expect(KnowledgeVector(string: vector.description) == vector)
         #expect(KnowledgeVector(string: "a:1:b") == nil && KnowledgeVector(string: "a:x") == nil)
+        #expect(KnowledgeVector(string: "a:9999999999")?["a"] == 9_999_999_999, "the largest number a log's file name holds")
+        #expect(KnowledgeVector(string: "a:10000000000") == nil && KnowledgeVector(string: "a:\(Int64.max)") == nil, "beyond it: damaged")
         #expect(vector.dominates(KnowledgeVector(["a~1": 5])) && !KnowledgeVector(["a~1": 5]).dominates(vector))
     }
 

@@ -102,6 +102,81 @@ struct QuarantineTests {
         #expect(try reader.store.count(FetchRequest(entity: "Note")) == 4)
     }
 
+    /// Writes `bytes` into the file at `path` in place (same inode, same size) and gives it back
+    /// its modification time: only the kernel's change time tells it changed.
+    func rewriteInPlace(_ path: String, _ bytes: [UInt8]) throws {
+        let before = try #require(DirectoryEntry.at(path))
+        let descriptor = open(path, O_WRONLY)
+        #expect(descriptor >= 0)
+        #expect(bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) } == bytes.count)
+        let seconds = before.modificationTime.rounded(.down)
+        var times = [timespec(tv_sec: Int(seconds), tv_nsec: Int((before.modificationTime - seconds) * 1e9))]
+        times.append(times[0])
+        #expect(futimens(descriptor, &times) == 0)
+        close(descriptor)
+        let after = try #require(DirectoryEntry.at(path))
+        #expect(after.size == before.size && after.modificationTime == before.modificationTime && after.inode == before.inode)
+        #expect(after.signature != before.signature, "the change time tells")
+    }
+
+    /// A log damaged and then repaired in place, with its size and modification time unchanged
+    /// (as a file-sync tool that keeps times would leave it), is tried again and imported; a
+    /// known-bad file is not read again meanwhile.
+    @Test func aLogRepairedInPlaceWithTheSameSizeAndTimeIsTriedAgain() throws {
+        let cloud = try TestCloud()
+        let writer = try cloud.peer("writer"), reader = try cloud.peer("reader")
+        for index in 1...3 { try saveNote(writer, "w\(index)") }
+        let second = try logPaths(writer)[1]
+        let whole = try AtomicFile.read(second, limit: 1 << 20)
+        try rewriteInPlace(second, [UInt8](repeating: 0, count: whole.count))
+
+        let first = try reader.importAvailable()
+        #expect(first.applied.map(\.number) == [1] && first.quarantined.count == 1)
+        let counter = ReadCounter()
+        let again = try ReadCounter.$current.withValue(counter) { try reader.importAvailable() }
+        #expect(again.applied.isEmpty && again.waiting == 1 && again.missingPredecessors.first?.quarantineReason != nil)
+        let writerReads = counter.reads.filter { $0.contains(writer.peerID) }
+        #expect(writerReads.isEmpty, "neither the bad log nor the one waiting behind it is read again: \(writerReads)")
+
+        try rewriteInPlace(second, whole)
+        let healed = try reader.importAvailable()
+        #expect(healed.applied.map(\.number) == [2, 3], "\(healed.applied)")
+        #expect(try reader.store.quarantined().isEmpty)
+    }
+
+    /// A log a file-sync tool wrote unreadable (mode 000) and then fixed: the fix changes
+    /// nothing but the mode, and the log is imported. (Root reads any mode: this part needs a
+    /// user without that power.)
+    @Test func aLogMadeReadableAgainIsImported() throws {
+        guard getuid() != 0 else { return }
+        let cloud = try TestCloud()
+        let writer = try cloud.peer("writer"), reader = try cloud.peer("reader")
+        for index in 1...2 { try saveNote(writer, "w\(index)") }
+        let first = try logPaths(writer)[0]
+        #expect(chmod(first, 0) == 0)
+        let blocked = try reader.importAvailable()
+        #expect(blocked.quarantined.first?.reason.contains("cannot be read") == true, "\(blocked.quarantined)")
+        #expect(chmod(first, 0o644) == 0)
+        #expect(try reader.importAvailable().applied.map(\.number) == [1, 2])
+    }
+
+    /// doctor reads bytes: a quarantined log whose modification time changed since (a copy of
+    /// the container, a checkout) is still reported, and so is one no import has read yet.
+    @Test func doctorReadsEveryLogWhateverItsTimes() throws {
+        let cloud = try TestCloud()
+        let writer = try cloud.peer("writer"), reader = try cloud.peer("reader")
+        for index in 1...2 { try saveNote(writer, "w\(index)") }
+        let paths = try logPaths(writer)
+        try AtomicFile.write(Array("damaged".utf8), to: paths[0])
+        #expect(try Doctor.examine(reader).contains { $0.kind == .unreadableFile && $0.message.contains((paths[0] as NSString).lastPathComponent) },
+                "reported before any import read it")
+        _ = try reader.sync()
+        var times = [timespec(tv_sec: 1_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, paths[0], &times, 0) == 0)
+        let findings = try Doctor.examine(reader)
+        #expect(findings.contains { $0.kind == .unreadableFile && $0.message.contains((paths[0] as NSString).lastPathComponent) }, "\(findings.map(\.message))")
+    }
+
     @Test func anUnwritableContainerKeepsLogsInTheOutboxUntilItHeals() throws {
         let cloud = try TestCloud()
         let writer = try cloud.peer("writer"), reader = try cloud.peer("reader")

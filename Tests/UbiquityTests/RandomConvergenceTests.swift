@@ -7,85 +7,15 @@ import Testing
 /// from every saved log): so no saved edit is lost and no deleted object comes back unasked.
 @Suite("Seeded random operations converge")
 struct RandomConvergenceTests {
-    static let model: ObjectModel = {
-        try! ObjectModel(name: "Random", entities: [
-            EntityDescription("Folder", attributes: [AttributeDescription("name", .string)],
-                              relationships: [RelationshipDescription("notes", destination: "Note", inverse: "folder", toMany: true)]),
-            EntityDescription("Note", attributes: [
-                AttributeDescription("title", .string), AttributeDescription("body", .string),
-                AttributeDescription("pinned", .boolean, optional: false, default: .boolean(false)),
-                AttributeDescription("street", .string), AttributeDescription("city", .string), AttributeDescription("zip", .integer),
-            ], relationships: [
-                RelationshipDescription("folder", destination: "Folder", inverse: "notes"),
-                RelationshipDescription("tags", destination: "Tag", inverse: "notes", toMany: true),
-            ], mergeGroups: [["street", "city", "zip"]]),
-            EntityDescription("Tag", attributes: [AttributeDescription("name", .string)],
-                              relationships: [RelationshipDescription("notes", destination: "Note", inverse: "tags", toMany: true)]),
-        ])
-    }()
-
     @Test(arguments: SeededGenerator.testSeeds([1, 2]))
     func randomOperationsOnFivePeersConverge(seed: UInt64) throws {
-        var random = SeededGenerator(seed: seed)
-        let cloud = try TestCloud(model: Self.model, contentName: "Random")
+        let cloud = try TestCloud(model: RandomNotesWorkload.model, contentName: "Random")
         let peers = try cloud.peers(5)
         var logs: [TransactionLog] = []
 
-        func pick<T>(_ items: [T]) -> T? { items.isEmpty ? nil : items[Int.random(in: 0..<items.count, using: &random)] }
-        func word() -> AttributeValue { .string(pick(["alpha", "beta", "gamma", "delta", "ε", "日本"])! + String(Int.random(in: 0..<100, using: &random))) }
-
+        var workload = RandomNotesWorkload(seed: seed)
         for _ in 0..<500 {
-            let peer = pick(peers)!
-            let context = peer.newContext()
-            let notes = try peer.store.fetch(FetchRequest(entity: "Note"))
-            let folders = try peer.store.fetch(FetchRequest(entity: "Folder"))
-            let tags = try peer.store.fetch(FetchRequest(entity: "Tag"))
-            switch Int.random(in: 0..<100, using: &random) {
-            case 0..<18:
-                let key = Bool.random(using: &random) ? "k\(Int.random(in: 0..<8, using: &random))" : nil
-                let note = try key.flatMap { try context.object(GlobalID(entity: "Note", key: $0)) } ?? context.insert("Note", key: key)
-                note["title"] = word()
-                if let folder = pick(folders), Bool.random(using: &random) { try note.setTarget(folder.id, of: "folder") }
-            case 18..<22:
-                let key = "f\(Int.random(in: 0..<3, using: &random))"
-                let folder = try context.object(GlobalID(entity: "Folder", key: key)) ?? context.insert("Folder", key: key)
-                folder["name"] = word()
-            case 22..<26:
-                let key = "t\(Int.random(in: 0..<3, using: &random))"
-                let tag = try context.object(GlobalID(entity: "Tag", key: key)) ?? context.insert("Tag", key: key)
-                tag["name"] = word()
-            case 26..<45:
-                guard let id = pick(notes)?.id, let note = try context.object(id) else { continue }
-                if Bool.random(using: &random) { note["title"] = word() }
-                if Bool.random(using: &random) { note["body"] = Bool.random(using: &random) ? word() : nil }
-                note["pinned"] = .boolean(Bool.random(using: &random))
-            case 45..<53:
-                guard let id = pick(notes)?.id, let note = try context.object(id) else { continue }
-                switch Int.random(in: 0..<3, using: &random) {
-                case 0: note["street"] = word()
-                case 1: note["city"] = word()
-                default: note["zip"] = .integer(Int64.random(in: 1000..<9999, using: &random))
-                }
-            case 53..<63:
-                guard let id = pick(notes)?.id, let note = try context.object(id) else { continue }
-                try note.setTarget(Bool.random(using: &random) ? pick(folders)?.id : nil, of: "folder")
-            case 63..<73:
-                guard let id = pick(notes)?.id, let note = try context.object(id), let tag = pick(tags) else { continue }
-                if Bool.random(using: &random) { try note.add(tag.id, to: "tags") } else { try note.remove(tag.id, from: "tags") }
-            case 73..<77:
-                guard let id = pick(tags)?.id, let tag = try context.object(id), let note = pick(notes) else { continue }
-                try tag.add(note.id, to: "notes")
-            case 77..<85:
-                guard let id = pick(notes)?.id, let note = try context.object(id) else { continue }
-                context.delete(note)
-            case 85..<88:
-                guard let id = (pick(folders) ?? pick(tags))?.id, let object = try context.object(id) else { continue }
-                context.delete(object)
-            default:
-                _ = try peer.sync()
-                continue
-            }
-            if let log = try context.save() { logs.append(log) }
+            if let log = try workload.step(on: workload.pick(peers)!) { logs.append(log) }
         }
 
         // Quiescence: sync until a whole round applies nothing.

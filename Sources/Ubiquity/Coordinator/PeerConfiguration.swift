@@ -54,18 +54,18 @@ public struct PeerConfiguration: Sendable {
     /// without `.nosync`, names that are safe path components.
     public func validate() throws(PeerError) {
         guard CloudNames.isValidContentName(contentName) else {
-            throw .invalidOption("content name '\(contentName)' must hold only letters, digits, '_' and '-' (no periods)")
+            throw .invalidOption("content name \(CloudNames.quoted(contentName)) must be 1 to 100 letters, digits, '_' and '-' (no periods)")
         }
         guard CloudNames.isValidContentURL(contentURL) else {
-            throw .invalidOption("content URL '\(contentURL)' must be a relative path without '.nosync'")
+            throw .invalidOption("content URL \(CloudNames.quoted(contentURL)) must be a relative path of valid folder names, without '.nosync'")
         }
         guard CloudNames.isValidPathComponent(containerIdentifier) else {
-            throw .invalidOption("container identifier '\(containerIdentifier)' is not a valid folder name")
+            throw .invalidOption("container identifier \(CloudNames.quoted(containerIdentifier)) is not a valid folder name (1 to 200 letters, digits, '.', '_', '-', '@', '+')")
         }
-        guard CloudNames.isValidPathComponent(storeName) else { throw .invalidOption("store name '\(storeName)' is not a valid file name") }
+        guard CloudNames.isValidPathComponent(storeName) else { throw .invalidOption("store name \(CloudNames.quoted(storeName)) is not a valid file name (1 to 200 letters, digits, '.', '_', '-', '@', '+')") }
         guard !cloud.isEmpty else { throw .invalidOption("the cloud directory must be given") }
         if let peerToken, !CloudNames.isValidPathComponent(peerToken.lowercased()) || peerToken.contains("~") {
-            throw .invalidOption("peer token '\(peerToken)' must hold only letters, digits, '.', '_', '-'")
+            throw .invalidOption("peer token \(CloudNames.quoted(peerToken)) must hold only letters, digits, '.', '_', '-'")
         }
     }
 }

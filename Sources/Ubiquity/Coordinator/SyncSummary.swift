@@ -23,6 +23,9 @@ public struct SyncSummary: Sendable, Equatable {
     /// Local logs still waiting in the outbox (the container refused them).
     public var outboxPending = 0
     public var exportError: String?
+    /// Why the import step (joining baselines, importing logs) failed, when `sync` was asked to
+    /// report it rather than throw; the round ended there.
+    public var importError: String?
     public var knowledge = KnowledgeVector()
     public var signedOut = false
     /// Another peer removed the content; this store started over empty.
@@ -42,14 +45,15 @@ public struct SyncSummary: Sendable, Equatable {
         if !repaired.isEmpty { text += ", repaired damaged log(s) \(repaired.map(String.init).joined(separator: ", "))" }
         if case .rolled? = baseline { text += ", rolled a baseline" }
         if let deleted = garbage?.deleted.count, deleted > 0 { text += ", deleted \(deleted) old log(s)" }
-        if let exportError { text += " — \(exportError)" }
+        if let exportError { text += " — export failed: \(exportError)" }
+        if let importError { text += " — import failed: \(importError)" }
         return text
     }
 }
 
 extension SyncSummary {
     /// `{exported, applied, inserted, updated, deleted, waiting, quarantined, outbox, repaired, kv, signedOut,
-    /// contentRemoved, adoptedBaseline?, baselineRolled, deletedLogs, exportError?}`
+    /// contentRemoved, adoptedBaseline?, baselineRolled, deletedLogs, exportError?, importError?}`
     public var jsonValue: JSONValue {
         var fields: [String: JSONValue] = [
             "exported": .int(Int64(exported)), "applied": .int(Int64(imported.applied.count)),
@@ -66,6 +70,7 @@ extension SyncSummary {
         ]
         if let adoptedBaseline { fields["adoptedBaseline"] = .string(adoptedBaseline) }
         if let exportError { fields["exportError"] = .string(exportError) }
+        if let importError { fields["importError"] = .string(importError) }
         return .object(fields)
     }
 }

@@ -47,9 +47,9 @@ extension UbiquityPeer {
         guard let location else { throw SyncError.signedOut }
         try syncLock.withLock {
             for folder in DirectoryEntry.list(location.ubiquityRoot) where folder.isDirectory && CloudNames.isValidPeerID(folder.name) {
-                Self.removeFiles(under: "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)")
+                Self.removeFiles(under: "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)", in: location)
             }
-            Self.removeFiles(under: "\(location.ubiquityRoot)/.baseline/\(location.contentName)")
+            Self.removeFiles(under: "\(location.ubiquityRoot)/.baseline/\(location.contentName)", in: location)
             // One removal more than the latest this peer knows of: it comes after them all.
             let before = [try store.contentRemoval(), ContentEpoch.current(location)].compactMap { $0 }.map(\.generation).max() ?? 0
             let date = store.now
@@ -64,10 +64,11 @@ extension UbiquityPeer {
     /// Deletes the files below `directory` and keeps the folders: file-sync tools and watchers
     /// (Syncthing's, `ubiq watch`) lose their watch on a folder deleted and made again, and
     /// would then notice new files only at their next full scan.
-    private static func removeFiles(under directory: String) {
-        for entry in DirectoryEntry.list(directory) {
+    /// A symbolic link on the way is never followed: what it leads to is not the cloud's.
+    private static func removeFiles(under directory: String, in location: ContainerLocation) {
+        for entry in location.entries(in: directory) {
             let path = directory + "/" + entry.name
-            if entry.isDirectory { removeFiles(under: path) } else if !entry.name.hasSuffix(".nosync") { unlink(path) }
+            if entry.isDirectory { removeFiles(under: path, in: location) } else if !entry.name.hasSuffix(".nosync") { unlink(path) }
         }
     }
 
@@ -110,7 +111,7 @@ extension UbiquityPeer {
         try syncLock.withLock {
             try store.resetToEmpty()
             try store.setContentEpoch(current)
-            for file in DirectoryEntry.list(location.logDirectory(of: peerID)) where file.isRegularFile {
+            for file in location.entries(in: location.logDirectory(of: peerID)) where file.isRegularFile {
                 unlink(location.logDirectory(of: peerID) + "/" + file.name)
             }
         }

@@ -33,10 +33,16 @@ public final class UbiquityPeer: @unchecked Sendable {
     }
 
     static func openDevice(_ configuration: PeerConfiguration) throws -> (Device, FileLock) {
-        do {
+        do throws(DeviceError) {
             // Load first: a mistyped device path must not leave a folder behind.
-            let device = try Device.load(from: configuration.device)
-            return (device, try FileLock(directory: configuration.device))
+            var device = try Device.load(from: configuration.device)
+            let lock = try FileLock(directory: configuration.device)
+            // A mistyped cloud path must not start a new, empty cloud either.
+            do throws(DeviceError) { try device.claim(cloud: configuration.cloud) } catch {
+                lock.release()
+                throw error
+            }
+            return (device, lock)
         } catch {
             throw PeerError.device(error)
         }
@@ -90,12 +96,17 @@ public final class UbiquityPeer: @unchecked Sendable {
         guard let location else { return }
         // Own logs of removed content (saved before this peer heard of a removal, and not yet
         // deleted) are not this content's: their numbers say nothing about the store's.
+        // Only regular files are logs: a folder or link named like one is nobody's transaction.
         let directory = location.logDirectory(of: peerID)
         func ownLogs() -> [(name: String, number: Int64)] {
             let epoch = try? store.contentEpoch()   // the catch-up's sync may start over in a new one
-            return DirectoryEntry.names(directory).compactMap { name in
-                guard let number = TransactionLog.transactionNumber(inFileName: name), number > store.knowledge[peerID],
-                      !ContentEpoch.logBelongsToOtherEpoch(directory + "/" + name, than: epoch) else { return nil }
+            let quarantined = (try? store.quarantineSignatures()) ?? [:]
+            return location.names(in: directory, regularFilesOnly: true).compactMap { name in
+                guard let number = TransactionLog.transactionNumber(inFileName: name), number > store.knowledge[peerID] else { return nil }
+                // A file set aside and unchanged since is not read again (it says nothing of its epoch).
+                if let signature = quarantined[location.relativeLogPath(peerID, name)],
+                   signature == DirectoryEntry.at(directory + "/" + name)?.signature { return (name, number) }
+                guard !ContentEpoch.logBelongsToOtherEpoch(directory + "/" + name, than: epoch) else { return nil }
                 return (name, number)
             }
         }
@@ -174,8 +185,10 @@ public final class UbiquityPeer: @unchecked Sendable {
 
     /// One round of sync: notice a content removal, export pending logs, start from the
     /// baseline if this store fell behind it, import, then roll a baseline and collect garbage
-    /// as the policy says.
-    public func sync(importBatchSize: Int = .max) throws -> SyncSummary {
+    /// as the policy says. An export that fails is reported in `exportError`; an import step
+    /// (joining baselines, importing logs) that fails throws — or, with
+    /// `reportingImportFailure`, is reported in `importError` and ends the round there.
+    public func sync(importBatchSize: Int = .max, reportingImportFailure: Bool = false) throws -> SyncSummary {
         var summary = SyncSummary()
         guard let location else {
             summary.signedOut = true
@@ -199,14 +212,23 @@ public final class UbiquityPeer: @unchecked Sendable {
         // Join the baselines this store needs (it lacks something they hold and cannot import it):
         // a join never takes away what the store holds, so its unsent saves need not leave first.
         let baseliner = makeBaseliner(location)
-        let joined = try syncLock.withLock { try baseliner.joinNeeded(baseliner.catalog(), scan: ContainerScan(location: location)) }
-        let adopted = joined.changes
-        if let first = joined.joined.first {
-            summary.adoptedBaseline = first.author
-            if !adopted.isEmpty { events.post(.didImport(adopted)) }
+        let adopted: ObjectChanges
+        let conflictsBefore: Int64
+        do {
+            let joined = try syncLock.withLock { try baseliner.joinNeeded(baseliner.catalog(), scan: ContainerScan(location: location)) }
+            adopted = joined.changes
+            if let first = joined.joined.first {
+                summary.adoptedBaseline = first.author
+                if !adopted.isEmpty { events.post(.didImport(adopted)) }
+            }
+            conflictsBefore = try store.lastConflictID()
+            summary.imported = try importAvailable(batchSize: importBatchSize)
+        } catch where reportingImportFailure {
+            summary.importError = "\(error)"
+            summary.outboxPending = (try? store.pendingOutbox().count) ?? 0
+            summary.knowledge = store.knowledge
+            return summary
         }
-        let conflictsBefore = try store.lastConflictID()
-        summary.imported = try importAvailable(batchSize: importBatchSize)
         // What the baseline brought is part of what this sync changed (sync and watch list it).
         if !adopted.isEmpty {
             var changes = adopted

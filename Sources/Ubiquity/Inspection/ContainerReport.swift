@@ -64,7 +64,7 @@ public struct ContainerReport: Sendable {
             let logsByPeer = Dictionary(grouping: scan.logs, by: \.peerID)
             for name in scan.peers {
                 let logs = logsByPeer[name] ?? []
-                let receipt = (try? AtomicFile.read(location.receiptPath(of: name), limit: 1 << 20)).flatMap { try? Receipt(decoding: $0) }
+                let receipt = (try? location.read(location.receiptPath(of: name), limit: 1 << 20)).flatMap { try? Receipt(decoding: $0) }
                 // A peer is never behind on its own logs.
                 let behind = highest.filter { $0.key != name }.reduce(Int64(0)) { $0 + max(0, $1.value - (receipt?.knowledge[$1.key] ?? 0)) }
                 peers.append(PeerSummary(peerID: name, logCount: logs.count, logBytes: logs.reduce(0) { $0 + $1.size },
@@ -89,7 +89,7 @@ public struct ContainerReport: Sendable {
                 files.append(("\(peer.peerID)/\(location.contentName)/\(location.modelHash)/\(entry.fileName)", .dataNotPresent))
             }
             baseline = peer.baselineMetadata
-            baselineBytes = DirectoryEntry.list((location.baselinePath as NSString).deletingLastPathComponent).first { $0.name == "baseline.zip" }?.size ?? 0
+            baselineBytes = location.entries(in: location.baselineDirectory).first { $0.name == "baseline.zip" }?.size ?? 0
         }
         let lastImport = try store.lastImportDate()
         let kind = storeKind ?? peer.kind
@@ -137,7 +137,7 @@ public struct ContainerReport: Sendable {
             lines.append("  \(peer.peerID): \(peer.logCount) log(s), \(peer.logBytes) bytes, up to \(peer.highestLog); \(receipt), \(peer.behind) behind")
         }
         if let baseline {
-            let age = Int(Date().timeIntervalSince1970 - baseline.created)
+            let age = String(format: "%.0f", Date().timeIntervalSince1970 - baseline.created)
             lines.append("  baseline by \(baseline.author) at \(baseline.knowledge), \(age) s old, \(baselineBytes) bytes")
         } else {
             lines.append("  baseline: none")

@@ -14,15 +14,6 @@ extension Doctor {
         case contentEpoch
     }
 
-    /// A quarantine record is reported while its file is still there unchanged.
-    static func stillPresent(_ record: QuarantineRecord, peer: UbiquityPeer) -> Bool {
-        guard let location = peer.location else { return true }
-        let path = location.ubiquityRoot + "/" + record.path
-        let directory = (path as NSString).deletingLastPathComponent, name = (path as NSString).lastPathComponent
-        guard let file = DirectoryEntry.list(directory).first(where: { $0.name == name }) else { return false }
-        return file.size == record.size && file.modificationTime == record.modificationTime
-    }
-
     static func fileSyncFindings(_ artifact: SyncArtifact, path: String, file: DirectoryEntry, place: Place, now: Date) -> [DoctorFinding] {
         switch artifact {
         case let .temporary(engine):

@@ -32,7 +32,9 @@ public enum Doctor {
     /// Temporary `.nosync` files older than this are leftovers of an interrupted write.
     public static let staleTemporaryAge: Double = 3_600
 
-    /// What is wrong with `peer`'s store and container, judged at `now` (default: the peer's clock).
+    /// What is wrong with `peer`'s store and container, judged at `now` (default: the peer's
+    /// clock). Every run reads every log, receipt and baseline of the content — those no
+    /// import has seen yet too — and trusts neither file times nor earlier imports.
     public static func examine(_ peer: UbiquityPeer, now: Date? = nil) throws -> [DoctorFinding] {
         let now = now ?? peer.configuration.clock.now
         var findings: [DoctorFinding] = []
@@ -42,60 +44,67 @@ public enum Doctor {
                 message: "a fallback store is left from an initial import that did not finish (\(fallback))",
                 repair: "run 'ubiq store': it finishes the import and migrates what was saved in the fallback", fixable: true))
         }
-        // A record whose file changed since is being retried; one whose file is gone is moot.
-        for record in try peer.store.quarantined() where Self.stillPresent(record, peer: peer) {
-            findings.append(DoctorFinding(kind: .unreadableFile, message: "\(record.path) was quarantined: \(record.reason)",
-                repair: "the author should write it again (its outbox does, if it still has it); else delete the file — later logs of that peer wait for it", fixable: false))
-        }
         guard let location = peer.location else { return findings }
         let knowledge = peer.store.knowledge
         let scan = ContainerScan(location: location)
 
         for folder in DirectoryEntry.list(location.ubiquityRoot) where !folder.name.hasPrefix(".") {
             guard folder.isDirectory, CloudNames.isValidPeerID(folder.name) else {
-                findings.append(DoctorFinding(kind: .foreignFile, message: "'\(folder.name)' in the ubiquity root is not a peer's folder",
+                let what = folder.isSymbolicLink ? "is a symbolic link, never followed" : "is not a peer's folder"
+                findings.append(DoctorFinding(kind: .foreignFile, message: "'\(folder.name)' in the ubiquity root \(what)",
                     repair: "move it out of \(location.ubiquityRoot); it is never imported", fixable: false))
                 continue
             }
-            for other in DirectoryEntry.list("\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)") where other.isDirectory && other.name != location.modelHash {
+            findings += folderFindings(peer: folder.name, location)
+            for other in location.entries(in: "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)") where other.isDirectory && other.name != location.modelHash {
                 findings.append(DoctorFinding(kind: .modelMix, message: "peer \(folder.name) writes logs for another model version (\(other.name))",
                     repair: "run every peer of this content with the same model; logs of other versions are never exchanged", fixable: false))
             }
-            for file in DirectoryEntry.list(location.logDirectory(of: folder.name)) {
+            for file in location.entries(in: location.logDirectory(of: folder.name)) {
                 let isLog = TransactionLog.transactionNumber(inFileName: file.name) != nil
+                let path = location.relativeLogPath(folder.name, file.name)
                 if file.name.hasSuffix(".nosync") {
                     if folder.name == peer.peerID, file.modificationTime < now.timeIntervalSince1970 - staleTemporaryAge {
                         findings.append(DoctorFinding(kind: .staleTemporaryFile, message: "\(folder.name)/…/\(file.name) is a leftover of an interrupted write",
                             repair: "delete it (doctor --fix does)", fixable: true))
                     }
                 } else if let artifact = SyncArtifact.classify(file.name) {
-                    let path = "\(folder.name)/\(location.contentName)/\(location.modelHash)/\(file.name)"
                     findings += fileSyncFindings(artifact, path: path, file: file, place: .peerFolder(folder.name), now: now)
-                } else if !(isLog && file.isRegularFile) && file.name != "receipt.0.cdt" {
-                    findings.append(DoctorFinding(kind: .foreignFile, message: "\(folder.name)/\(location.contentName)/\(location.modelHash)/\(file.name) is not a log or receipt",
+                } else if let kind = file.kindIfNotRegular, isLog || file.name == "receipt.0.cdt" {
+                    findings.append(DoctorFinding(kind: .foreignFile, message: "\(path) is \(kind), named like a \(isLog ? "log" : "receipt") but never read as one",
+                        repair: "move it out of the cloud (a file-sync tool or a script put it there); nothing waits for it", fixable: false))
+                } else if !isLog && file.name != "receipt.0.cdt" {
+                    findings.append(DoctorFinding(kind: .foreignFile, message: "\(path) is not a log or receipt",
                         repair: "delete it or move it aside; it is never imported", fixable: false))
                 }
             }
         }
 
-        // Logs of another content epoch are leftovers of removed content (their authors delete
-        // them once they notice the removal; a file-sync tool may deliver deletions late): never
-        // applied, they count for nothing below. A log that cannot be decoded counts as this one's.
+        // Every log, read and verified as an import would (decode, checksum, model, author,
+        // number, stamp), and every receipt. Logs of another content epoch are leftovers of
+        // removed content (their authors delete them once they notice the removal): never
+        // applied, they count for nothing below.
         let epoch = try peer.store.contentEpoch()
-        var decoded: [String: TransactionLog] = [:]
-        for file in scan.logs {
-            guard let bytes = try? AtomicFile.read(file.path, limit: 64 << 20),
-                  let log = try? TransactionLog(decoding: bytes, model: peer.store.model) else { continue }
-            decoded[file.peerID + "/" + file.name] = log
+        let verification = verifyLogs(scan, location: location, store: peer.store, now: now.timeIntervalSince1970)
+        let decoded = verification.decoded
+        findings += verification.problems.map { unreadableLogFinding($0.path, reason: $0.reason, author: $0.peerID, peer: peer) }
+        findings += receiptFindings(scan, location: location)
+        // Logs that read well but that this store refused when it applied them.
+        var damaged = Set(verification.problems.map(\.path))
+        for record in try peer.store.quarantined() where !record.path.hasPrefix(".baseline/") && !damaged.contains(record.path) {
+            guard let file = DirectoryEntry.at(location.ubiquityRoot + "/" + record.path), record.matches(file) else { continue }
+            damaged.insert(record.path)
+            let author = String(record.path.prefix { $0 != "/" })
+            findings.append(unreadableLogFinding(record.path, reason: "quarantined: \(record.reason)", author: author, peer: peer))
         }
+        findings += baselineFindings(peer, location: location)
         let current = scan.logs.filter { (decoded[$0.peerID + "/" + $0.name].map { $0.contentEpoch == epoch }) ?? true }
 
         findings += sharedFolderFindings(location, now: now)
         findings += duplicateLogFindings(current)
 
-        // Missing predecessors: later logs present (damaged ones aside), the next one absent.
-        let quarantined = Set(try peer.store.quarantined().map(\.path))
-        let readable = current.filter { !quarantined.contains("\($0.peerID)/\(location.contentName)/\(location.modelHash)/\($0.name)") }
+        // Missing predecessors: later logs present (damaged ones aside: reported above), the next one absent.
+        let readable = current.filter { !damaged.contains(location.relativeLogPath($0.peerID, $0.name)) }
         for peerID in Set(readable.map(\.peerID)).sorted() {
             let mine = readable.filter { $0.peerID == peerID && $0.number > knowledge[peerID] }
             guard let oldest = mine.min(by: { $0.number < $1.number }), oldest.number > knowledge[peerID] + 1 else { continue }
@@ -128,7 +137,7 @@ public enum Doctor {
                 let pair = [earlier.peerID, later.peerID].sorted().joined(separator: " and ")
                 guard gap > skewTolerance, reported.insert(pair).inserted else { continue }
                 findings.append(DoctorFinding(kind: .clockSkew,
-                    message: "the clocks of \(earlier.peerID) and \(later.peerID) disagree by at least \(Int(gap)) s: \(later.peerID) saw transaction \(earlier.transactionNumber) of \(earlier.peerID) yet dated its own transaction \(later.transactionNumber) earlier",
+                    message: "the clocks of \(earlier.peerID) and \(later.peerID) disagree by at least \(String(format: "%.0f", gap)) s: \(later.peerID) saw transaction \(earlier.transactionNumber) of \(earlier.peerID) yet dated its own transaction \(later.transactionNumber) earlier",
                     repair: "set the clocks of those machines right (NTP); stamps stay causally ordered, but concurrent edits are won by the clock that is ahead", fixable: false))
             }
         }
@@ -140,7 +149,7 @@ public enum Doctor {
     public static func fix(_ findings: [DoctorFinding], peer: UbiquityPeer) -> [String] {
         guard let location = peer.location else { return [] }
         var done: [String] = []
-        for file in DirectoryEntry.list(location.logDirectory(of: peer.peerID)) where file.name.hasSuffix(".nosync")
+        for file in location.entries(in: location.logDirectory(of: peer.peerID)) where file.name.hasSuffix(".nosync")
             && findings.contains(where: { $0.kind == .staleTemporaryFile && $0.message.contains(file.name) }) {
             if unlink(location.logDirectory(of: peer.peerID) + "/" + file.name) == 0 { done.append("deleted \(file.name)") }
         }

@@ -53,17 +53,18 @@ public enum AtomicFile {
         }
     }
 
-    /// Reads a whole file, refusing files larger than `limit` bytes.
-    public static func read(_ path: String, limit: Int) throws(FileError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw FileError(path: path, operation: "open", errno: errno) }
+    /// Reads a whole file, refusing files larger than `limit` bytes and anything but a regular
+    /// file (see `openRegularFile`). A file the user named (`followingLinks`) may be reached
+    /// through a symbolic link; nothing in the cloud or a device is.
+    public static func read(_ path: String, limit: Int, followingLinks: Bool = false) throws(FileError) -> [UInt8] {
+        let descriptor = try openRegularFile(path, followingLinks: followingLinks)
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw FileError(path: path, operation: "stat", errno: errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw FileError(path: path, operation: "read", message: "not a regular file") }
         guard Int(info.st_size) <= limit else {
             throw FileError(path: path, operation: "read", message: "file of \(info.st_size) bytes exceeds the limit of \(limit)")
         }
+        ReadCounter.current?.count(path)
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var offset = 0
         while offset < bytes.count {
@@ -76,6 +77,34 @@ public enum AtomicFile {
             offset += count
         }
         return offset == bytes.count ? bytes : Array(bytes[..<offset])
+    }
+
+    /// Opens a regular file for reading and returns its descriptor (the caller closes it). What
+    /// is not a regular file is refused before it is opened, so nothing named like a file can
+    /// block or lead elsewhere: a FIFO (whose `open` waits for a writer), a socket, a device
+    /// node, a folder, or a symbolic link (never followed: it could lead out of the cloud). The
+    /// type is checked again on the open descriptor, in case the name changed in between.
+    /// With `followingLinks` a link is followed (to a regular file only).
+    public static func openRegularFile(_ path: String, followingLinks: Bool = false) throws(FileError) -> Int32 {
+        var info = stat()
+        guard (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 else { throw FileError(path: path, operation: "open", errno: errno) }
+        if let kind = FileKind.notRegular(info.st_mode) { throw FileError(path: path, operation: "read", message: "\(kind), not a regular file") }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (followingLinks ? 0 : O_NOFOLLOW))
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ELOOP { throw FileError(path: path, operation: "read", message: "a symbolic link, not a regular file") }
+            throw FileError(path: path, operation: "open", errno: code)
+        }
+        guard fstat(descriptor, &info) == 0 else {
+            let error = FileError(path: path, operation: "stat", errno: errno)
+            close(descriptor)
+            throw error
+        }
+        if let kind = FileKind.notRegular(info.st_mode) {
+            close(descriptor)
+            throw FileError(path: path, operation: "read", message: "\(kind), not a regular file")
+        }
+        return descriptor
     }
 
     /// Creates `path` and its missing parents.

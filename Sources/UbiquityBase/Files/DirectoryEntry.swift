@@ -9,6 +9,8 @@ public struct DirectoryEntry: Sendable, Equatable {
     public let name: String
     public let isDirectory: Bool
     public let isRegularFile: Bool
+    /// A symbolic link (never followed in the cloud: it could lead out of it).
+    public let isSymbolicLink: Bool
     public let size: Int64
     /// Seconds since 1970.
     public let modificationTime: Double
@@ -24,6 +26,10 @@ public struct DirectoryEntry: Sendable, Equatable {
     /// unchanged file (any write, rename or replacement changes one of them).
     public var signature: String { "\(size):\(modificationTime):\(inode):\(changeTime)" }
 
+    /// What the entry is when it is not a regular file ("a FIFO", "a folder", "a symbolic link"…).
+    public var kindIfNotRegular: String? { FileKind.notRegular(mode) }
+    private let mode: mode_t
+
     /// The entries of `path` (without `.` and `..`), sorted by name; empty if it does not exist.
     public static func list(_ path: String) -> [DirectoryEntry] {
         names(path).compactMap { DirectoryEntry(name: $0, path: path + "/" + $0) }
@@ -31,7 +37,9 @@ public struct DirectoryEntry: Sendable, Equatable {
 
     /// The names in `path` (without `.` and `..`), sorted, without asking for any file's
     /// metadata: cheap when most names can be judged by themselves (logs already imported).
-    public static func names(_ path: String) -> [String] {
+    /// With `regularFilesOnly`, only regular files (the type `readdir` tells, asked of `lstat`
+    /// only on file systems that do not tell it).
+    public static func names(_ path: String, regularFilesOnly: Bool = false) -> [String] {
         guard let directory = opendir(path) else { return [] }
         defer { closedir(directory) }
         var names: [String] = []
@@ -39,9 +47,33 @@ public struct DirectoryEntry: Sendable, Equatable {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            if name != "." && name != ".." { names.append(name) }
+            guard name != "." && name != ".." else { continue }
+            if regularFilesOnly {
+                let type = entry.pointee.d_type
+                if type == UInt8(DT_UNKNOWN) {
+                    guard DirectoryEntry.at(path + "/" + name)?.isRegularFile == true else { continue }
+                } else if type != UInt8(DT_REG) {
+                    continue
+                }
+            }
+            names.append(name)
         }
         return names.sorted()
+    }
+
+    /// Whether `path` and every folder between `root` and it are real folders: each is checked
+    /// with `lstat`, so a symbolic link anywhere below `root` makes the answer `false` (`root`
+    /// itself may be a link: the user chose it). `path` must lie below `root`.
+    public static func isRealFolder(_ path: String, below root: String) -> Bool {
+        guard path.hasPrefix(root + "/") else { return path == root }
+        var current = root
+        for component in path.dropFirst(root.count + 1).split(separator: "/") {
+            guard component != "..", component != "." else { return false }
+            current += "/" + component
+            var info = stat()
+            guard lstat(current, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return false }
+        }
+        return true
     }
 
     /// The entry at `path` (not following a symbolic link), or `nil` when there is none.
@@ -56,6 +88,8 @@ public struct DirectoryEntry: Sendable, Equatable {
         self.name = name
         isDirectory = type == S_IFDIR
         isRegularFile = type == S_IFREG
+        isSymbolicLink = type == S_IFLNK
+        mode = info.st_mode
         size = Int64(info.st_size)
         modificationTime = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
         inode = UInt64(info.st_ino)

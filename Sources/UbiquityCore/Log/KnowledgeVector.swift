@@ -28,7 +28,11 @@ public struct KnowledgeVector: Hashable, Sendable, CustomStringConvertible {
         entries.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ":")
     }
 
-    /// Parses Apple's string form. Peer IDs never hold `:`.
+    /// The largest transaction number a log's file name can hold (ten digits): a vector read
+    /// from the cloud holding more is damaged (and its arithmetic could overflow).
+    public static let largestNumber: Int64 = 9_999_999_999
+
+    /// Parses Apple's string form. Peer IDs never hold `:`; numbers are at most `largestNumber`.
     public init?(string: String) {
         var entries: [String: Int64] = [:]
         if !string.isEmpty {
@@ -36,7 +40,7 @@ public struct KnowledgeVector: Hashable, Sendable, CustomStringConvertible {
             guard parts.count % 2 == 0 else { return nil }
             var index = 0
             while index < parts.count {
-                guard !parts[index].isEmpty, let number = Int64(parts[index + 1]), number >= 0 else { return nil }
+                guard !parts[index].isEmpty, let number = Int64(parts[index + 1]), number >= 0, number <= Self.largestNumber else { return nil }
                 entries[String(parts[index])] = number
                 index += 2
             }

@@ -49,7 +49,9 @@ public struct Receipt: Sendable, Equatable {
               let hash = plist["modelVersionHash"]?.stringValue else {
             throw .malformed("receipt: missing peerID, kvStr or modelVersionHash")
         }
-        self.init(peerID: peer, knowledge: kv, date: plist["date"]?.doubleValue ?? 0, modelVersionHash: hash,
+        let date = plist["date"]?.doubleValue ?? 0
+        guard date.isFinite else { throw .malformed("receipt: 'date' is not a finite number") }
+        self.init(peerID: peer, knowledge: kv, date: date, modelVersionHash: hash,
                   contentEpoch: plist["contentEpoch"]?.stringValue,
                   baselineKnowledge: plist["baselineKvStr"]?.stringValue.flatMap(KnowledgeVector.init(string:)))
     }

@@ -57,7 +57,10 @@ struct HybridLogicalClock {
     }
 
     mutating func tick(now: Date) -> Stamp {
-        let physical = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        // A clock set before 1970 or past what a stamp holds still makes stamps that read back.
+        let milliseconds = (now.timeIntervalSince1970 * 1000).rounded(.down)
+        // (9e15 converts exactly; the largest stamp, 16 nines, does not fit a Double.)
+        let physical = milliseconds.isFinite ? Int64(min(max(milliseconds, 0), 9e15)) : 0
         let stamp: Stamp
         if let last, last.wallMilliseconds >= physical {
             // The counter has 8 digits: past them, the next millisecond, so every stamp this
@@ -72,6 +75,9 @@ struct HybridLogicalClock {
         return stamp
     }
 
+    /// Adopts a received stamp that is larger than the last. Stamps from the cloud are checked
+    /// first (`Stamp.isTooFarAhead`, by the importer and a baseline's validation), and every
+    /// stamp that parses is one `tick` can follow with a stamp that parses too.
     mutating func observe(_ stamp: Stamp) {
         if let current = last, (current.wallMilliseconds, current.counter) >= (stamp.wallMilliseconds, stamp.counter) { return }
         last = Stamp(wallMilliseconds: stamp.wallMilliseconds, counter: stamp.counter, peerID: peerID)

@@ -58,8 +58,13 @@ extension TransactionLog {
         PlistSeam.encode(plistValue, format: format)
     }
 
-    /// Decodes and verifies a log file: parse, format version, checksum, then every record
-    /// against `model`. Any failure is a `LogError` whose text says what is wrong.
+    /// Decodes and verifies a log file: parse, format version, checksum, then every field
+    /// against `model` — the one validator of logs (the importer, `doctor` and `ubiq log` all
+    /// read logs through it): object IDs, entities, attributes and relationships the model
+    /// names, each value as its attribute takes it (`AttributeDescription.validate`: type,
+    /// range, finite numbers and dates), required attributes, whole merge groups, a finite date.
+    /// A log that passes holds nothing the store refuses. Any failure is a `LogError` whose text
+    /// says what is wrong.
     public init(decoding bytes: [UInt8], model: ObjectModel, maxBytes: Int = 64 << 20) throws(LogError) {
         guard bytes.count <= maxBytes else { throw .tooLarge(bytes.count, limit: maxBytes) }
         let plist: PlistValue
@@ -86,7 +91,10 @@ extension TransactionLog {
         self.knowledge = knowledge
         guard let stamp = Stamp(try string("stamp")), stamp.peerID == peerID else { throw .malformed("invalid 'stamp'") }
         self.stamp = stamp
-        transactionDate = fields["transactionDate"]?.doubleValue ?? 0
+        guard let date = fields["transactionDate"]?.doubleValue, date.isFinite else {
+            throw .malformed("'transactionDate' is missing or not a finite number")
+        }
+        transactionDate = date
         modelVersionHash = try string("modelVersionHash")
         guard modelVersionHash == model.hash else { throw .otherModel(modelVersionHash) }
         storeName = try string("storeName")
@@ -142,7 +150,8 @@ extension TransactionLog {
         guard case let .dictionary(fields) = item else { throw .malformed("a record is not a dictionary") }
         let (id, entity) = try objectID(fields, model: model)
         var record = ChangeRecord(id: id)
-        if case let .dictionary(rawValues)? = fields["values"] {
+        if let rawValues = fields["values"] {
+            guard case let .dictionary(rawValues) = rawValues else { throw .malformed("record \(id): 'values' is not a dictionary") }
             var values = [String: AttributeValue?](minimumCapacity: rawValues.count)
             for (name, raw) in rawValues {
                 guard let attribute = entity.attributes.first(where: { $0.name == name }) else {
@@ -160,9 +169,16 @@ extension TransactionLog {
                 do { try attribute.validate(value, entity: entity.name) } catch { throw .breaksModel(record: id.description, error) }
                 values[name] = .some(value)
             }
+            // A merge group is won whole, so a record writes all of it or none (DESIGN §4).
+            for group in entity.mergeGroups where group.contains(where: { values[$0] != nil }) {
+                guard group.allSatisfy({ values[$0] != nil }) else {
+                    throw .malformed("record \(id) writes part of the merge group [\(group.joined(separator: ", "))]")
+                }
+            }
             record.values = values
         }
-        guard case let .dictionary(rawRelationships)? = fields["relationships"] else { return record }
+        guard let rawRelationships = fields["relationships"] else { return record }
+        guard case let .dictionary(rawRelationships) = rawRelationships else { throw .malformed("record \(id): 'relationships' is not a dictionary") }
         for (name, raw) in rawRelationships {
             guard let relationship = entity.relationship(name) else { throw .malformed("record \(id) changes unknown relationship '\(name)'") }
             if relationship.isToMany {
@@ -186,6 +202,8 @@ extension TransactionLog {
 /// Why a log from the cloud cannot be applied. Such a log is quarantined.
 public enum LogError: Error, CustomStringConvertible, Equatable, Sendable {
     case tooLarge(Int, limit: Int)
+    /// The file cannot be read (its mode, a folder or FIFO under a log's name…).
+    case unreadable(String)
     case unparseable(String)
     case malformed(String)
     case unknownFormat(Int64)
@@ -195,10 +213,13 @@ public enum LogError: Error, CustomStringConvertible, Equatable, Sendable {
     case wrongNumber(fileName: String, log: Int64)
     /// A record carries a value its attribute's rules refuse (`AttributeDescription.validate`).
     case breaksModel(record: String, ValidationError)
+    /// Stamped more than `Stamp.maximumLead` ahead of this machine's clock.
+    case stampTooFarAhead(Stamp, now: Double)
 
     public var description: String {
         switch self {
         case let .tooLarge(size, limit): return "file of \(size) bytes exceeds the limit of \(limit)"
+        case let .unreadable(reason): return "cannot be read: \(reason)"
         case let .unparseable(reason): return "not a readable property list: \(reason)"
         case let .malformed(reason): return "malformed log: \(reason)"
         case let .unknownFormat(version): return "unknown log format \(version) (this build reads format \(TransactionLog.formatVersion))"
@@ -207,6 +228,8 @@ public enum LogError: Error, CustomStringConvertible, Equatable, Sendable {
         case let .wrongAuthor(folder, log): return "log names author '\(log)' but lies in the folder of '\(folder)'"
         case let .wrongNumber(fileName, log): return "file name \(fileName) does not match its transaction number \(log)"
         case let .breaksModel(record, error): return "record \(record) breaks the model: \(error.description.replacingOccurrences(of: "validation failed: ", with: ""))"
+        case let .stampTooFarAhead(stamp, now):
+            return "stamped \(stamp.description.prefix(25)), more than \(Int(Stamp.maximumLead / 3600)) hours ahead of this machine's clock (\(Int(now * 1000))): a clock far ahead or a damaged log; its stamp is never adopted"
         }
     }
 }

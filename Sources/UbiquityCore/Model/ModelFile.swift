@@ -150,9 +150,10 @@ extension ObjectModel {
 
     /// Loads a plist model file (binary or XML).
     static func loadPlist(contentsOf path: String) throws(ModelError) -> ObjectModel {
-        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadableFile(path, "no such file or not readable") }
+        let bytes: [UInt8]
+        do { bytes = try AtomicFile.read(path, limit: 16 << 20, followingLinks: true) } catch { throw .unreadableFile(path, error.message) }
         let plist: PlistValue
-        do { plist = try PlistSeam.decode([UInt8](data)) } catch { throw .unreadableFile(path, "\(error)") }
+        do { plist = try PlistSeam.decode(bytes) } catch { throw .unreadableFile(path, "\(error)") }
         do { return try ObjectModel(plist: plist) } catch let .unreadableFile(_, reason) { throw .unreadableFile(path, reason) }
     }
 

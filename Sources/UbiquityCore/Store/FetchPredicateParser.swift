@@ -30,6 +30,10 @@ private struct PredicateParser {
     let tokens: [Token]
     let entity: EntityDescription
     var position = 0
+    /// How deep the current `NOT`s and parentheses nest: the parser recurses per level, so a
+    /// bound keeps hostile input (thousands of parentheses) from overflowing the stack.
+    var depth = 0
+    static let maximumDepth = 100
 
     init(tokens: [Token], entity: EntityDescription) {
         self.tokens = tokens
@@ -67,6 +71,14 @@ private struct PredicateParser {
     }
 
     mutating func parseUnary() throws(PredicateParseError) -> FetchPredicate {
+        let nests = isKeyword(peek, "NOT", "!") || (peek?.kind == .symbol && peek?.text == "(")
+        if nests {
+            depth += 1
+            guard depth <= Self.maximumDepth else {
+                throw PredicateParseError(message: "NOTs and parentheses nest deeper than \(Self.maximumDepth) levels")
+            }
+        }
+        defer { if nests { depth -= 1 } }
         if isKeyword(peek, "NOT", "!") {
             position += 1
             return .not(try parseUnary())

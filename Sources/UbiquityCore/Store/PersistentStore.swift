@@ -51,6 +51,7 @@ public final class PersistentStore: @unchecked Sendable {
         knowledgeCache = KnowledgeVector()
         try database.transaction {
             try database.execute(StoreSchema.bookkeepingSQL)
+            try addQuarantineSignatureColumns()
             for table in tables.values.sorted(by: { $0.tableName < $1.tableName }) { try database.execute(table.createSQL) }
             for table in pairTables.values.sorted(by: { $0.tableName < $1.tableName }) { try database.execute(table.createSQL) }
             try checkOrWriteMeta(.modelHash, model.hash) { StoreError.modelMismatch(store: $0, model: model.hash) }

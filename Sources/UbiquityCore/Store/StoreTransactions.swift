@@ -9,6 +9,20 @@ public struct OutboxEntry: Sendable, Equatable {
     public let bytes: [UInt8]
 }
 
+/// What `applyImported` did with a batch of logs.
+public struct ImportApplication: Sendable {
+    /// The objects the applied logs changed.
+    public var changes = ObjectChanges()
+    /// The logs applied, in order.
+    public var applied: [(peerID: String, number: Int64)] = []
+    /// Logs the store refused, with the reason; nothing of them was applied.
+    public var refused: [(peerID: String, number: Int64, reason: String)] = []
+    /// Logs left out because they depend on a refused one: they wait for it.
+    public var deferred: [(peerID: String, number: Int64)] = []
+
+    public init() {}
+}
+
 /// One applied transaction, local or imported, as the history keeps it.
 public struct TransactionSummary: Sendable, Equatable {
     public let peerID: String
@@ -66,26 +80,53 @@ extension PersistentStore {
 
     /// Applies imported logs in the given order, in one SQLite transaction. Each must be the
     /// next of its author; one already covered is skipped.
-    public func applyImported(_ logs: [TransactionLog]) throws -> ObjectChanges {
+    ///
+    /// Each log is applied in a savepoint of its own: a log the store refuses (a constraint
+    /// SQLite will not break, an entity it has no table for) is rolled back alone and returned
+    /// in `refused`, and the logs after it that depend on it — its author's later ones, and
+    /// any whose author had seen it — are left out (`deferred`); every other log still
+    /// applies. Only a failure that is no log's fault (the disk full, the database locked or
+    /// damaged) rolls back the whole batch and throws.
+    public func applyImported(_ logs: [TransactionLog]) throws -> ImportApplication {
         try locked {
             let savedClock = clock
             do {
                 return try database.transaction {
-                    var changes = ObjectChanges()
-                    changes.reserveCapacity(inserted: logs.reduce(0) { $0 + $1.inserted.count }, updated: logs.reduce(0) { $0 + $1.updated.count },
-                                            deleted: logs.reduce(0) { $0 + $1.deleted.count })
+                    var result = ImportApplication()
+                    result.changes.reserveCapacity(inserted: logs.reduce(0) { $0 + $1.inserted.count }, updated: logs.reduce(0) { $0 + $1.updated.count },
+                                                   deleted: logs.reduce(0) { $0 + $1.deleted.count })
                     for log in logs {
                         guard log.transactionNumber > knowledgeCache[log.peerID] else { continue }
                         guard log.transactionNumber == knowledgeCache[log.peerID] + 1, knowledgeCache.dominates(log.knowledge.removing(log.peerID)) else {
-                            throw StoreError.notApplicable(peer: log.peerID, number: log.transactionNumber)
+                            // Behind a refused log it waits; without one, the caller broke the order.
+                            guard !result.refused.isEmpty else { throw StoreError.notApplicable(peer: log.peerID, number: log.transactionNumber) }
+                            result.deferred.append((log.peerID, log.transactionNumber))
+                            continue
                         }
-                        clock.observe(log.stamp)
-                        try applyRecords(of: log, into: &changes)
-                        try advanceKnowledge(peer: log.peerID, to: log.transactionNumber)
-                        try recordHistory(log, isLocal: false)
+                        let (clockBefore, knowledgeBefore) = (clock, knowledgeCache)
+                        var changes = ObjectChanges()
+                        do {
+                            try database.transaction {
+                                // The importer refuses such logs first; the clock must never adopt one.
+                                guard !log.stamp.isTooFarAhead(of: now) else {
+                                    throw StoreError.validation("stamp \(log.stamp.description.prefix(25)) lies more than a day ahead of this machine's clock")
+                                }
+                                clock.observe(log.stamp)
+                                try applyRecords(of: log, into: &changes)
+                                try advanceKnowledge(peer: log.peerID, to: log.transactionNumber)
+                                try recordHistory(log, isLocal: false)
+                            }
+                        } catch where Self.isTheLogsFault(error) {
+                            (clock, knowledgeCache) = (clockBefore, knowledgeBefore)
+                            forgetSlotWriters()
+                            result.refused.append((log.peerID, log.transactionNumber, "the store refused it: \(error)"))
+                            continue
+                        }
+                        result.changes.merge(changes)
+                        result.applied.append((log.peerID, log.transactionNumber))
                     }
                     try persistClock()
-                    return changes
+                    return result
                 }
             } catch {
                 clock = savedClock
@@ -93,6 +134,23 @@ extension PersistentStore {
                 knowledgeCache = try loadKnowledge()
                 throw error
             }
+        }
+    }
+
+    /// Whether applying a log failed because of what the log holds (so it is set aside and the
+    /// rest goes on) rather than because of the store (which stops the whole import).
+    private static func isTheLogsFault(_ error: any Error) -> Bool {
+        switch error {
+        case let error as SQLiteError:
+            // A constraint, a value too big or of the wrong kind.
+            return [18, 19, 20].contains(error.code)
+        case is ModelError, is GlobalIDError:
+            return true
+        case let error as StoreError:
+            if case .notApplicable = error { return false }
+            return true
+        default:
+            return false
         }
     }
 

@@ -8,7 +8,7 @@ public struct ProtocolCheckResult: Sendable {
     /// States where nothing more can happen (every change delivered, every peer synced).
     public let quiescentStates: Int
     /// States where only a forced roll could still change something but the budget of forced
-    /// rolls was spent: not judged.
+    /// rolls was spent: judged for convergence under the rule, not under the old rules.
     public let withheldStates: Int
     /// Whether every reachable state was explored (false: `maxStates` cut it short).
     public let complete: Bool
@@ -69,7 +69,7 @@ public struct ProtocolExplorer {
             var steps: [String] = []
             var at = state
             while let step = parents[at].step {
-                steps.append(step.description)
+                steps.append(step.description + "\n       → " + model.describe(states[at]))
                 at = parents[at].parent
             }
             return steps.reversed()
@@ -83,12 +83,13 @@ public struct ProtocolExplorer {
             }
             let next = model.successors(of: state)
             if !next.contains(where: { !$0.0.isChoice }) {
-                guard !model.forcedRollWithheld(state) else {
-                    withheld += 1
-                    continue
-                }
-                quiescent += 1
-                if let failure = convergenceFailure(state, model) {
+                // A state where only a forced roll the budget no longer allows could change
+                // something is judged under the rule — copies are read wherever they lie, so the
+                // data must have converged even then (the roll would only tidy copies up) — but
+                // not under the old rules, which relied on it.
+                let isWithheld = model.forcedRollWithheld(state)
+                if isWithheld { withheld += 1 } else { quiescent += 1 }
+                if !isWithheld || configuration.rules == .current, let failure = convergenceFailure(state, model) {
                     return result(ProtocolViolation(message: failure, trace: trace(to: cursor)), complete: false)
                 }
             }
@@ -123,8 +124,12 @@ public struct ProtocolExplorer {
                 }
                 let next = model.successors(of: state)
                 if !next.contains(where: { !$0.0.isChoice }) {
-                    if model.forcedRollWithheld(state) { withheld += 1; break }
-                    quiescent += 1
+                    if model.forcedRollWithheld(state) {
+                        withheld += 1
+                        if configuration.rules != .current { break }
+                    } else {
+                        quiescent += 1
+                    }
                     if let failure = convergenceFailure(state, model) {
                         return ProtocolCheckResult(configuration: configuration, states: visited, quiescentStates: quiescent, withheldStates: withheld,
                                                    complete: false, violation: ProtocolViolation(message: "walk \(walk): " + failure, trace: trace),
@@ -150,7 +155,7 @@ public struct ProtocolExplorer {
                 if (0..<configuration.peers).contains(where: { model.store($0, state)[author] >= number }) { continue }
                 let held = model.anywhere(state) { path, content in
                     switch content {
-                    case let .baseline(knowledge): return knowledge[author] >= number
+                    case let .baseline(knowledge, _): return knowledge[author] >= number
                     case .log: return path == .log(peer: author, number: Int(number))
                     case .receipt: return false
                     }

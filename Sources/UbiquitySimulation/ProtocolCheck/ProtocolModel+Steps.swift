@@ -107,7 +107,7 @@ struct ProtocolModel {
         guard mayRoll(peer, state), mayReplace(store, machine, state) else { return [] }
         var next = state
         next.rollsLeft -= 1
-        return write(.baseline, .baseline(store), machine: machine, in: next)
+        return write(.baseline, rolled(store, machine, state), machine: machine, in: next)
     }
 
     /// Joins the baselines the rules ask for, imports every applicable log, writes the receipt.
@@ -122,7 +122,7 @@ struct ProtocolModel {
                                                           candidates: candidates(machine, state), hasLog: hasLog(machine, state))
             for baseline in chosen { store = zip(store, knowledge(baseline.knowledge)).map { max($0, $1) } }
         case .legacy:
-            if case let .baseline(baseline)? = file(.baseline, machine, state),
+            if case let .baseline(baseline, _)? = file(.baseline, machine, state),
                legacyMustAdopt(store, baseline, holdsNothing: holdsNothing, machine, state) {
                 store = legacyAdopt(store, baseline, machine, state)
             }
@@ -144,9 +144,10 @@ struct ProtocolModel {
     }
 
     /// Whether a forced roll is due somewhere but the configuration's budget of forced rolls
-    /// is spent: such a state is not really quiescent, and is not judged.
+    /// is spent: such a state is not really quiescent, and is not judged. (With no budget at
+    /// all, the rules are checked without forced rolls, and every quiescent state is judged.)
     func forcedRollWithheld(_ state: ModelState) -> Bool {
-        state.forcedLeft == 0 && (0..<peers).contains { peer in
+        configuration.forcedRolls > 0 && state.forcedLeft == 0 && (0..<peers).contains { peer in
             state.started & (1 << peer) != 0 && mustRoll(peer, state) && mayRoll(peer, state)
                 && mayReplace(store(peer, state), machine(of: peer), state)
         }
@@ -161,7 +162,7 @@ struct ProtocolModel {
         if state.forcedLeft > 0, mustRoll(peer, state), mayRoll(peer, state), mayReplace(store, machine, state) {
             var next = state
             next.forcedLeft -= 1
-            outcomes = write(.baseline, .baseline(store), machine: machine, in: next)
+            outcomes = write(.baseline, rolled(store, machine, state), machine: machine, in: next)
         }
         return outcomes.map { state, keptName in (collect(peer, state), keptName) }
     }
@@ -187,7 +188,7 @@ struct ProtocolModel {
         }
         if configuration.rules == .current {
             for copy in BaselineProtocol.redundantCopies(candidates(machine, state)) {
-                delete(.copy(Int(copy.name.dropFirst("baseline.conflict-".count).prefix { $0.isNumber })!), machine: machine, in: &next)
+                delete(copyPath(copy.name), machine: machine, in: &next)
             }
         }
         return next
@@ -205,12 +206,13 @@ struct ProtocolModel {
         case .current:
             return BaselineProtocol.mayRoll(knowledge: vector(store), candidates: candidates(machine, state), hasUnimportedLog: unimported)
         case .legacy:
-            return !unimported
+            // The old roll skipped when the baseline under the name already held everything.
+            return !unimported && !zip(nameKnowledge(machine, state) ?? ModelKnowledge(repeating: 0, count: peers), store).allSatisfy { $0 >= $1 }
         }
     }
 
     private func mayReplace(_ store: ModelKnowledge, _ machine: Int, _ state: ModelState) -> Bool {
-        let current = nameKnowledge(machine, state).map { BaselineCandidate(name: "baseline.zip", isAtName: true, knowledge: vector($0)) }
+        let current = nameKnowledge(machine, state).map { BaselineCandidate(name: "baseline.zip", isAtName: true, knowledge: vector($0), contentID: "\($0)") }
         return BaselineProtocol.mayReplace(vector(store), current: current)
     }
 
@@ -296,6 +298,25 @@ struct ProtocolModel {
         }
     }
 
+    /// A state in one line: each store, then each machine's files.
+    func describe(_ state: ModelState) -> String {
+        func kv(_ knowledge: ModelKnowledge) -> String { "{" + knowledge.enumerated().filter { $0.element > 0 }.map { "p\($0.offset):\($0.element)" }.joined(separator: " ") + "}" }
+        var parts = (0..<peers).map { "p\($0)=\(state.started & (1 << $0) == 0 ? "off" : kv(store($0, state)))" }
+        for machine in 0..<machines {
+            let files = paths.indices.compactMap { slot -> String? in
+                guard let content = contents.content(state.files[machine * paths.count + slot]) else { return nil }
+                switch content {
+                case .log: return paths[slot].description
+                case let .receipt(knowledge, view): return "\(paths[slot])\(kv(knowledge))/\(kv(view))"
+                case let .baseline(knowledge, resolves):
+                    return "\(paths[slot])\(kv(knowledge))" + (resolves.isEmpty ? "" : "+resolves\(resolves)")
+                }
+            }
+            parts.append("m\(machine)[" + files.joined(separator: " ") + "]")
+        }
+        return parts.joined(separator: " ")
+    }
+
     // MARK: Views of a machine's files
 
     func machine(of peer: Int) -> Int { configuration.placement[peer] }
@@ -327,9 +348,36 @@ struct ProtocolModel {
     private func candidates(_ machine: Int, _ state: ModelState) -> [BaselineCandidate] {
         let first = slotOf[.baseline]!
         return (first..<paths.count).compactMap { slot in
-            guard case let .baseline(knowledge)? = contents.content(state.files[machine * paths.count + slot]) else { return nil }
-            return BaselineCandidate(name: paths[slot].description, isAtName: slot == first, knowledge: vector(knowledge))
+            guard case let .baseline(knowledge, resolves)? = contents.content(state.files[machine * paths.count + slot]) else { return nil }
+            // A copy's content never changes here, so its path identifies it.
+            return BaselineCandidate(name: paths[slot].description, isAtName: slot == first, knowledge: vector(knowledge),
+                                     contentID: "\(knowledge)", resolves: Set(resolves.map { copyIdentity($0, state) }))
         }
+    }
+
+    /// What a roll by a store holding `store` on `machine` writes: its knowledge, and the copies it
+    /// resolves (every copy it sees; it may roll only when it holds them all).
+    private func rolled(_ store: ModelKnowledge, _ machine: Int, _ state: ModelState) -> ModelContent {
+        let resolved = BaselineProtocol.resolvedByRoll(candidates(machine, state))
+        let copies = (0..<(configuration.rolls + configuration.forcedRolls)).filter { resolved.contains(copyIdentity($0, state)) }
+        return .baseline(store, resolves: copies)
+    }
+
+    private func copyIdentity(_ index: Int, _ state: ModelState) -> String {
+        let slot = slotOf[.copy(index)]!
+        let content: String
+        if case let .baseline(knowledge, _)? = contents.content(state.global[slot]) { content = "\(knowledge)" } else {
+            // Deleted everywhere: its identity is its path and the content it had, found on any machine.
+            content = (0..<machines).lazy.compactMap { machine -> String? in
+                if case let .baseline(knowledge, _)? = self.contents.content(state.files[machine * self.paths.count + slot]) { return "\(knowledge)" }
+                return nil
+            }.first ?? ""
+        }
+        return ModelPath.copy(index).description + "|" + content
+    }
+
+    private func copyPath(_ name: String) -> ModelPath {
+        .copy(Int(name.dropFirst("baseline.conflict-".count).prefix { $0.isNumber })!)
     }
 
     private func view(_ machine: Int, _ state: ModelState) -> ModelKnowledge {
@@ -340,7 +388,7 @@ struct ProtocolModel {
     }
 
     private func nameKnowledge(_ machine: Int, _ state: ModelState) -> ModelKnowledge? {
-        if case let .baseline(knowledge)? = file(.baseline, machine, state) { return knowledge }
+        if case let .baseline(knowledge, _)? = file(.baseline, machine, state) { return knowledge }
         return nil
     }
 

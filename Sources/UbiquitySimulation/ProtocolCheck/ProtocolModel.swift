@@ -78,7 +78,8 @@ enum ModelContent: Hashable {
     /// A log: what its author had applied when it saved.
     case log(knowledge: ModelKnowledge)
     case receipt(knowledge: ModelKnowledge, view: ModelKnowledge)
-    case baseline(ModelKnowledge)
+    /// A baseline: what it holds, and the conflict copies its roller had joined (their paths).
+    case baseline(ModelKnowledge, resolves: [Int])
 }
 
 /// One state of the modelled world, packed for fast hashing: file contents are interned in the

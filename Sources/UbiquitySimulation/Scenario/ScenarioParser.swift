@@ -8,7 +8,7 @@ public enum ScenarioParser {
     /// Reads the scenario file at `path`.
     public static func load(path: String) throws(ScenarioError) -> Scenario {
         let source = (path as NSString).lastPathComponent
-        guard let bytes = try? AtomicFile.read(path, limit: 4 << 20) else {
+        guard let bytes = try? AtomicFile.read(path, limit: 4 << 20, followingLinks: true) else {
             throw ScenarioError(source: path, line: 0, "cannot read the scenario file")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {

@@ -30,6 +30,12 @@ public enum CloudNames {
             && path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { isValidPathComponent(String($0)) }
     }
 
+    /// A name as an error message quotes it: whole when short, else its start and its length
+    /// (an error stays one readable line whatever was typed).
+    public static func quoted(_ name: String) -> String {
+        name.utf8.count <= 80 ? "'\(name)'" : "'\(name.prefix(60))…' (\(name.utf8.count) bytes)"
+    }
+
     private static func isWordByte(_ byte: UInt8) -> Bool {
         (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
             || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")

@@ -25,6 +25,9 @@ public struct ContainerLocation: Sendable, Equatable {
 
     public func receiptPath(of peerID: String) -> String { logDirectory(of: peerID) + "/receipt.0.cdt" }
 
+    /// A file of `peerID`'s log folder, relative to the ubiquity root (as quarantine records name files).
+    public func relativeLogPath(_ peerID: String, _ name: String) -> String { "\(peerID)/\(contentName)/\(modelHash)/\(name)" }
+
     public var baselinePath: String { "\(ubiquityRoot)/.baseline/\(contentName)/\(modelHash)/baseline.zip" }
 
     public var contentEpochPath: String { "\(ubiquityRoot)/.content/\(contentName).plist" }

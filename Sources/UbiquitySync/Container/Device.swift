@@ -15,6 +15,10 @@ public struct Device: Sendable, Equatable {
     public var identityToken: String?
     /// Whether peers use the local mirror instead of the cloud directly.
     public let mirrorsCloud: Bool
+    /// The cloud this device belongs to (an absolute path): a peer opened with another is
+    /// refused, so a mistyped cloud path never starts a new, empty cloud. `nil` in devices made
+    /// before it was kept: they adopt the cloud of their first use.
+    public private(set) var cloud: String?
 
     /// The account a new device is signed in to unless told otherwise.
     public static let defaultAccount = "default"
@@ -31,14 +35,15 @@ public struct Device: Sendable, Equatable {
     /// `deviceUUID` makes peer IDs reproducible (scenarios); `mirrorsCloud` gives the device a
     /// local mirror that a transfer daemon syncs with the cloud.
     public static func create(at directory: String, userName: String = "user", identityToken: String? = defaultAccount,
-                              deviceUUID: UUID = UUID(), mirrorsCloud: Bool = false) throws(DeviceError) -> Device {
+                              deviceUUID: UUID = UUID(), mirrorsCloud: Bool = false, cloud: String? = nil) throws(DeviceError) -> Device {
         guard CloudNames.isValidPathComponent(userName.lowercased()), !userName.contains("~") else {
-            throw .invalid("user name '\(userName)' must hold only letters, digits, '.', '_', '-', '@', '+'")
+            throw .invalid("user name \(CloudNames.quoted(userName)) must be 1 to 200 letters, digits, '.', '_', '-', '@', '+'")
         }
         if let identityToken, !CloudNames.isValidPathComponent(identityToken) {
-            throw .invalid("identity token '\(identityToken)' must hold only letters, digits, '.', '_', '-', '@', '+'")
+            throw .invalid("identity token \(CloudNames.quoted(identityToken)) must be 1 to 200 letters, digits, '.', '_', '-', '@', '+'")
         }
-        let device = Device(directory: directory, deviceUUID: deviceUUID, userName: userName, identityToken: identityToken, mirrorsCloud: mirrorsCloud)
+        let device = Device(directory: directory, deviceUUID: deviceUUID, userName: userName, identityToken: identityToken,
+                            mirrorsCloud: mirrorsCloud, cloud: cloud.map(CloudPath.normalized))
         guard !FileManager.default.fileExists(atPath: device.plistPath) else { throw .alreadyExists(directory) }
         do { try AtomicFile.makeDirectory(directory) } catch { throw .unusable(directory, error.message) }
         try device.save()
@@ -56,7 +61,7 @@ public struct Device: Sendable, Equatable {
             throw .unusable(directory, "device.plist lacks deviceUUID or userName")
         }
         return Device(directory: directory, deviceUUID: uuid, userName: user, identityToken: plist["identityToken"]?.stringValue,
-                      mirrorsCloud: plist["mirrorsCloud"]?.boolValue ?? false)
+                      mirrorsCloud: plist["mirrorsCloud"]?.boolValue ?? false, cloud: plist["cloud"]?.stringValue)
     }
 
     /// Writes `device.plist` atomically.
@@ -64,6 +69,7 @@ public struct Device: Sendable, Equatable {
         var fields: [String: PlistValue] = ["deviceUUID": .string(deviceUUID.uuidString), "userName": .string(userName)]
         if let identityToken { fields["identityToken"] = .string(identityToken) }
         if mirrorsCloud { fields["mirrorsCloud"] = .boolean(true) }
+        if let cloud { fields["cloud"] = .string(cloud) }
         do { try AtomicFile.write(PlistSeam.encode(.dictionary(fields), format: .xml), to: plistPath) } catch { throw .unusable(directory, error.description) }
     }
 
@@ -72,10 +78,32 @@ public struct Device: Sendable, Equatable {
     /// Works while another process owns the device: it only replaces `device.plist` atomically.
     public static func setAccount(_ token: String?, at directory: String) throws(DeviceError) -> Device {
         if let token, !CloudNames.isValidPathComponent(token) {
-            throw .invalid("identity token '\(token)' must hold only letters, digits, '.', '_', '-', '@', '+'")
+            throw .invalid("identity token \(CloudNames.quoted(token)) must be 1 to 200 letters, digits, '.', '_', '-', '@', '+'")
         }
         var device = try load(from: directory)
         device.identityToken = token
+        try device.save()
+        return device
+    }
+
+    /// Checks that `cloud` is this device's cloud (the same folder, however it is spelled); a
+    /// device that remembers none adopts it and says so in `device.plist`. Throws
+    /// `DeviceError.otherCloud` for another one.
+    public mutating func claim(cloud given: String) throws(DeviceError) {
+        let normalized = CloudPath.normalized(given)
+        guard let cloud else {
+            cloud = normalized
+            try save()
+            return
+        }
+        guard CloudPath.same(cloud, normalized) else { throw .otherCloud(device: directory, remembered: cloud, given: normalized) }
+    }
+
+    /// Makes `cloud` the cloud of the device in `directory`, on purpose (`ubiq device move-cloud`).
+    /// Works while another process owns the device, as `setAccount` does.
+    public static func moveCloud(to cloud: String, at directory: String) throws(DeviceError) -> Device {
+        var device = try load(from: directory)
+        device.cloud = CloudPath.normalized(cloud)
         try device.save()
         return device
     }
@@ -93,6 +121,8 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
     case inUse(String, pid: String)
     case unusable(String, String)
     case invalid(String)
+    /// The device belongs to another cloud than the one it was opened with.
+    case otherCloud(device: String, remembered: String, given: String)
 
     public var description: String {
         switch self {
@@ -101,6 +131,8 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
         case let .inUse(path, pid): return "the device at \(path) is in use by another process (pid \(pid))"
         case let .unusable(path, reason): return "cannot use the device at \(path): \(reason)"
         case let .invalid(reason): return reason
+        case let .otherCloud(device, remembered, given):
+            return "the device at \(device) belongs to the cloud \(remembered), not \(given) (a mistyped --cloud would start a new, empty cloud); to move the device to \(given) on purpose, run 'ubiq device move-cloud \(given) --device \(device)'"
         }
     }
 }

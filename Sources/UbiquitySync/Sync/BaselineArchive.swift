@@ -27,6 +27,9 @@ public struct BaselineMetadata: Sendable, Equatable {
     /// later removal than its author's.
     public var contentEpochGeneration: Int64 = 0
     public var contentEpochDate: Double = 0
+    /// The conflict copies of `baseline.zip` its author had joined when it rolled this one
+    /// (`<file name>|<store checksum>` each): they may be deleted once this one is under the name.
+    public var resolves: [String] = []
 
     var plistValue: PlistValue {
         var fields: [String: PlistValue] = [
@@ -35,6 +38,7 @@ public struct BaselineMetadata: Sendable, Equatable {
             "storeName": .string(storeName), "contentName": .string(contentName), "created": .real(created),
             "storeChecksum": .string(storeChecksum), "modelChecksum": .string(modelChecksum),
         ]
+        if !resolves.isEmpty { fields["resolves"] = .array(resolves.map(PlistValue.string)) }
         if let contentEpoch {
             fields["contentEpoch"] = .string(contentEpoch)
             fields["contentEpochGeneration"] = .integer(contentEpochGeneration)
@@ -58,6 +62,8 @@ public struct BaselineMetadata: Sendable, Equatable {
                   contentEpoch: plist["contentEpoch"]?.stringValue)
         contentEpochGeneration = plist["contentEpochGeneration"]?.int64Value ?? 0
         contentEpochDate = plist["contentEpochDate"]?.doubleValue ?? 0
+        resolves = plist["resolves"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        guard created.isFinite, contentEpochDate.isFinite else { throw .unreadable("metadata.plist: a date that is not a finite number") }
     }
 
     init(author: String, knowledge: KnowledgeVector, previousKnowledge: KnowledgeVector, modelVersionHash: String,
@@ -108,7 +114,7 @@ enum BaselineArchive {
 
     private static func readMetadataFromArchive(_ path: String) throws(BaselineError) -> BaselineMetadata {
         do {
-            let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
+            let archive = try openForReading(path)
             guard let entry = archive[metadataName] else { throw BaselineError.unreadable("no metadata.plist in the archive") }
             var bytes: [UInt8] = []
             _ = try archive.extract(entry) { chunk in
@@ -124,6 +130,16 @@ enum BaselineArchive {
         }
     }
 
+    /// Opens the archive at `path` for reading. ZIPFoundation opens by path, so the file is
+    /// opened first by the safe opener (a regular file, never a FIFO or a link) and the archive
+    /// reads `/proc/self/fd/N`, which names that very file: nothing swapped in between is read.
+    static func openForReading(_ path: String) throws -> Archive {
+        let descriptor = try AtomicFile.openRegularFile(path)
+        defer { close(descriptor) }
+        let checked = "/proc/self/fd/\(descriptor)"
+        return try Archive(url: URL(fileURLWithPath: FileManager.default.fileExists(atPath: checked) ? checked : path), accessMode: .read)
+    }
+
     /// The most `metadata.plist` may inflate to.
     static let maximumMetadataBytes = 1 << 20
     /// The most `store.sqlite` may inflate to (a zip bomb is refused, not written out).
@@ -136,7 +152,7 @@ enum BaselineArchive {
         do {
             try? FileManager.default.removeItem(atPath: target)
             try AtomicFile.makeDirectory(directory)
-            let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
+            let archive = try openForReading(path)
             guard let entry = archive[storeName] else { throw BaselineError.unreadable("no store.sqlite in the archive") }
             guard FileManager.default.createFile(atPath: target, contents: nil), let output = FileHandle(forWritingAtPath: target) else {
                 throw BaselineError.unreadable("cannot write \(target)")

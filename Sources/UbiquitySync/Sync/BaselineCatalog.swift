@@ -16,7 +16,10 @@ package struct BaselineCatalog {
         package let metadata: BaselineMetadata
         package let file: DirectoryEntry
 
-        package var candidate: BaselineCandidate { BaselineCandidate(name: name, isAtName: isAtName, knowledge: metadata.knowledge) }
+        package var candidate: BaselineCandidate {
+            BaselineCandidate(name: name, isAtName: isAtName, knowledge: metadata.knowledge, contentID: metadata.storeChecksum,
+                              resolves: Set(metadata.resolves))
+        }
     }
 
     /// What lies under the name, for the replace rule of a roll.
@@ -45,13 +48,14 @@ package struct BaselineCatalog {
 
     /// Lists and checks the baseline folder of `location` for `store`. A baseline not checked
     /// before (by its file signature, remembered in `verifiedList`, a file of the device's) is
-    /// extracted once into `scratchDirectory` and verified.
-    package init(location: ContainerLocation, store: PersistentStore, scratchDirectory: String, verifiedList: String, logger: UbiquityLogger) {
+    /// extracted once into `scratchDirectory` and verified; without `verifiedList`, every one
+    /// is (doctor trusts no earlier check).
+    package init(location: ContainerLocation, store: PersistentStore, scratchDirectory: String, verifiedList: String?, logger: UbiquityLogger) {
         let directory = location.baselineDirectory
         let epoch = try? store.contentEpoch()
-        let verified = Self.readVerified(verifiedList)
+        let verified = verifiedList.map(Self.readVerified) ?? []
         var stillVerified: Set<String> = []
-        for file in DirectoryEntry.list(directory) {
+        for file in location.entries(in: directory) {
             let isAtName = file.name == Self.name
             guard isAtName || Self.isConflictCopy(file.name) else { continue }
             let relative = location.relativeBaselinePath(file.name)
@@ -59,17 +63,17 @@ package struct BaselineCatalog {
                 if isAtName { atName = .unusable(reason) }
                 setAside.append((file.name, reason))
                 guard quarantine else { return }
-                if (try? store.isQuarantined(path: relative, size: file.size, modificationTime: file.modificationTime)) != true {
+                if (try? store.isQuarantined(path: relative, file: file)) != true {
                     logger.log(.error, "PFUbiquityBaseline", "verify", "set aside \(relative): \(reason)")
-                    try? store.recordQuarantine(path: relative, size: file.size, modificationTime: file.modificationTime, reason: reason)
+                    try? store.recordQuarantine(path: relative, file: file, reason: reason)
                 }
             }
             guard file.isRegularFile else {
-                reject("not a regular file", quarantine: false)
+                reject("\(file.kindIfNotRegular ?? "not a file"), not a baseline", quarantine: false)
                 continue
             }
-            if (try? store.isQuarantined(path: relative, size: file.size, modificationTime: file.modificationTime)) == true {
-                reject("quarantined until it changes", quarantine: false)
+            if let record = try? store.quarantineRecord(path: relative), record.matches(file) {
+                reject(record.reason, quarantine: false)
                 continue
             }
             let path = directory + "/" + file.name
@@ -107,7 +111,7 @@ package struct BaselineCatalog {
             entries.append(entry)
         }
         entries.sort { $0.isAtName && !$1.isAtName }
-        if stillVerified != verified { Self.writeVerified(stillVerified, to: verifiedList) }
+        if let verifiedList, stillVerified != verified { Self.writeVerified(stillVerified, to: verifiedList) }
     }
 
     // The signatures hold the file's change time and inode: device facts, kept in a file of the

@@ -9,12 +9,22 @@ package struct BaselineCandidate: Sendable, Equatable {
     package let isAtName: Bool
     /// The transactions its state holds.
     package let knowledge: KnowledgeVector
+    /// What tells this file's content from any other (its state's checksum).
+    package let contentID: String
+    /// The conflict copies its author had joined when it rolled it (`identity` of each): it was
+    /// written after them, and holds all they hold.
+    package let resolves: Set<String>
 
-    package init(name: String, isAtName: Bool, knowledge: KnowledgeVector) {
+    package init(name: String, isAtName: Bool, knowledge: KnowledgeVector, contentID: String, resolves: Set<String> = []) {
         self.name = name
         self.isAtName = isAtName
         self.knowledge = knowledge
+        self.contentID = contentID
+        self.resolves = resolves
     }
+
+    /// A conflict copy as a later baseline records it: its name and its content.
+    package var identity: String { name + "|" + contentID }
 }
 
 /// What a peer knows of another peer from its receipt: what it has applied, and what the
@@ -68,9 +78,17 @@ package enum BaselineProtocol {
     }
 
     /// Whether a peer may roll a baseline: it holds everything every visible baseline holds and
-    /// has imported every visible log, so what it writes holds everything anyone can see here.
+    /// has imported every visible log, so what it writes holds everything anyone can see here —
+    /// and the roll adds something: transactions no baseline holds, or copies to resolve.
     package static func mayRoll(knowledge: KnowledgeVector, candidates: [BaselineCandidate], hasUnimportedLog: Bool) -> Bool {
         !hasUnimportedLog && candidates.allSatisfy { knowledge.dominates($0.knowledge) }
+            && (!view(of: candidates).dominates(knowledge) || !unresolvedCopies(candidates).isEmpty)
+    }
+
+    /// What a new roll records as resolved: every conflict copy it sees (it holds them all,
+    /// `mayRoll` made sure).
+    package static func resolvedByRoll(_ candidates: [BaselineCandidate]) -> Set<String> {
+        Set(candidates.filter { !$0.isAtName }.map(\.identity))
     }
 
     /// Whether a baseline holding `knowledge` may replace the file at the name (asked again
@@ -89,19 +107,26 @@ package enum BaselineProtocol {
         }
     }
 
-    /// Conflict copies that hold something the baseline at the name lacks: a roll by a peer
-    /// that joined them resolves them (its baseline holds them all).
+    /// Conflict copies the baseline under the name does not record as resolved: a roll by a peer
+    /// that joined them resolves them.
     package static func unresolvedCopies(_ candidates: [BaselineCandidate]) -> [BaselineCandidate] {
-        let atName = candidates.first { $0.isAtName }?.knowledge
-        return candidates.filter { !$0.isAtName && !(atName?.dominates($0.knowledge) ?? false) }
+        let atName = candidates.first { $0.isAtName }
+        return candidates.filter { copy in !copy.isAtName && !(atName.map { resolves($0, copy) } ?? false) }
     }
 
-    /// Conflict copies that may be deleted: the baseline at the name holds all they hold. (Only
-    /// the name counts: two copies that hold the same could otherwise each be deleted on the
-    /// strength of the other, on two machines at once.)
+    /// Conflict copies that may be deleted: the baseline under the name was rolled by a peer
+    /// that had joined the copy (it records it) and so holds all it holds. Holding it is not
+    /// enough: the file under the name may be the stale loser of the very conflict that made
+    /// the copy, about to be overwritten by the winner — the copy is then all that keeps it.
+    /// (ubiq protocol check found that one.)
     package static func redundantCopies(_ candidates: [BaselineCandidate]) -> [BaselineCandidate] {
-        guard let atName = candidates.first(where: { $0.isAtName })?.knowledge else { return [] }
-        return candidates.filter { !$0.isAtName && atName.dominates($0.knowledge) }
+        guard let atName = candidates.first(where: { $0.isAtName }) else { return [] }
+        return candidates.filter { !$0.isAtName && resolves(atName, $0) }
+    }
+
+    /// Whether the baseline under the name records `copy` as resolved, and holds all it holds.
+    private static func resolves(_ atName: BaselineCandidate, _ copy: BaselineCandidate) -> Bool {
+        atName.resolves.contains(copy.identity) && atName.knowledge.dominates(copy.knowledge)
     }
 
     /// Whether `author` may delete its own log `number`: a visible baseline holds it, and every

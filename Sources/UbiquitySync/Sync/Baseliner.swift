@@ -32,10 +32,11 @@ package struct Baseliner {
         self.logger = logger
     }
 
-    /// Every baseline this peer sees, checked.
-    package func catalog() -> BaselineCatalog {
+    /// Every baseline this peer sees, checked; with `reverify`, each extracted and verified
+    /// again, whatever was checked before.
+    package func catalog(reverify: Bool = false) -> BaselineCatalog {
         BaselineCatalog(location: location, store: store, scratchDirectory: scratchDirectory,
-                        verifiedList: scratchDirectory + "/verified-baselines", logger: logger)
+                        verifiedList: reverify ? nil : scratchDirectory + "/verified-baselines", logger: logger)
     }
 
     // MARK: Joining
@@ -71,7 +72,7 @@ package struct Baseliner {
     private func setAside(_ entry: BaselineCatalog.Entry, reason: String) {
         let relative = location.relativeBaselinePath(entry.name)
         logger.log(.error, "PFUbiquityBaseline", "joinBaseline", "set aside \(relative): \(reason)")
-        try? store.recordQuarantine(path: relative, size: entry.file.size, modificationTime: entry.file.modificationTime, reason: reason)
+        try? store.recordQuarantine(path: relative, file: entry.file, reason: reason)
     }
 
     // MARK: Rolling
@@ -93,7 +94,9 @@ package struct Baseliner {
         let view = catalog.view
         let stranded = BaselineProtocol.strandedPeers(knowledge: knowledge, view: view, hasLog: { scan.has(peer: $0, number: $1) })
         let unresolved = BaselineProtocol.unresolvedCopies(catalog.candidates)
-        if view.dominates(knowledge) && unresolved.isEmpty { return skipped("the baselines already hold everything this peer knows") }
+        guard BaselineProtocol.mayRoll(knowledge: knowledge, candidates: catalog.candidates, hasUnimportedLog: false) else {
+            return skipped("the baselines already hold everything this peer knows")
+        }
         let since = knowledge.entries.reduce(Int64(0)) { $0 + max(0, $1.value - view[$1.key]) }
         let bytes = scan.logs.filter { $0.number > view[$0.peerID] }.reduce(Int64(0)) { $0 + $1.size }
         let storeSize = store.fileSize
@@ -103,7 +106,7 @@ package struct Baseliner {
         } else if !stranded.isEmpty {
             reason = "no baseline or log holds transactions of \(stranded.joined(separator: ", ")) that this store holds"
         } else if !unresolved.isEmpty {
-            reason = "conflict copies hold what the baseline under the name lacks (\(unresolved.map(\.name).joined(separator: ", ")))"
+            reason = "conflict copies the baseline under the name has not resolved (\(unresolved.map(\.name).joined(separator: ", ")))"
         } else if since >= policy.transactionThreshold {
             reason = "\(since) transactions since the last baseline (threshold \(policy.transactionThreshold))"
         } else if bytes >= policy.minimumLogBytes && Double(bytes) >= policy.logBytesFraction * Double(storeSize) {
@@ -125,7 +128,9 @@ package struct Baseliner {
             modelChecksum: CanonicalEncoding.sha256Hex(of: store.model.plistValue), contentEpoch: removal?.epoch)
         metadata.contentEpochGeneration = removal?.generation ?? 0
         metadata.contentEpochDate = removal?.date ?? 0
+        metadata.resolves = BaselineProtocol.resolvedByRoll(catalog.candidates).sorted()
         let directory = location.baselineDirectory
+        do { try location.checkWritable(directory) } catch { throw SyncError.containerUnwritable(path: error.path, reason: error.message) }
         try AtomicFile.makeDirectory(directory)
         let temporary = directory + "/.baseline-" + UUID().uuidString + ".zip.nosync"
         try BaselineArchive.write(metadata: metadata, model: store.model, storeFile: stateFile, to: temporary)
@@ -159,17 +164,25 @@ package struct Baseliner {
         return .rolled(metadata, reason: reason)
     }
 
-    /// The first log of this content epoch above the store's knowledge that is not quarantined.
+    /// The first log of this content epoch above the store's knowledge that is not quarantined
+    /// and does not wait behind a quarantined log of its author.
     private func firstUnimportedLog(_ scan: ContainerScan) throws -> ContainerScan.LogFile? {
         let knowledge = store.knowledge
         // Leftovers of removed content are nobody's to import. A quarantined log never blocks a
-        // roll: a damaged file may stay damaged for good, and the baseline simply does not cover
-        // it; should it become whole, it imports on top.
+        // roll, nor do the logs that wait for it: a damaged file may stay damaged for good, and
+        // the baseline simply does not cover them; should it become whole, they import on top.
+        // The quarantine is asked first: a known-bad file, and what waits for it, is never read.
         let epoch = try store.contentEpoch()
-        return try scan.logs.first { log in
-            guard log.number > knowledge[log.peerID], !ContentEpoch.logBelongsToOtherEpoch(log.path, than: epoch) else { return false }
-            let relative = "\(log.peerID)/\(location.contentName)/\(location.modelHash)/\(log.name)"
-            return try !store.isQuarantined(path: relative, size: log.size, modificationTime: log.modificationTime)
+        let quarantined = try store.quarantineSignatures()
+        var blocked: [String: Int64] = [:]
+        for log in scan.logs where log.number > knowledge[log.peerID] {
+            if let signature = quarantined[location.relativeLogPath(log.peerID, log.name)], signature == log.file?.signature {
+                blocked[log.peerID] = min(blocked[log.peerID] ?? .max, log.number)
+            }
+        }
+        return scan.logs.first { log in
+            guard log.number > knowledge[log.peerID], log.number < blocked[log.peerID] ?? .max else { return false }
+            return !ContentEpoch.logBelongsToOtherEpoch(log.path, than: epoch)
         }
     }
 
@@ -180,15 +193,15 @@ package struct Baseliner {
 
     // MARK: Conflict copies
 
-    /// Deletes the conflict copies of `baseline.zip` that the baseline under the name holds
-    /// entirely. Returns their names.
+    /// Deletes the conflict copies of `baseline.zip` that the baseline under the name resolved
+    /// (rolled by a peer that had joined them). Returns their names.
     @discardableResult
     package func deleteRedundantCopies(_ catalog: BaselineCatalog) -> [String] {
         let redundant = BaselineProtocol.redundantCopies(catalog.candidates)
         var deleted: [String] = []
-        for copy in redundant where unlink(location.baselineDirectory + "/" + copy.name) == 0 {
+        for copy in redundant where location.isConfined(location.baselineDirectory) && unlink(location.baselineDirectory + "/" + copy.name) == 0 {
             deleted.append(copy.name)
-            logger.log(.info, "PFUbiquityBaseline", "resolveCopies", "deleted \(copy.name): the baseline under the name holds all it holds")
+            logger.log(.info, "PFUbiquityBaseline", "resolveCopies", "deleted \(copy.name): the baseline under the name was rolled after it and holds all it holds")
         }
         return deleted
     }

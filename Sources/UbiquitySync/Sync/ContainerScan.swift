@@ -2,7 +2,8 @@ import UbiquityBase
 import UbiquityCore
 
 /// The logs and receipts visible in a ubiquity root for one content and model. Listing reads
-/// names only; a log's size and time are asked of the file system when first needed (a sync
+/// names and the types `readdir` tells (only regular files count: a folder or link named like a
+/// log is none); a log's size and time are asked of the file system when first needed (a sync
 /// needs them for few logs, and a container may hold thousands).
 package struct ContainerScan {
     package struct LogFile {
@@ -11,8 +12,10 @@ package struct ContainerScan {
         package let name: String
         package let path: String
 
-        package var size: Int64 { DirectoryEntry.at(path)?.size ?? 0 }
-        package var modificationTime: Double { DirectoryEntry.at(path)?.modificationTime ?? 0 }
+        /// The file's metadata now (`nil` when it is gone).
+        package var file: DirectoryEntry? { DirectoryEntry.at(path) }
+        package var size: Int64 { file?.size ?? 0 }
+        package var modificationTime: Double { file?.modificationTime ?? 0 }
     }
 
     package var logs: [LogFile] = []
@@ -27,7 +30,7 @@ package struct ContainerScan {
         for folder in DirectoryEntry.list(location.ubiquityRoot) where folder.isDirectory && CloudNames.isValidPeerID(folder.name) {
             peers.append(folder.name)
             let directory = location.logDirectory(of: folder.name)
-            for name in DirectoryEntry.names(directory) {
+            for name in location.names(in: directory, regularFilesOnly: true) {
                 if name.hasSuffix(".nosync") {
                     excluded.append((folder.name, name))
                     continue

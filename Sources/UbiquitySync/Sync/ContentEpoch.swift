@@ -43,7 +43,7 @@ package enum ContentEpoch {
 
     package static func status(_ location: ContainerLocation) -> Status {
         let bytes: [UInt8]
-        do { bytes = try AtomicFile.read(location.contentEpochPath, limit: 1 << 16) } catch {
+        do { bytes = try location.read(location.contentEpochPath, limit: 1 << 16) } catch {
             return DirectoryEntry.at(location.contentEpochPath) == nil ? .none : .unreadable("cannot be read: \(error.message)")
         }
         guard let plist = try? PlistSeam.decode(bytes) else { return .unreadable("not a readable property list") }
@@ -65,7 +65,7 @@ package enum ContentEpoch {
     /// Names in `.content/` that a file-sync tool made as conflict copies of this content's epoch.
     package static func conflictCopies(_ location: ContainerLocation) -> [String] {
         let main = location.contentName + ".plist"
-        return DirectoryEntry.list(directory(location)).filter { entry in
+        return location.entries(in: directory(location)).filter { entry in
             guard entry.isRegularFile, case let .conflictCopy(original, _)? = SyncArtifact.classify(entry.name) else { return false }
             return original == main
         }.map(\.name)
@@ -79,6 +79,7 @@ package enum ContentEpoch {
         let value = PlistValue.dictionary(["format": .integer(1), "epoch": .string(removal.epoch), "generation": .integer(removal.generation),
                                            "date": .real(removal.date)])
         do {
+            try location.checkWritable(directory(location))
             try AtomicFile.makeDirectory(directory(location))
             try AtomicFile.write(PlistSeam.encode(value, format: .xml), to: location.contentEpochPath)
         } catch {

@@ -25,6 +25,7 @@ package struct Exporter {
         let directory = location.logDirectory(of: store.peerID)
         var written = 0
         do {
+            try location.checkWritable(directory)
             try AtomicFile.makeDirectory(directory)
             for entry in pending {
                 // The file carries its export time on this peer's clock: garbage collection
@@ -51,7 +52,7 @@ package struct Exporter {
     /// nobody applies). Returns the transaction numbers written again.
     package func repairSentLogs() throws -> [Int64] {
         let directory = location.logDirectory(of: store.peerID)
-        let files = Dictionary(DirectoryEntry.list(directory).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let files = Dictionary(location.entries(in: directory).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var repaired: [Int64] = []
         for sent in try store.sentLogs() {
             let file = files[sent.file]
@@ -73,7 +74,7 @@ package struct Exporter {
     /// Whether this peer's receipt is missing, or records another content epoch or another
     /// view of the baselines (`baselineView`: what the baselines it sees hold together).
     package func receiptIsStale(baselineView: KnowledgeVector) -> Bool {
-        guard let bytes = try? AtomicFile.read(location.receiptPath(of: store.peerID), limit: 1 << 20),
+        guard let bytes = try? location.read(location.receiptPath(of: store.peerID), limit: 1 << 20),
               let receipt = try? Receipt(decoding: bytes) else { return true }
         return receipt.contentEpoch != (try? store.contentEpoch()) ?? nil || receipt.baselineKnowledge != baselineView
             || receipt.knowledge != store.knowledge
@@ -82,6 +83,7 @@ package struct Exporter {
     /// Writes a log again from this peer's copy, stamped with its export time as `flush` does.
     private func writeAgain(_ bytes: [UInt8], to path: String, in directory: String) throws {
         do {
+            try location.checkWritable(directory)
             try AtomicFile.makeDirectory(directory)
             try AtomicFile.write(bytes, to: path, modificationTime: store.now)
         } catch {
@@ -97,6 +99,7 @@ package struct Exporter {
                               contentEpoch: try store.contentEpoch(), baselineKnowledge: baselineView)
         let directory = location.logDirectory(of: store.peerID)
         do {
+            try location.checkWritable(directory)
             try AtomicFile.makeDirectory(directory)
             try AtomicFile.write(PlistSeam.encode(receipt.plistValue, format: .binary), to: location.receiptPath(of: store.peerID))
         } catch {

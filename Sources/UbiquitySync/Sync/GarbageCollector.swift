@@ -50,7 +50,7 @@ package struct GarbageCollector {
         let epoch = try? store.contentEpoch()
         for peer in scan.peers where peer != me {
             // A receipt of removed content proves nothing about this content.
-            guard let bytes = try? AtomicFile.read(location.receiptPath(of: peer), limit: 1 << 20),
+            guard let bytes = try? location.read(location.receiptPath(of: peer), limit: 1 << 20),
                   let receipt = try? Receipt(decoding: bytes), receipt.peerID == peer, receipt.contentEpoch == epoch ?? nil else { continue }
             receipts[peer] = receipt
             if receipt.date < now.timeIntervalSince1970 - policy.gracePeriod { report.staleReceipts.append(peer) }
@@ -74,7 +74,7 @@ package struct GarbageCollector {
             }
             if dryRun {
                 report.deleted.append(log.name)
-            } else if unlink(location.logDirectory(of: me) + "/" + log.name) == 0 {
+            } else if location.isConfined(location.logDirectory(of: me)), unlink(location.logDirectory(of: me) + "/" + log.name) == 0 {
                 try? store.forgetSent(log.number)
                 report.deleted.append(log.name)
             } else {

@@ -3,13 +3,22 @@ import UbiquityCore
 
 /// What one import pass found and did.
 public struct ImportReport: Sendable, Equatable {
-    /// A peer whose next log is missing while later ones are present.
+    /// A peer whose next log is missing, or quarantined, while later ones are present.
     public struct MissingPredecessor: Sendable, Equatable {
         public let peerID: String
         /// The transaction number the import waits for.
         public let number: Int64
         /// When the oldest log waiting behind it arrived (its file's modification time).
         public let waitingSince: Date
+        /// Why the log is quarantined, when it is present but damaged (`nil`: it is missing).
+        public let quarantineReason: String?
+
+        package init(peerID: String, number: Int64, waitingSince: Date, quarantineReason: String? = nil) {
+            self.peerID = peerID
+            self.number = number
+            self.waitingSince = waitingSince
+            self.quarantineReason = quarantineReason
+        }
     }
 
     /// Logs applied, in the order applied.

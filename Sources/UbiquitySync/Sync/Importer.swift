@@ -4,7 +4,10 @@ import UbiquityCore
 
 /// Imports other peers' logs from the container (DESIGN §4): finds logs above the local
 /// knowledge, verifies each (quarantining bad ones), orders them causally and applies them in
-/// one SQLite transaction.
+/// one SQLite transaction. One bad log never stops the others: a log that cannot be read, fails
+/// verification (`TransactionLog(decoding:model:)`), is stamped too far ahead of this machine's
+/// clock, or that the store refuses, is quarantined; its author's later logs wait for it, and
+/// every other peer's logs go on.
 package struct Importer {
     let store: PersistentStore
     let location: ContainerLocation
@@ -32,7 +35,15 @@ package struct Importer {
     package func importAvailable(batchSize: Int = .max, onBatch: (ObjectChanges) -> Void = { _ in }) throws -> ImportReport {
         var report = ImportReport()
         let knowledge = store.knowledge
+        let now = store.now
+        let records = Dictionary(try store.quarantined().map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        // Logs set aside (before or in this pass) and still there, by author and number, with
+        // the reason: their authors' later logs wait for them.
+        var setAside: [String: [Int64: String]] = [:]
         var candidates: [Candidate] = []
+        // Logs behind a quarantined one of their author: they cannot apply, so they are counted
+        // as waiting without being read (with when the oldest arrived).
+        var unread: [String: (count: Int, arrived: Double)] = [:]
         for folder in DirectoryEntry.list(location.ubiquityRoot) {
             // Dot folders are the container's own (.baseline, .content, .externalData) or temporary.
             guard !folder.name.hasPrefix(".") else { continue }
@@ -40,30 +51,44 @@ package struct Importer {
                 report.ignored.append(folder.name)
                 continue
             }
-            for other in DirectoryEntry.list("\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)") where other.isDirectory && other.name != location.modelHash {
+            for other in location.entries(in: "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)") where other.isDirectory && other.name != location.modelHash {
                 logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(folder.name)/\(location.contentName)/\(other.name): other model version")
             }
-            let relativeDirectory = "\(folder.name)/\(location.contentName)/\(location.modelHash)"
             let directory = location.logDirectory(of: folder.name)
+            var found: [Candidate] = []
             // Names first: a log already imported is judged by its name alone, without a stat.
-            for name in DirectoryEntry.names(directory) {
-                let relativePath = relativeDirectory + "/" + name
+            for name in location.names(in: directory) {
+                let relativePath = location.relativeLogPath(folder.name, name)
                 if name == "receipt.0.cdt" || name.hasSuffix(".nosync") { continue }
                 let number = TransactionLog.transactionNumber(inFileName: name)
                 if let number, number <= knowledge[folder.name] {
                     logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(relativePath): already imported (knowledge of \(folder.name) is \(knowledge[folder.name]))")
                     continue
                 }
+                // A folder, link or FIFO named like a log is not one (doctor reports it).
                 guard let file = DirectoryEntry.at(directory + "/" + name), file.isRegularFile, let number else {
                     report.ignored.append(relativePath)
                     continue
                 }
-                if try store.isQuarantined(path: relativePath, size: file.size, modificationTime: file.modificationTime) {
-                    logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(relativePath): quarantined")
+                // A known-bad file, unchanged since, is not even read.
+                if let record = records[relativePath], record.holds(for: file, now: now) {
+                    setAside[folder.name, default: [:]][number] = record.reason
+                    logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(relativePath): quarantined (\(record.reason))")
                     continue
                 }
-                logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "considering \(relativePath)")
-                candidates.append(Candidate(peerID: folder.name, number: number, relativePath: relativePath, entry: file))
+                found.append(Candidate(peerID: folder.name, number: number, relativePath: relativePath, entry: file))
+            }
+            // The lowest quarantined number no other file stands in for blocks everything above it.
+            let blocking = setAside[folder.name]?.keys.filter { number in !found.contains { $0.number == number } }.min() ?? .max
+            for candidate in found {
+                if candidate.number > blocking {
+                    unread[folder.name, default: (0, .infinity)].count += 1
+                    unread[folder.name]!.arrived = min(unread[folder.name]!.arrived, candidate.entry.modificationTime)
+                    logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(candidate.relativePath): behind quarantined transaction \(blocking)")
+                } else {
+                    logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "considering \(candidate.relativePath)")
+                    candidates.append(candidate)
+                }
             }
         }
         if !report.ignored.isEmpty {
@@ -72,40 +97,45 @@ package struct Importer {
 
         // Decode and verify; one log per (peer, number), of this store's content epoch. A file
         // quarantined earlier that now verifies (a file-sync tool exposed it before it had all
-        // arrived) loses its record.
+        // arrived, or wrote it unreadable first) loses its record.
         let epoch = try store.contentEpoch()
-        let quarantinedBefore = Set(try store.quarantined().map(\.path))
         var pending: [String: [Int64: (log: TransactionLog, arrived: Double)]] = [:]
+        var byLog: [String: Candidate] = [:]
         for candidate in candidates {
             if pending[candidate.peerID]?[candidate.number] != nil {
                 report.ignored.append(candidate.relativePath)
                 logger.log(.warning, "PFUbiquityTransactionLogImporter", "scan", "a second log for transaction \(candidate.number) of \(candidate.peerID) is ignored: \(candidate.relativePath)")
                 continue
             }
+            var bytes: [UInt8]?
             do {
                 let path = location.ubiquityRoot + "/" + candidate.relativePath
-                let bytes: [UInt8]
-                do { bytes = try AtomicFile.read(path, limit: maxLogBytes) } catch { throw LogError.unparseable(error.message) }
-                let log = try TransactionLog(decoding: bytes, model: store.model, maxBytes: maxLogBytes)
+                do { bytes = try AtomicFile.read(path, limit: maxLogBytes) } catch { throw LogError.unreadable(error.message) }
+                let log = try TransactionLog(decoding: bytes ?? [], model: store.model, maxBytes: maxLogBytes)
                 guard log.peerID == candidate.peerID else { throw LogError.wrongAuthor(folder: candidate.peerID, log: log.peerID) }
                 guard log.transactionNumber == candidate.number else {
                     throw LogError.wrongNumber(fileName: candidate.entry.name, log: log.transactionNumber)
                 }
-                if quarantinedBefore.contains(candidate.relativePath) {
-                    try store.clearQuarantine(path: candidate.relativePath)
-                    logger.log(.warning, "PFUbiquityTransactionLogImporter", "scan", "\(candidate.relativePath) is whole now: no longer quarantined")
-                }
                 guard log.contentEpoch == epoch else {
                     // Saved before its author knew of a removal (or after one this store has not
                     // seen yet): not this content. Left alone, never applied, never quarantined.
+                    try clearRecord(of: candidate, records)
                     report.ignored.append(candidate.relativePath)
                     logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(candidate.relativePath): it belongs to content epoch \(log.contentEpoch ?? "(first)"), this store is in \(epoch ?? "(first)")")
                     continue
                 }
+                // Adopting a stamp far ahead would drag this peer's clock, and every stamp it
+                // writes after, toward the largest a stamp can hold.
+                guard !log.stamp.isTooFarAhead(of: now) else { throw LogError.stampTooFarAhead(log.stamp, now: now) }
+                try clearRecord(of: candidate, records)
                 pending[candidate.peerID, default: [:]][candidate.number] = (log, candidate.entry.modificationTime)
+                byLog["\(candidate.peerID):\(candidate.number)"] = candidate
             } catch let error as LogError {
-                try quarantine(candidate, reason: error.description)
+                var retryAfter: Double?
+                if case let .stampTooFarAhead(stamp, _) = error { retryAfter = Double(stamp.wallMilliseconds) / 1000 - Stamp.maximumLead }
+                try quarantine(candidate, reason: error.description, retryAfter: retryAfter, bytes: bytes)
                 report.quarantined.append((candidate.relativePath, error.description))
+                setAside[candidate.peerID, default: [:]][candidate.number] = error.description
             }
         }
 
@@ -125,46 +155,91 @@ package struct Importer {
                 }
             }
         }
-        for (peer, logs) in pending.sorted(by: { $0.key < $1.key }) where !logs.isEmpty {
-            report.waiting += logs.count
-            for number in logs.keys.sorted() {
-                let reason = logs[simulated[peer] + 1] == nil ? "waiting for its predecessor \(simulated[peer] + 1)" : "waiting for transactions of other peers it has seen"
-                logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped transaction \(number) of \(peer): \(reason)")
+
+        // Apply, each log on its own inside the batch: a log the store refuses is quarantined
+        // and what depends on it waits, back in `pending`.
+        var refused: [(peerID: String, number: Int64)] = []
+        var start = 0
+        while start < batch.count {
+            let next = Array(batch[start..<min(batch.count, start + max(1, batchSize))])
+            start += next.count
+            var chunk: [TransactionLog] = []
+            for log in next {
+                if refused.contains(where: { log.knowledge.covers(peer: $0.peerID, number: $0.number) }) {
+                    pending[log.peerID, default: [:]][log.transactionNumber] = (log, byLog["\(log.peerID):\(log.transactionNumber)"]?.entry.modificationTime ?? 0)
+                } else {
+                    chunk.append(log)
+                }
             }
-            if logs[simulated[peer] + 1] == nil {
-                let since = Date(timeIntervalSince1970: logs.values.map(\.arrived).min() ?? 0)
-                report.missingPredecessors.append(.init(peerID: peer, number: simulated[peer] + 1, waitingSince: since))
-                logger.log(.warning, "PFUbiquityTransactionLogImporter", "scan", "missing transaction \(simulated[peer] + 1) of peer \(peer) since \(since); \(logs.count) later log(s) wait for it")
+            guard !chunk.isEmpty else { continue }
+            let result = try store.applyImported(chunk)
+            report.changes.merge(result.changes)
+            report.applied += result.applied
+            if !result.changes.isEmpty { onBatch(result.changes) }
+            for (peer, number, reason) in result.refused {
+                refused.append((peer, number))
+                setAside[peer, default: [:]][number] = reason
+                if let candidate = byLog["\(peer):\(number)"] {
+                    try quarantine(candidate, reason: reason, retryAfter: nil, bytes: nil)
+                    report.quarantined.append((candidate.relativePath, reason))
+                }
+            }
+            for (peer, number) in result.deferred {
+                if let log = chunk.first(where: { $0.peerID == peer && $0.transactionNumber == number }) {
+                    pending[peer, default: [:]][number] = (log, byLog["\(peer):\(number)"]?.entry.modificationTime ?? 0)
+                }
+            }
+            if logger.level >= .verbose {
+                for (peer, number) in result.applied {
+                    guard let log = chunk.first(where: { $0.peerID == peer && $0.transactionNumber == number }) else { continue }
+                    logger.log(.verbose, "PFUbiquityTransactionLogImporter", "importLog:", "applied transaction \(number) of \(peer) (\(log.inserted.count) inserted, \(log.updated.count) updated, \(log.deleted.count) deleted)")
+                }
             }
         }
-        if !batch.isEmpty {
-            var start = 0
-            while start < batch.count {
-                let chunk = Array(batch[start..<min(batch.count, start + max(1, batchSize))])
-                let changes = try store.applyImported(chunk)
-                report.changes.merge(changes)
-                report.applied += chunk.map { ($0.peerID, $0.transactionNumber) }
-                if !changes.isEmpty { onBatch(changes) }
-                start += chunk.count
+
+        // What waits, and for what: a missing predecessor, or one set aside as damaged.
+        let appliedNow = store.knowledge
+        for peer in Set(pending.keys).union(unread.keys).sorted() {
+            let logs = pending[peer] ?? [:], skipped = unread[peer]
+            let count = logs.count + (skipped?.count ?? 0)
+            guard count > 0 else { continue }
+            report.waiting += count
+            let next = appliedNow[peer] + 1
+            for number in logs.keys.sorted() {
+                let reason = logs[next] == nil ? "waiting for its predecessor \(next)" : "waiting for transactions of other peers it has seen"
+                logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped transaction \(number) of \(peer): \(reason)")
             }
-            for log in batch {
-                logger.log(.verbose, "PFUbiquityTransactionLogImporter", "importLog:", "applied transaction \(log.transactionNumber) of \(log.peerID) (\(log.inserted.count) inserted, \(log.updated.count) updated, \(log.deleted.count) deleted)")
+            guard logs[next] == nil else { continue }
+            let since = Date(timeIntervalSince1970: min(logs.values.map(\.arrived).min() ?? .infinity, skipped?.arrived ?? .infinity))
+            let quarantined = setAside[peer]?[next]
+            report.missingPredecessors.append(.init(peerID: peer, number: next, waitingSince: since, quarantineReason: quarantined))
+            if let quarantined {
+                logger.log(.warning, "PFUbiquityTransactionLogImporter", "scan", "transaction \(next) of peer \(peer) is quarantined (\(quarantined)); \(count) later log(s) wait for a quarantined predecessor")
+            } else {
+                logger.log(.warning, "PFUbiquityTransactionLogImporter", "scan", "missing transaction \(next) of peer \(peer) since \(since); \(count) later log(s) wait for it")
             }
         }
         return report
     }
 
+    /// A file that verifies now loses an earlier record (it was whole only later).
+    private func clearRecord(of candidate: Candidate, _ records: [String: QuarantineRecord]) throws {
+        guard records[candidate.relativePath] != nil else { return }
+        try store.clearQuarantine(path: candidate.relativePath)
+        logger.log(.warning, "PFUbiquityTransactionLogImporter", "scan", "\(candidate.relativePath) is whole now: no longer quarantined")
+    }
+
     /// Sets a bad file aside: a copy in the local quarantine folder and a record in the store,
-    /// so the file is skipped (and reported by `doctor`) until it changes.
-    private func quarantine(_ candidate: Candidate, reason: String) throws {
+    /// so the file is skipped unread (and reported by `doctor`) until it changes.
+    /// `bytes`: the file's bytes when they were read already.
+    private func quarantine(_ candidate: Candidate, reason: String, retryAfter: Double?, bytes: [UInt8]?) throws {
         logger.log(.error, "PFUbiquityTransactionLogImporter", "quarantine:", "quarantined \(candidate.relativePath): \(reason)")
         let source = location.ubiquityRoot + "/" + candidate.relativePath
         let target = quarantineDirectory + "/" + candidate.relativePath.replacingOccurrences(of: "/", with: "__")
-        if let bytes = try? AtomicFile.read(source, limit: maxLogBytes) {
+        if let bytes = bytes ?? (try? AtomicFile.read(source, limit: maxLogBytes)) {
             try? AtomicFile.makeDirectory(quarantineDirectory)
             try? AtomicFile.write(bytes, to: target)
         }
-        try store.recordQuarantine(path: candidate.relativePath, size: candidate.entry.size,
-                                   modificationTime: candidate.entry.modificationTime, reason: reason)
+        try store.recordQuarantine(path: candidate.relativePath, file: candidate.entry, reason: reason, retryAfter: retryAfter)
     }
 }

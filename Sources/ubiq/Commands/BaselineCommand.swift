@@ -27,7 +27,7 @@ struct BaselineShowCommand: ParsableCommand {
             }
             if json { Console.out(metadata.jsonValue.text()); return }
             let size = (try? FileManager.default.attributesOfItem(atPath: location.baselinePath)[.size] as? NSNumber)?.intValue ?? 0
-            let age = Int(Date().timeIntervalSince1970 - metadata.created)
+            let age = String(format: "%.0f", Date().timeIntervalSince1970 - metadata.created)
             Console.out("baseline by \(metadata.author), \(age) s old, \(size) bytes")
             Console.out("  knowledge: \(metadata.knowledge)")
             Console.out("  replaced:  \(metadata.previousKnowledge.description.isEmpty ? "(none)" : metadata.previousKnowledge.description)")

@@ -5,9 +5,9 @@ import Ubiquity
 struct DeviceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
-        abstract: "Create a device.",
+        abstract: "Create a device, or move it to another cloud.",
         discussion: "Example: ubiq device init --device ./phone --user alice",
-        subcommands: [DeviceInitCommand.self])
+        subcommands: [DeviceInitCommand.self, DeviceMoveCloudCommand.self])
 }
 
 struct DeviceInitCommand: ParsableCommand {
@@ -16,7 +16,8 @@ struct DeviceInitCommand: ParsableCommand {
         abstract: "Create a device directory, signed in to an account.",
         discussion: """
             A new device is signed in to the account 'default' unless --account or --signed-out \
-            says otherwise. Prints the device's peer ID and account.
+            says otherwise, and belongs to the cloud --cloud names (every later command refuses \
+            another one; 'ubiq device move-cloud' moves it). Prints the device's peer ID and account.
 
             Example: ubiq device init --device ./phone --user alice --account work
             """)
@@ -35,8 +36,31 @@ struct DeviceInitCommand: ParsableCommand {
     func run() throws {
         if signedOut && account != nil { throw CLIError("--account and --signed-out exclude each other") }
         let device = try Device.create(at: global.devicePath, userName: user,
-                                       identityToken: signedOut ? nil : account ?? Device.defaultAccount)
+                                       identityToken: signedOut ? nil : account ?? Device.defaultAccount, cloud: global.cloudPath)
         Console.out("peer ID: \(device.peerID())")
         Console.out("account: \(device.identityToken ?? "none (signed out)")")
+    }
+}
+
+struct DeviceMoveCloudCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "move-cloud",
+        abstract: "Make another cloud folder this device's cloud (after the cloud moved).",
+        discussion: """
+            A device remembers the cloud it was made with and refuses another --cloud, so a \
+            mistyped path never starts a new, empty cloud. When the cloud folder really moved (or \
+            the device should join another cloud), say so once with this command.
+
+            Example: ubiq device move-cloud /mnt/shared/cloud --device ./phone
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The cloud folder the device belongs to from now on.", valueName: "dir"))
+    var newCloud: String
+
+    func run() throws {
+        let device = try Device.moveCloud(to: GlobalOptions.absolute(newCloud), at: global.devicePath)
+        Console.out("cloud: \(device.cloud ?? GlobalOptions.absolute(newCloud))")
     }
 }

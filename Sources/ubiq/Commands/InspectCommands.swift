@@ -84,7 +84,7 @@ struct LogsShowCommand: ParsableCommand {
             path = "\(configuration.cloud)/\(token)/\(configuration.containerIdentifier)/\(configuration.contentURL)/\(file)"
         }
         let bytes: [UInt8]
-        do { bytes = try AtomicFile.read(path, limit: 64 << 20) } catch { throw CLIError("cannot read \(file): \(error.message)") }
+        do { bytes = try AtomicFile.read(path, limit: 64 << 20, followingLinks: true) } catch { throw CLIError("cannot read \(file): \(error.message)") }
         let log = try TransactionLog(decoding: bytes, model: configuration.model)
         if plist != nil {
             Console.outBytes(try PropertyListCodec.encode(log.plistValue, format: .xml))

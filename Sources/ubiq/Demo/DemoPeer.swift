@@ -11,7 +11,7 @@ struct DemoPeer {
         var configuration = template
         configuration.cloud = root + "/cloud"
         configuration.device = root + "/devices/" + letter
-        _ = try Device.create(at: configuration.device, userName: user)
+        _ = try Device.create(at: configuration.device, userName: user, cloud: configuration.cloud)
         peer = try UbiquityPeer(configuration: configuration)
     }
 

@@ -37,6 +37,15 @@ struct CLIErrorTests {
         Case(name: "garbage model file", arguments: ["fetch", "Note", "--model", "garbage.plist"], expected: "cannot read model file"),
         Case(name: "log level out of range", arguments: ["sync", "--log-level", "7"], expected: "log level"),
         Case(name: "bad content name", arguments: ["sync", "--content", "a.b"], expected: "content name"),
+        // Hostile sizes and depths: a one-line error, never a stack overflow or a hang.
+        Case(name: "5,000 nested parentheses", arguments: ["fetch", "Note", "--where", String(repeating: "(", count: 5_000) + "title == 'x'" + String(repeating: ")", count: 5_000)],
+             expected: "nest deeper than 100 levels"),
+        Case(name: "10,000 NOTs", arguments: ["fetch", "Note", "--where", String(repeating: "NOT ", count: 10_000) + "pinned == true"], expected: "nest deeper than 100 levels"),
+        Case(name: "long content name", arguments: ["sync", "--content", String(repeating: "c", count: 5_000)], expected: "(5000 bytes) must be 1 to 100"),
+        Case(name: "long user name", arguments: ["device", "init", "--user", String(repeating: "u", count: 5_000)], expected: "(5000 bytes)", device: "another"),
+        Case(name: "long attribute name", arguments: ["insert", "Note", String(repeating: "a", count: 5_000) + "=1"], expected: "has no property"),
+        Case(name: "model file that is a FIFO", arguments: ["fetch", "Note", "--model", "fifo.plist"], expected: "a FIFO, not a regular file"),
+        Case(name: "deeply nested model file", arguments: ["fetch", "Note", "--model", "deep.plist"], expected: "cannot read model file"),
     ]
 
     @Test(arguments: cases)
@@ -45,6 +54,9 @@ struct CLIErrorTests {
         try sandbox.initDevice("phone")
         try sandbox.succeed(["insert", "Note", "--id", "first", "title=First"], device: "phone")
         try Data("this is not a property list".utf8).write(to: URL(fileURLWithPath: sandbox.root + "/garbage.plist"))
+        mkfifo(sandbox.root + "/fifo.plist", 0o644)
+        let deep = "<?xml version=\"1.0\"?><plist version=\"1.0\">" + String(repeating: "<array>", count: 100_000) + String(repeating: "</array>", count: 100_000) + "</plist>"
+        try Data(deep.utf8).write(to: URL(fileURLWithPath: sandbox.root + "/deep.plist"))
 
         // Without a device the arguments go alone, so the parser meets the mistake first.
         let result = testCase.device == nil

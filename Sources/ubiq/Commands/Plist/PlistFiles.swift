@@ -14,7 +14,7 @@ struct PlistFiles {
         if path == "-" {
             bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
         } else {
-            do { bytes = try AtomicFile.read(path, limit: PlistDocument.toolLimits.maxBytes) } catch {
+            do { bytes = try AtomicFile.read(path, limit: PlistDocument.toolLimits.maxBytes, followingLinks: true) } catch {
                 report(path, error.message)
                 return nil
             }

@@ -1,0 +1,96 @@
+import Foundation
+import UbiquityBase
+import UbiquityCore
+import UbiquitySync
+
+// What doctor reads on every run: each log and receipt of the content and each baseline file,
+// verified as an import would verify it, and the folders on the way (never a link).
+extension Doctor {
+    /// A log that cannot be used, with why.
+    struct LogProblem {
+        let peerID: String
+        let path: String
+        let reason: String
+    }
+
+    /// Reads and verifies every log of `scan` (decode, checksum, model, author, number, stamp).
+    static func verifyLogs(_ scan: ContainerScan, location: ContainerLocation, store: PersistentStore, now: Double)
+        -> (decoded: [String: TransactionLog], problems: [LogProblem]) {
+        var decoded: [String: TransactionLog] = [:]
+        var problems: [LogProblem] = []
+        for file in scan.logs {
+            let path = location.relativeLogPath(file.peerID, file.name)
+            do {
+                let bytes: [UInt8]
+                do { bytes = try AtomicFile.read(file.path, limit: 64 << 20) } catch { throw LogError.unreadable(error.message) }
+                let log = try TransactionLog(decoding: bytes, model: store.model)
+                guard log.peerID == file.peerID else { throw LogError.wrongAuthor(folder: file.peerID, log: log.peerID) }
+                guard log.transactionNumber == file.number else { throw LogError.wrongNumber(fileName: file.name, log: log.transactionNumber) }
+                guard !log.stamp.isTooFarAhead(of: now) else { throw LogError.stampTooFarAhead(log.stamp, now: now) }
+                decoded[file.peerID + "/" + file.name] = log
+            } catch let error as LogError {
+                problems.append(LogProblem(peerID: file.peerID, path: path, reason: error.description))
+            } catch {
+                problems.append(LogProblem(peerID: file.peerID, path: path, reason: "\(error)"))
+            }
+        }
+        return (decoded, problems)
+    }
+
+    /// The finding for a log that cannot be used, with the repair that fits its author.
+    static func unreadableLogFinding(_ path: String, reason: String, author: String, peer: UbiquityPeer) -> DoctorFinding {
+        let repair = author == peer.peerID
+            ? "sync this device: it writes its own damaged logs again from the copy it keeps; if it has none, save again — later logs of this peer wait for this one"
+            : "let \(author) sync: it writes its damaged logs again from the copy it keeps; if that peer is gone for good, delete the file — its later logs wait for it"
+        return DoctorFinding(kind: .unreadableFile, message: "\(path) cannot be used: \(reason)", repair: repair, fixable: false)
+    }
+
+    /// A peer's `<ContentName>` or model folder that is not a real folder (a link is never
+    /// followed: what it holds is never imported, and its peer cannot write there).
+    static func folderFindings(peer peerID: String, _ location: ContainerLocation) -> [DoctorFinding] {
+        let content = "\(location.ubiquityRoot)/\(peerID)/\(location.contentName)"
+        for directory in [content, content + "/" + location.modelHash] {
+            guard let entry = DirectoryEntry.at(directory) else { return [] }
+            guard entry.isDirectory else {
+                let relative = String(directory.dropFirst(location.ubiquityRoot.count + 1))
+                return [DoctorFinding(kind: .foreignFile,
+                    message: "\(relative) is \(entry.kindIfNotRegular ?? "a file"), not a folder: nothing in it is imported, and \(peerID) cannot write its logs there",
+                    repair: "replace it by a real folder (move the logs it leads to into one); links are never followed out of the cloud", fixable: false)]
+            }
+        }
+        return []
+    }
+
+    /// Receipts that cannot be read or name another peer than their folder's.
+    static func receiptFindings(_ scan: ContainerScan, location: ContainerLocation) -> [DoctorFinding] {
+        var findings: [DoctorFinding] = []
+        for peerID in scan.peers {
+            let path = location.receiptPath(of: peerID)
+            guard let file = DirectoryEntry.at(path), file.isRegularFile else { continue }   // none, or reported with the folder
+            let relative = location.relativeLogPath(peerID, "receipt.0.cdt")
+            do {
+                let receipt = try Receipt(decoding: try location.read(path, limit: 1 << 20))
+                guard receipt.peerID == peerID else {
+                    findings.append(DoctorFinding(kind: .unreadableFile, message: "\(relative) names peer \(receipt.peerID), not its folder's",
+                        repair: "delete it: \(peerID) writes its receipt again at its next sync (until then its imports do not count for garbage collection)", fixable: false))
+                    continue
+                }
+            } catch {
+                findings.append(DoctorFinding(kind: .unreadableFile, message: "\(relative) cannot be used: \(error)",
+                    repair: "let \(peerID) sync: it writes its receipt again (until then, logs it may need are kept)", fixable: false))
+            }
+        }
+        return findings
+    }
+
+    /// Baseline files set aside: each is verified again from its bytes (not trusting an
+    /// earlier verification), and what imports or joins set aside is reported with its reason.
+    static func baselineFindings(_ peer: UbiquityPeer, location: ContainerLocation) -> [DoctorFinding] {
+        let catalog = peer.makeBaseliner(location).catalog(reverify: true)
+        return catalog.setAside.map { name, reason in
+            DoctorFinding(kind: .unreadableFile, message: ".baseline/\(location.contentName)/\(location.modelHash)/\(name) is set aside: \(reason)",
+                repair: "nothing is lost: every peer falls back to the logs; once a peer holds everything it rolls a new baseline ('ubiq baseline --force'), then delete the damaged file",
+                fixable: false)
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import UbiquityBase
+
+// Every folder a peer lists and every file it reads or writes below the ubiquity root goes
+// through here. A folder is used only when it, and every folder between the root and it, is a
+// real folder (`lstat`: a symbolic link is never followed), and a file is read only when it is a
+// regular file (`AtomicFile.openRegularFile`). So nothing a file-sync tool or another peer puts
+// into the cloud leads a peer out of it, or makes it wait on a FIFO.
+extension ContainerLocation {
+    /// Whether `directory` (below the ubiquity root) is a real folder all the way down from the root.
+    package func isConfined(_ directory: String) -> Bool {
+        DirectoryEntry.isRealFolder(directory, below: ubiquityRoot)
+    }
+
+    /// The names in `directory`, sorted (with `regularFilesOnly`, of regular files only); none
+    /// when it is not a real folder below the root.
+    package func names(in directory: String, regularFilesOnly: Bool = false) -> [String] {
+        isConfined(directory) ? DirectoryEntry.names(directory, regularFilesOnly: regularFilesOnly) : []
+    }
+
+    /// The entries of `directory`, sorted by name; none when it is not a real folder below the root.
+    package func entries(in directory: String) -> [DirectoryEntry] {
+        isConfined(directory) ? DirectoryEntry.list(directory) : []
+    }
+
+    /// Reads the regular file at `path` (below the root) whose folders are all real folders.
+    package func read(_ path: String, limit: Int) throws(FileError) -> [UInt8] {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        guard isConfined(directory) else {
+            throw FileError(path: path, operation: "read", message: "a folder on its way below \(ubiquityRoot) is a symbolic link or not a folder")
+        }
+        return try AtomicFile.read(path, limit: limit)
+    }
+
+    /// Throws unless every folder of `directory` below the root that exists is a real folder
+    /// (the missing ones are made by the write): a peer never writes out of the cloud through a
+    /// symbolic link, e.g. its own peer folder made a link to somewhere else.
+    package func checkWritable(_ directory: String) throws(FileError) {
+        guard directory.hasPrefix(ubiquityRoot + "/") else { return }
+        var current = ubiquityRoot
+        for component in directory.dropFirst(ubiquityRoot.count + 1).split(separator: "/") {
+            current += "/" + component
+            guard let entry = DirectoryEntry.at(current) else { return }
+            guard entry.isDirectory else {
+                throw FileError(path: current, operation: "write into",
+                                message: "it is \(entry.kindIfNotRegular ?? "a file"), not a folder of the cloud; nothing is written through it (move it aside)")
+            }
+        }
+    }
+}
