@@ -160,7 +160,10 @@ extension TransactionLog {
                 var value: AttributeValue?
                 if !raw.isNullMarker {
                     guard let typed = AttributeValue(plist: raw, type: attribute.type) else {
-                        throw .malformed("record \(id): value of '\(name)' is not of type \(attribute.type.rawValue)")
+                        if case let .unsignedInteger(big) = raw {
+                            throw .malformed("record \(id): value of '\(name)' (\(big)) is out of the range of \(attribute.type.rawValue)")
+                        }
+                        throw .malformed("record \(id): value of '\(name)' is \(raw.kindName), not \(attribute.type.rawValue)")
                     }
                     value = typed
                 }
@@ -230,6 +233,24 @@ public enum LogError: Error, CustomStringConvertible, Equatable, Sendable {
         case let .breaksModel(record, error): return "record \(record) breaks the model: \(error.description.replacingOccurrences(of: "validation failed: ", with: ""))"
         case let .stampTooFarAhead(stamp, now):
             return "stamped \(stamp.description.prefix(25)), more than \(Int(Stamp.maximumLead / 3600)) hours ahead of this machine's clock (\(Int(now * 1000))): a clock far ahead or a damaged log; its stamp is never adopted"
+        }
+    }
+}
+
+private extension PlistValue {
+    /// What kind of value this is, for messages ("a string", "a date"…).
+    var kindName: String {
+        switch self {
+        case .string: return "a string"
+        case .integer, .unsignedInteger: return "an integer"
+        case .real: return "a real"
+        case .boolean: return "a boolean"
+        case .date: return "a date"
+        case .data: return "data"
+        case .array: return "an array"
+        case .dictionary: return "a dictionary"
+        case .uid: return "a UID"
+        case .null: return "null"
         }
     }
 }

@@ -19,9 +19,9 @@ public struct XcodeModelBundle: Sendable {
         guard !names.isEmpty else { throw .unreadableFile(path, "a versioned model (.xcdatamodeld) with no .xcdatamodel version in it") }
         versions = names.map { String($0.dropLast(".xcdatamodel".count)) }.sorted()
         let marker = path + "/.xccurrentversion"
-        if let data = FileManager.default.contents(atPath: marker) {
+        if DirectoryEntry.at(marker) != nil {
             let plist: PlistValue
-            do { plist = try PlistSeam.decode([UInt8](data)) } catch { throw .unreadableFile(marker, "\(error)") }
+            do { plist = try PlistSeam.decode(try AtomicFile.read(marker, limit: 1 << 20, followingLinks: true)) } catch { throw .unreadableFile(marker, "\(error)") }
             guard let named = plist["_XCCurrentVersionName"]?.stringValue else {
                 throw .unreadableFile(marker, "no _XCCurrentVersionName")
             }
@@ -64,8 +64,8 @@ extension ObjectModel {
             return try loadXcodeModel(at: trimmed)
         }
         guard version == nil else { throw .unreadableFile(path, "a model file has no versions to choose from (give an .xcdatamodeld)") }
-        guard let data = FileManager.default.contents(atPath: trimmed) else { throw .unreadableFile(path, "not readable") }
-        let bytes = [UInt8](data)
+        let bytes: [UInt8]
+        do { bytes = try AtomicFile.read(trimmed, limit: 16 << 20, followingLinks: true) } catch { throw .unreadableFile(path, error.message) }
         if looksLikeXcodeContents(bytes) {
             let folder = (trimmed as NSString).deletingLastPathComponent
             return try XcodeModelReader(file: trimmed).read(bytes, name: modelName(ofVersionFolder: folder))
@@ -76,13 +76,15 @@ extension ObjectModel {
     /// Loads one Xcode model version: the `contents` file in the `.xcdatamodel` folder.
     static func loadXcodeModel(at folder: String) throws(ModelError) -> ObjectModel {
         let contents = folder + "/contents"
-        guard let data = FileManager.default.contents(atPath: contents) else {
+        guard DirectoryEntry.at(contents) != nil else {
             if DirectoryEntry.at(folder + "/elements") != nil {
                 throw .unreadableFile(folder, "an Xcode 3 model (a binary 'elements' archive, no 'contents'): open and save it in Xcode 4 or later")
             }
             throw .unreadableFile(folder, "no 'contents' file: not an Xcode model version")
         }
-        return try XcodeModelReader(file: contents).read([UInt8](data), name: modelName(ofVersionFolder: folder))
+        let bytes: [UInt8]
+        do { bytes = try AtomicFile.read(contents, limit: 16 << 20, followingLinks: true) } catch { throw .unreadableFile(contents, error.message) }
+        return try XcodeModelReader(file: contents).read(bytes, name: modelName(ofVersionFolder: folder))
     }
 
     private static func modelName(ofVersionFolder folder: String) -> String {
