@@ -46,6 +46,7 @@ let package = Package(
                 "UbiquityBase",
                 "UbiquityPlist",
                 "CSQLite",
+                "CLibXML2",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

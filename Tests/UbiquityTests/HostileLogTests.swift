@@ -31,13 +31,13 @@ struct HostileLogTests {
         var reason: String {
             switch self {
             case .nanTransactionDate: return "'transactionDate' is missing or not a finite number"
-            case .nanDate: return "'when' holds the date nan, not a finite number of seconds"
-            case .infiniteRatio: return "'ratio' holds inf, not a finite number"
-            case .integerOutOfRange: return "'count' holds 18446744073709551615, out of the range of integer"
-            case .stringForADate: return "'when' holds a string, not date"
+            case .nanDate: return "breaks the model: Item.when is not a finite number"
+            case .infiniteRatio: return "breaks the model: Item.ratio is not a finite number"
+            case .integerOutOfRange: return "value of 'count' (18446744073709551615) is out of the range of integer"
+            case .stringForADate: return "value of 'when' is a string, not date"
             case .unknownEntity: return "unknown entity 'Ghost'"
             case .unknownAttribute: return "sets unknown attribute 'colour'"
-            case .requiredAttributeAbsent: return "required attribute 'name' has no value"
+            case .requiredAttributeAbsent: return "breaks the model: Item.name is required and has no value"
             case .farFutureStamp: return "more than 24 hours ahead of this machine's clock"
             case .invalidObjectID: return "invalid object ID"
             }

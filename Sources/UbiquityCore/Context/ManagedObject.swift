@@ -10,6 +10,8 @@ public final class ManagedObject {
     var saved: ObjectSnapshot?
     var changedValues: [String: AttributeValue?] = [:]
     var changedToOne: [String: GlobalID?] = [:]
+    /// Transient attributes' values: kept here only, never saved.
+    var transientValues: [String: AttributeValue?] = [:]
 
     init(id: GlobalID, entity: EntityDescription, context: ObjectContext, saved: ObjectSnapshot?) {
         self.id = id
@@ -35,23 +37,31 @@ public final class ManagedObject {
 
     public func value(for attribute: String) throws -> AttributeValue? {
         guard let description = entity.attribute(attribute) else {
-            throw ModelError.unknownProperty(entity: entity.name, property: attribute)
+            guard let transient = entity.transientAttribute(attribute) else {
+                throw ModelError.unknownProperty(entity: entity.name, property: attribute)
+            }
+            if let value = transientValues[attribute] { return value }
+            return transient.defaultValue
         }
         if let changed = changedValues[attribute] { return changed }
         if let saved { return saved.values[attribute] ?? nil }
         return description.defaultValue
     }
 
-    /// Sets an attribute; the value must be one the attribute takes (its type; numbers and
-    /// dates finite), as every peer checks a log.
+    /// Sets an attribute; the value must be of the attribute's kind (ranges and the model's
+    /// validation rules are checked at save). A transient attribute's value stays in this object.
     public func setValue(_ value: AttributeValue?, for attribute: String) throws {
-        guard let description = entity.attribute(attribute) else {
+        guard let description = entity.attribute(attribute) ?? entity.transientAttribute(attribute) else {
             throw ModelError.unknownProperty(entity: entity.name, property: attribute)
         }
-        if let value, let problem = description.problem(with: value) {
-            throw StoreError.validation("\(entity.name): \(problem)")
+        if let value, !description.type.accepts(value) {
+            throw ValidationError.wrongType(entity: entity.name, property: attribute, expected: description.type, found: value.type)
         }
-        changedValues[attribute] = .some(value)
+        if description.isTransient {
+            transientValues[attribute] = .some(value)
+        } else {
+            changedValues[attribute] = .some(value)
+        }
     }
 
     /// The target of a to-one relationship (`nil` if empty or its target is deleted).
@@ -65,7 +75,7 @@ public final class ManagedObject {
     /// Sets a to-one relationship. With a to-one inverse (one-to-one) both sides are kept in step.
     public func setTarget(_ target: GlobalID?, of relationship: String) throws {
         let description = try self.relationship(relationship, toMany: false)
-        if let target, target.entity != description.destination {
+        if let target, !context.store.model.isKind(target.entity, of: description.destination) {
             throw StoreError.validation("\(entity.name).\(relationship) points to \(description.destination), not \(target.entity)")
         }
         let previous = try self.target(of: relationship)

@@ -53,6 +53,7 @@ public final class ObjectContext {
     @discardableResult
     public func insert(_ entityName: String, key: String? = nil) throws -> ManagedObject {
         let entity = try store.model.entity(named: entityName)
+        guard !entity.isAbstract else { throw ModelError.abstractEntity(entityName) }
         let id = try key.map { try GlobalID(entity: entityName, key: $0) } ?? GlobalID(entity: entityName)
         if let existing = registered[id], !existing.isDeleted { throw StoreError.objectExists(id) }
         if registered[id] == nil, try store.isAlive(id) { throw StoreError.objectExists(id) }
@@ -112,17 +113,19 @@ public final class ObjectContext {
 
     // MARK: To-many relationships
 
-    func targets(of relationship: RelationshipDescription, of object: ManagedObject) throws -> [GlobalID] {
+    /// `recordingRead: false` for reads the app did not make (validation at save): they must
+    /// not become what a merge policy compares the store with.
+    func targets(of relationship: RelationshipDescription, of object: ManagedObject, recordingRead: Bool = true) throws -> [GlobalID] {
         let stored = Set(object.saved == nil ? [] : try store.targets(of: relationship.name, of: object.id))
         var result = stored
         // What the context read is what a merge policy later compares with the store.
         let key = ToManyKey(object: object.id, relationship: relationship.name)
-        if object.saved != nil, toManyRead[key] == nil, case .pairTable = store.model.storage(of: relationship, in: object.entity) {
+        if recordingRead, object.saved != nil, toManyRead[key] == nil, case .pairTable = store.model.storage(of: relationship, in: object.entity) {
             toManyRead[key] = stored
         }
         switch store.model.storage(of: relationship, in: object.entity) {
         case let .derivedFromInverse(inverse):
-            for candidate in registered.values where candidate.entity.name == relationship.destination {
+            for candidate in registered.values where store.model.isKind(candidate.entity.name, of: relationship.destination) {
                 guard let change = candidate.changedToOne[inverse] else { continue }
                 if change == object.id { result.insert(candidate.id) } else { result.remove(candidate.id) }
             }
@@ -140,7 +143,7 @@ public final class ObjectContext {
 
     func changeToMany(_ relationshipName: String, of object: ManagedObject, target: GlobalID, present: Bool) throws {
         let relationship = try object.relationship(relationshipName, toMany: true)
-        guard target.entity == relationship.destination else {
+        guard store.model.isKind(target.entity, of: relationship.destination) else {
             throw StoreError.validation("\(object.entity.name).\(relationshipName) holds \(relationship.destination), not \(target.entity)")
         }
         switch store.model.storage(of: relationship, in: object.entity) {

@@ -36,6 +36,7 @@ extension ObjectContext {
             }
         }
         let deleted = deletionOrderClosure(doomed).filter { !insertedIDs.contains($0) }
+        try validateRelationships(doomed: doomed)
 
         guard let (log, changes) = try store.commitLocal(inserted: inserted, updated: updateOrder.compactMap { updates[$0] },
                                                           deleted: deleted, format: logFormat) else {
@@ -60,7 +61,7 @@ extension ObjectContext {
         var denials: [(GlobalID, String, [GlobalID])] = []
         while let id = work.popLast() {
             guard let object = try registered[id] ?? objectIgnoringDeletion(id) else { continue }
-            for relationship in object.entity.relationships where relationship.deleteRule != .nullify {
+            for relationship in object.entity.relationships where relationship.deleteRule != .nullify && relationship.deleteRule != .noAction {
                 let related = relationship.isToMany
                     ? try targets(of: relationship, of: object)
                     : (changedOrSavedTarget(object, relationship.name)).map { [$0] } ?? []
@@ -69,7 +70,7 @@ extension ObjectContext {
                     for target in related where doomed.insert(target).inserted { work.append(target) }
                 case .deny:
                     if !related.isEmpty { denials.append((id, relationship.name, related)) }
-                case .nullify:
+                case .nullify, .noAction:
                     break
                 }
             }
@@ -102,9 +103,7 @@ extension ObjectContext {
         var record = ChangeRecord(id: object.id)
         for attribute in object.entity.attributes {
             let value = try object.value(for: attribute.name)
-            if value == nil && !attribute.isOptional {
-                throw StoreError.validation("\(object.id): required attribute '\(attribute.name)' has no value")
-            }
+            try attribute.validate(value, entity: object.entity.name)
             record.values[attribute.name] = .some(value)
         }
         for relationship in object.entity.relationships where !relationship.isToMany {
@@ -120,9 +119,7 @@ extension ObjectContext {
         for group in object.entity.mergeGroups where !names.isDisjoint(with: group) { names.formUnion(group) }
         for name in names.sorted() {
             let value = try object.value(for: name)
-            if value == nil, object.entity.attribute(name)?.isOptional == false {
-                throw StoreError.validation("\(object.id): required attribute '\(name)' has no value")
-            }
+            if let attribute = object.entity.attribute(name) { try attribute.validate(value, entity: object.entity.name) }
             record.values[name] = .some(value)
         }
         for (name, target) in object.changedToOne { record.relationships[name] = .toOne(target) }

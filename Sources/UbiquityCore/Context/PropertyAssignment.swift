@@ -26,7 +26,7 @@ public struct PropertyAssignment: Sendable, Equatable, Codable {
 
     /// Sets the value on `object` (a to-one target must exist in `context`).
     public func apply(to object: ManagedObject, in context: ObjectContext) throws {
-        if let attribute = object.entity.attribute(name) {
+        if let attribute = object.entity.attribute(name) ?? object.entity.transientAttribute(name) {
             try object.setValue(try value(for: attribute, of: object.entity), for: name)
         } else if let relationship = object.entity.relationship(name) {
             guard !relationship.isToMany else {
@@ -37,7 +37,7 @@ public struct PropertyAssignment: Sendable, Equatable, Codable {
                 return
             }
             let target = try GlobalID(text)
-            guard target.entity == relationship.destination else {
+            guard context.store.model.isKind(target.entity, of: relationship.destination) else {
                 throw PropertyAssignmentError("\(object.entity.name).\(name) points to \(relationship.destination), not to \(target)")
             }
             guard try context.object(target) != nil else { throw StoreError.objectNotFound(target) }
@@ -61,12 +61,17 @@ public struct PropertyAssignment: Sendable, Equatable, Codable {
     public static func expectation(_ type: AttributeType) -> String {
         switch type {
         case .string: return "text"
-        case .integer: return "an integer such as 42 (or nil)"
-        case .double: return "a number such as 3.5 (or nil)"
+        case .integer16, .integer32, .integer:
+            let range = type.integerRange!
+            return "an integer from \(range.lowerBound) to \(range.upperBound) such as 42 (or nil)"
+        case .decimal: return "an exact decimal such as 12.50 or 1.5E+20 (or nil)"
+        case .double, .float: return "a number such as 3.5 (or nil)"
         case .boolean: return "a boolean: true/false, yes/no, 1/0 (or nil)"
         case .date: return "a date such as 2024-05-01T10:00:00Z or seconds since 1970 (or nil)"
-        case .binary: return "base64 data such as base64:AAEC (or nil)"
+        case .binary, .transformable: return "base64 data such as base64:AAEC (or nil)"
         case .uuid: return "a UUID such as 6F9619FF-8B86-D011-B42D-00C04FC964FF (or nil)"
+        case .uri: return "a URI such as https://example.com/a (or nil)"
+        case .undefined: return "nothing: an undefined attribute takes no value from text"
         }
     }
 }

@@ -61,7 +61,7 @@ extension TransactionLog {
     /// Decodes and verifies a log file: parse, format version, checksum, then every field
     /// against `model` — the one validator of logs (the importer, `doctor` and `ubiq log` all
     /// read logs through it): object IDs, entities, attributes and relationships the model
-    /// names, each value as its attribute takes it (`AttributeDescription.value(fromLog:)`: type,
+    /// names, each value as its attribute takes it (`AttributeDescription.validate`: type,
     /// range, finite numbers and dates), required attributes, whole merge groups, a finite date.
     /// A log that passes holds nothing the store refuses. Any failure is a `LogError` whose text
     /// says what is wrong.
@@ -125,18 +125,19 @@ extension TransactionLog {
         let id: GlobalID
         do { id = try GlobalID(text) } catch { throw .malformed("\(error)") }
         guard let entity = model.entity(id.entity) else { throw .malformed("record \(id) names unknown entity '\(id.entity)'") }
+        guard !entity.isAbstract else { throw .malformed("record \(id) is of abstract entity '\(id.entity)'") }
         if case let .string(declared)? = fields["entity"], declared != id.entity {
             throw .malformed("record \(id) claims entity '\(declared)'")
         }
         return (id, entity)
     }
 
-    private static func relatedIDs(_ value: PlistValue?, destination: String, record: GlobalID) throws(LogError) -> [GlobalID] {
+    private static func relatedIDs(_ value: PlistValue?, destination: String, record: GlobalID, model: ObjectModel) throws(LogError) -> [GlobalID] {
         guard let value else { return [] }
         guard let list = value.arrayValue else { throw .malformed("record \(record): a to-many change is not an array") }
         var ids: [GlobalID] = []
         for element in list {
-            guard let text = element.stringValue, let id = try? GlobalID(text), id.entity == destination else {
+            guard let text = element.stringValue, let id = try? GlobalID(text), model.isKind(id.entity, of: destination) else {
                 throw .malformed("record \(record): invalid target of a to-many change")
             }
             ids.append(id)
@@ -156,9 +157,19 @@ extension TransactionLog {
                 guard let attribute = entity.attributes.first(where: { $0.name == name }) else {
                     throw .malformed("record \(id) sets unknown attribute '\(name)'")
                 }
-                let value: AttributeValue?
-                do { value = try attribute.value(fromLog: raw) } catch { throw .malformed("record \(id): \(error)") }
-                if value == nil, let problem = attribute.problemWithAbsentValue { throw .malformed("record \(id): \(problem)") }
+                var value: AttributeValue?
+                if !raw.isNullMarker {
+                    guard let typed = AttributeValue(plist: raw, type: attribute.type) else {
+                        if case let .unsignedInteger(big) = raw {
+                            throw .malformed("record \(id): value of '\(name)' (\(big)) is out of the range of \(attribute.type.rawValue)")
+                        }
+                        throw .malformed("record \(id): value of '\(name)' is \(raw.kindName), not \(attribute.type.rawValue)")
+                    }
+                    value = typed
+                }
+                // The model's rules, as the author's save checked them: a log that breaks them
+                // was not written by an honest peer of this model, and is never applied.
+                do { try attribute.validate(value, entity: entity.name) } catch { throw .breaksModel(record: id.description, error) }
                 values[name] = .some(value)
             }
             // A merge group is won whole, so a record writes all of it or none (DESIGN §4).
@@ -176,12 +187,12 @@ extension TransactionLog {
             if relationship.isToMany {
                 guard raw.dictionaryValue != nil else { throw .malformed("record \(id): change of '\(name)' is not a dictionary") }
                 record.relationships[name] = .toMany(
-                    added: try relatedIDs(raw["add"], destination: relationship.destination, record: id),
-                    removed: try relatedIDs(raw["remove"], destination: relationship.destination, record: id))
+                    added: try relatedIDs(raw["add"], destination: relationship.destination, record: id, model: model),
+                    removed: try relatedIDs(raw["remove"], destination: relationship.destination, record: id, model: model))
             } else if raw.isNullMarker {
                 record.relationships[name] = .toOne(nil)
             } else {
-                guard let text = raw.stringValue, let target = try? GlobalID(text), target.entity == relationship.destination else {
+                guard let text = raw.stringValue, let target = try? GlobalID(text), model.isKind(target.entity, of: relationship.destination) else {
                     throw .malformed("record \(id): invalid target of '\(name)'")
                 }
                 record.relationships[name] = .toOne(target)
@@ -203,6 +214,8 @@ public enum LogError: Error, CustomStringConvertible, Equatable, Sendable {
     case otherModel(String)
     case wrongAuthor(folder: String, log: String)
     case wrongNumber(fileName: String, log: Int64)
+    /// A record carries a value its attribute's rules refuse (`AttributeDescription.validate`).
+    case breaksModel(record: String, ValidationError)
     /// Stamped more than `Stamp.maximumLead` ahead of this machine's clock.
     case stampTooFarAhead(Stamp, now: Double)
 
@@ -217,8 +230,27 @@ public enum LogError: Error, CustomStringConvertible, Equatable, Sendable {
         case let .otherModel(hash): return "written for another model version (\(hash))"
         case let .wrongAuthor(folder, log): return "log names author '\(log)' but lies in the folder of '\(folder)'"
         case let .wrongNumber(fileName, log): return "file name \(fileName) does not match its transaction number \(log)"
+        case let .breaksModel(record, error): return "record \(record) breaks the model: \(error.description.replacingOccurrences(of: "validation failed: ", with: ""))"
         case let .stampTooFarAhead(stamp, now):
             return "stamped \(stamp.description.prefix(25)), more than \(Int(Stamp.maximumLead / 3600)) hours ahead of this machine's clock (\(Int(now * 1000))): a clock far ahead or a damaged log; its stamp is never adopted"
+        }
+    }
+}
+
+private extension PlistValue {
+    /// What kind of value this is, for messages ("a string", "a date"…).
+    var kindName: String {
+        switch self {
+        case .string: return "a string"
+        case .integer, .unsignedInteger: return "an integer"
+        case .real: return "a real"
+        case .boolean: return "a boolean"
+        case .date: return "a date"
+        case .data: return "data"
+        case .array: return "an array"
+        case .dictionary: return "a dictionary"
+        case .uid: return "a UID"
+        case .null: return "null"
         }
     }
 }

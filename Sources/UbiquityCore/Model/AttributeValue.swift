@@ -1,41 +1,50 @@
 import Foundation
 
-/// The type of an attribute, as declared in the model.
-public enum AttributeType: String, Sendable, CaseIterable, Codable {
-    case string, integer, double, boolean, date, binary, uuid
-}
-
 /// A non-nil attribute value. `nil` (an absent optional value) is `AttributeValue?.none`.
 ///
 /// Dates are kept as seconds since 1970 so that every peer stores and logs the identical
-/// `Double`, whatever `Date` arithmetic would round to.
+/// `Double`, whatever `Date` arithmetic would round to. The integer types share `.integer`
+/// and the binary types `.binary`: the attribute's declared type says which it is.
 public enum AttributeValue: Hashable, Sendable {
     case string(String)
     case integer(Int64)
+    /// An exact decimal (Core Data's Decimal).
+    case decimal(DecimalNumber)
     case double(Double)
+    case float(Float)
     case boolean(Bool)
     case date(secondsSince1970: Double)
     case binary([UInt8])
     case uuid(UUID)
+    case uri(URL)
 
     public static func date(_ date: Date) -> AttributeValue { .date(secondsSince1970: date.timeIntervalSince1970) }
 
+    /// The type this kind of value is natural to (`.integer` for every integer, `.binary` for
+    /// binary and transformable values); `AttributeType.accepts` says where a value fits.
     public var type: AttributeType {
         switch self {
         case .string: return .string
         case .integer: return .integer
+        case .decimal: return .decimal
         case .double: return .double
+        case .float: return .float
         case .boolean: return .boolean
         case .date: return .date
         case .binary: return .binary
         case .uuid: return .uuid
+        case .uri: return .uri
         }
     }
 
     public var stringValue: String? { if case let .string(v) = self { return v } else { return nil } }
     public var integerValue: Int64? { if case let .integer(v) = self { return v } else { return nil } }
+    public var decimalValue: DecimalNumber? { if case let .decimal(v) = self { return v } else { return nil } }
     public var doubleValue: Double? { if case let .double(v) = self { return v } else { return nil } }
+    public var floatValue: Float? { if case let .float(v) = self { return v } else { return nil } }
     public var boolValue: Bool? { if case let .boolean(v) = self { return v } else { return nil } }
+    public var binaryValue: [UInt8]? { if case let .binary(v) = self { return v } else { return nil } }
+    public var uriValue: URL? { if case let .uri(v) = self { return v } else { return nil } }
     public var dateValue: Date? {
         if case let .date(v) = self { return Date(timeIntervalSince1970: v) } else { return nil }
     }
@@ -47,7 +56,9 @@ extension AttributeValue: CustomStringConvertible {
         switch self {
         case let .string(v): return v
         case let .integer(v): return String(v)
+        case let .decimal(v): return v.description
         case let .double(v): return String(v)
+        case let .float(v): return String(v)
         case let .boolean(v): return v ? "true" : "false"
         case let .date(v):
             let formatter = ISO8601DateFormatter()
@@ -55,18 +66,22 @@ extension AttributeValue: CustomStringConvertible {
             return formatter.string(from: Date(timeIntervalSince1970: v))
         case let .binary(v): return "<\(v.count) bytes>"
         case let .uuid(v): return v.uuidString
+        case let .uri(v): return v.absoluteString
         }
     }
 }
 
 extension AttributeType {
     /// Parses the textual form used by the CLI and model files (`title=Hello`, `pinned=true`,
-    /// `created=2024-05-01T10:00:00Z`, `data=base64:AAEC`).
+    /// `created=2024-05-01T10:00:00Z`, `data=base64:AAEC`, `price=12.50`, `link=https://…`).
+    /// Integers are read whole; whether they fit a narrower type is validation's to say.
     public func parse(_ text: String) -> AttributeValue? {
         switch self {
         case .string: return .string(text)
-        case .integer: return Int64(text).map(AttributeValue.integer)
+        case .integer16, .integer32, .integer: return Int64(text).map(AttributeValue.integer)
+        case .decimal: return DecimalNumber(text).map(AttributeValue.decimal)
         case .double: return Double(text).map(AttributeValue.double)
+        case .float: return Float(text).map(AttributeValue.float)
         case .boolean:
             switch text.lowercased() {
             case "true", "yes", "1": return .boolean(true)
@@ -80,10 +95,21 @@ extension AttributeType {
             if let date = formatter.date(from: text) { return .date(date) }
             formatter.formatOptions = [.withInternetDateTime]
             return formatter.date(from: text).map(AttributeValue.date)
-        case .binary:
+        case .binary, .transformable:
             let payload = text.hasPrefix("base64:") ? String(text.dropFirst(7)) : text
             return Data(base64Encoded: payload).map { .binary([UInt8]($0)) }
         case .uuid: return UUID(uuidString: text).map(AttributeValue.uuid)
+        case .uri: return AttributeValue.uri(text)
+        case .undefined: return nil
         }
+    }
+}
+
+extension AttributeValue {
+    /// A URI value from its text: `nil` unless it parses as a URL and reads back as the same text
+    /// (so that every peer logs, stores and compares the identical string).
+    public static func uri(_ text: String) -> AttributeValue? {
+        guard !text.isEmpty, let url = URL(string: text), url.absoluteString == text else { return nil }
+        return .uri(url)
     }
 }

@@ -1,32 +1,51 @@
 import Crypto
 import Foundation
+import UbiquityBase
 
 /// A validated object model: entities with attributes, relationships and merge groups.
 ///
-/// Validation resolves every relationship's storage (`RelationshipStorage`) and every entity's
-/// merge slots once, so the store and the sync code never re-derive them.
+/// The model keeps its entities as declared (`declaredEntities`: each one's own properties, the
+/// hash and model files come from these) and resolved (`entities`: inherited properties
+/// included, transient ones set apart — what stores and contexts use). Validation resolves
+/// every relationship's storage (`RelationshipStorage`) and every entity's merge slots once, so
+/// the store and the sync code never re-derive them.
 public struct ObjectModel: Sendable, Equatable {
     public let name: String
+    /// The entities resolved: every stored property, inherited ones first.
     public let entities: [EntityDescription]
+    /// The entities as the model file or the app declared them.
+    public let declaredEntities: [EntityDescription]
     /// Filename-safe base64 (RFC 4648 §5, unpadded) of the SHA-256 of `canonicalDescription`.
     public let hash: String
     private let entityIndex: [String: Int]
+    /// Each entity with its sub-entities at every depth, itself first.
+    private let family: [String: [String]]
+    /// "Entity.relationship" → the entity that declares it (itself or an ancestor).
+    private let declaringEntity: [String: String]
 
-    public init(name: String, entities: [EntityDescription]) throws(ModelError) {
+    public init(name: String, entities declared: [EntityDescription]) throws(ModelError) {
         self.name = name
-        self.entities = entities
+        self.declaredEntities = declared
         var index: [String: Int] = [:]
-        for (offset, entity) in entities.enumerated() {
+        for (offset, entity) in declared.enumerated() {
             guard Identifier.isValid(entity.name) else { throw .invalidName("entity", entity.name) }
             guard index.updateValue(offset, forKey: entity.name) == nil else { throw .duplicate("entity \(entity.name)") }
         }
         self.entityIndex = index
-        for entity in entities { try Self.validate(entity, in: entities, index: index) }
-        let digest = SHA256.hash(data: Array(Self.canonicalDescription(of: entities).utf8))
+        let resolution = try Self.resolve(declared, index: index)
+        self.entities = resolution.entities
+        self.family = resolution.family
+        self.declaringEntity = resolution.declaringEntity
+        for entity in resolution.entities { try Self.validate(entity, model: resolution, index: index) }
+        let digest = SHA256.hash(data: Array(Self.canonicalDescription(of: declared).utf8))
         self.hash = Data(digest).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
+    }
+
+    public static func == (lhs: ObjectModel, rhs: ObjectModel) -> Bool {
+        lhs.name == rhs.name && lhs.entities == rhs.entities
     }
 
     public func entity(_ name: String) -> EntityDescription? { entityIndex[name].map { entities[$0] } }
@@ -36,20 +55,32 @@ public struct ObjectModel: Sendable, Equatable {
         return entity
     }
 
+    /// The entity and its sub-entities at every depth, the entity first: whose objects a fetch
+    /// of `name` returns.
+    public func family(of name: String) -> [String] { family[name] ?? [] }
+
+    /// Whether objects of `entity` are objects of `ancestor` (the same entity or a sub-entity).
+    public func isKind(_ entity: String, of ancestor: String) -> Bool {
+        entity == ancestor || (family[ancestor]?.contains(entity) ?? false)
+    }
+
     /// How `relationship` of `entity` is stored and synced.
     public func storage(of relationship: RelationshipDescription, in entity: EntityDescription) -> RelationshipStorage {
         guard relationship.isToMany else { return .toOneColumn }
+        // An inherited relationship is stored as its declaring entity's: one pair table for all.
+        let owner = declaringEntity["\(entity.name).\(relationship.name)"] ?? entity.name
         if let inverseName = relationship.inverse,
            let destination = self.entity(relationship.destination),
            let inverse = destination.relationship(inverseName) {
             if !inverse.isToMany { return .derivedFromInverse(inverseName) }
             // Many-to-many: one pair table, owned by the side whose (entity, name) sorts first.
-            let ownerIsSelf = (entity.name, relationship.name) <= (relationship.destination, inverseName)
+            let inverseOwner = declaringEntity["\(relationship.destination).\(inverseName)"] ?? relationship.destination
+            let ownerIsSelf = (owner, relationship.name) <= (inverseOwner, inverseName)
             return ownerIsSelf
-                ? .pairTable(owner: entity.name, relationship: relationship.name, selfIsSource: true)
-                : .pairTable(owner: relationship.destination, relationship: inverseName, selfIsSource: false)
+                ? .pairTable(owner: owner, relationship: relationship.name, selfIsSource: true)
+                : .pairTable(owner: inverseOwner, relationship: inverseName, selfIsSource: false)
         }
-        return .pairTable(owner: entity.name, relationship: relationship.name, selfIsSource: true)
+        return .pairTable(owner: owner, relationship: relationship.name, selfIsSource: true)
     }
 
     /// The merge slots of an entity: each attribute outside a group, each merge group, and each
@@ -70,26 +101,121 @@ public struct ObjectModel: Sendable, Equatable {
         return slots
     }
 
-    private static func validate(_ entity: EntityDescription, in entities: [EntityDescription], index: [String: Int]) throws(ModelError) {
-        var names: Set<String> = []
-        for attribute in entity.attributes {
-            guard Identifier.isValid(attribute.name) else { throw .invalidName("attribute", "\(entity.name).\(attribute.name)") }
-            guard names.insert(attribute.name).inserted else { throw .duplicate("property \(entity.name).\(attribute.name)") }
-            if let value = attribute.defaultValue, value.type != attribute.type {
-                throw .invalidDefault("\(entity.name).\(attribute.name)", expected: attribute.type)
+    // MARK: Resolution
+
+    private struct Resolution {
+        var entities: [EntityDescription]
+        var family: [String: [String]]
+        var declaringEntity: [String: String]
+        let index: [String: Int]
+
+        func entity(_ name: String) -> EntityDescription? { index[name].map { entities[$0] } }
+        func isKind(_ entity: String, of ancestor: String) -> Bool { entity == ancestor || (family[ancestor]?.contains(entity) ?? false) }
+    }
+
+    /// Gives every entity its parent's properties (parents first), sets transient properties
+    /// apart and records who declares each relationship. A sub-entity may repeat an inherited
+    /// property only unchanged (a resolved model's entities declare the same model again).
+    private static func resolve(_ declared: [EntityDescription], index: [String: Int]) throws(ModelError) -> Resolution {
+        for entity in declared {
+            guard let parent = entity.parent else { continue }
+            guard index[parent] != nil else { throw .unknownParent(entity.name, parent) }
+            var seen: Set<String> = [entity.name]
+            var ancestor: String? = parent
+            while let current = ancestor {
+                guard seen.insert(current).inserted else { throw .inheritanceCycle(entity.name) }
+                ancestor = declared[index[current]!].parent
             }
         }
-        for relationship in entity.relationships {
+        var resolved: [EntityDescription?] = Array(repeating: nil, count: declared.count)
+        var declaring: [String: String] = [:]
+        func resolveEntity(_ offset: Int) throws(ModelError) -> EntityDescription {
+            if let done = resolved[offset] { return done }
+            let own = declared[offset]
+            var entity = own
+            entity.attributes = []
+            entity.relationships = []
+            entity.transientAttributes = []
+            entity.transientRelationships = []
+            entity.mergeGroups = []
+            var inherited: EntityDescription?
+            if let parent = own.parent { inherited = try resolveEntity(index[parent]!) }
+            if let inherited {
+                entity.attributes = inherited.attributes
+                entity.relationships = inherited.relationships
+                entity.transientAttributes = inherited.transientAttributes
+                entity.transientRelationships = inherited.transientRelationships
+                entity.mergeGroups = inherited.mergeGroups
+                for relationship in inherited.relationships + inherited.transientRelationships {
+                    declaring["\(own.name).\(relationship.name)"] = declaring["\(inherited.name).\(relationship.name)"] ?? inherited.name
+                }
+            }
+            for var attribute in own.attributes + own.transientAttributes {
+                if own.transientAttributes.contains(attribute) { attribute.isTransient = true }
+                if let same = (entity.attributes + entity.transientAttributes).first(where: { $0.name == attribute.name }) {
+                    guard same == attribute, inherited != nil else { throw .duplicate("property \(own.name).\(attribute.name)") }
+                    continue
+                }
+                if attribute.isTransient { entity.transientAttributes.append(attribute) } else { entity.attributes.append(attribute) }
+            }
+            for var relationship in own.relationships + own.transientRelationships {
+                if own.transientRelationships.contains(relationship) { relationship.isTransient = true }
+                if let same = (entity.relationships + entity.transientRelationships).first(where: { $0.name == relationship.name }) {
+                    guard same == relationship, inherited != nil else { throw .duplicate("property \(own.name).\(relationship.name)") }
+                    continue
+                }
+                declaring["\(own.name).\(relationship.name)"] = own.name
+                if relationship.isTransient { entity.transientRelationships.append(relationship) } else { entity.relationships.append(relationship) }
+            }
+            for group in own.mergeGroups where !entity.mergeGroups.contains(group) { entity.mergeGroups.append(group) }
+            resolved[offset] = entity
+            return entity
+        }
+        var entities: [EntityDescription] = []
+        for offset in declared.indices { entities.append(try resolveEntity(offset)) }
+        var family: [String: [String]] = [:]
+        for entity in entities {
+            family[entity.name, default: []].insert(entity.name, at: 0)
+            var ancestor = entity.parent
+            while let current = ancestor {
+                family[current, default: []].append(entity.name)
+                ancestor = entities[index[current]!].parent
+            }
+        }
+        for name in family.keys { family[name] = [name] + family[name]!.filter { $0 != name }.sorted() }
+        return Resolution(entities: entities, family: family, declaringEntity: declaring, index: index)
+    }
+
+    // MARK: Validation
+
+    private static func validate(_ entity: EntityDescription, model: Resolution, index: [String: Int]) throws(ModelError) {
+        var names: Set<String> = []
+        for attribute in entity.attributes + entity.transientAttributes {
+            let path = "\(entity.name).\(attribute.name)"
+            guard Identifier.isValid(attribute.name) else { throw .invalidName("attribute", path) }
+            guard names.insert(attribute.name).inserted else { throw .duplicate("property \(path)") }
+            if attribute.type == .undefined, !attribute.isTransient {
+                throw .invalidRule(path, "only a transient attribute may be of type undefined")
+            }
+            if let value = attribute.defaultValue {
+                do { try attribute.validateKind(value, entity: entity.name) } catch { throw .invalidDefault(path, expected: attribute.type) }
+            }
+            try validateRules(of: attribute, path: path)
+        }
+        for relationship in entity.relationships + entity.transientRelationships {
             let path = "\(entity.name).\(relationship.name)"
             guard Identifier.isValid(relationship.name) else { throw .invalidName("relationship", path) }
             guard names.insert(relationship.name).inserted else { throw .duplicate("property \(path)") }
-            guard let destinationIndex = index[relationship.destination] else {
+            guard let destination = model.entity(relationship.destination) else {
                 throw .unknownDestination(path, relationship.destination)
             }
+            guard relationship.minCount >= 0, relationship.maxCount >= 0,
+                  relationship.maxCount == 0 || relationship.minCount <= relationship.maxCount else {
+                throw .invalidRule(path, "its minimum count \(relationship.minCount) and maximum count \(relationship.maxCount) admit no number of objects")
+            }
             if let inverseName = relationship.inverse {
-                let destination = entities[destinationIndex]
-                guard let inverse = destination.relationship(inverseName),
-                      inverse.destination == entity.name, inverse.inverse == relationship.name else {
+                let inverse = destination.relationship(inverseName) ?? destination.transientRelationships.first { $0.name == inverseName }
+                guard let inverse, model.isKind(entity.name, of: inverse.destination), inverse.inverse == relationship.name else {
                     throw .inverseMismatch(path, "\(destination.name).\(inverseName)")
                 }
             }
@@ -105,24 +231,35 @@ public struct ObjectModel: Sendable, Equatable {
         }
     }
 
-    /// The text whose SHA-256 is the model hash: every entity, attribute (name, type, optional),
-    /// relationship (name, destination, inverse, cardinality) and merge group, sorted. Default
-    /// values and delete rules do not change what a log means, so they are left out (as Apple did).
-    public static func canonicalDescription(of entities: [EntityDescription]) -> String {
-        var lines: [String] = []
-        for entity in entities.sorted(by: { $0.name < $1.name }) {
-            lines.append("entity \(entity.name)")
-            for attribute in entity.attributes.sorted(by: { $0.name < $1.name }) {
-                lines.append("  attribute \(attribute.name) \(attribute.type.rawValue)\(attribute.isOptional ? " optional" : "")")
+    /// Validation rules must fit their attribute: value bounds of its kind on numbers and dates,
+    /// lengths on strings and binary data, a regular expression that compiles on strings.
+    private static func validateRules(of attribute: AttributeDescription, path: String) throws(ModelError) {
+        let rules = attribute.validation
+        for (label, bound) in [("minimum", rules.minimum), ("maximum", rules.maximum)] {
+            guard let bound else { continue }
+            guard attribute.type.isNumeric || attribute.type == .date else {
+                throw .invalidRule(path, "a \(attribute.type.rawValue) attribute has no \(label) value (use a length)")
             }
-            for relationship in entity.relationships.sorted(by: { $0.name < $1.name }) {
-                lines.append("  relationship \(relationship.name) \(relationship.isToMany ? "to-many" : "to-one") \(relationship.destination) inverse \(relationship.inverse ?? "-")")
+            guard attribute.type.accepts(bound) else { throw .invalidRule(path, "its \(label) value is not of type \(attribute.type.rawValue)") }
+        }
+        if let minimum = rules.minimum, let maximum = rules.maximum,
+           AttributeDescription.compare(minimum, maximum) == .greater {
+            throw .invalidRule(path, "its minimum value \(minimum) is above its maximum \(maximum)")
+        }
+        if rules.minLength != nil || rules.maxLength != nil {
+            guard [.string, .binary, .transformable].contains(attribute.type) else {
+                throw .invalidRule(path, "a \(attribute.type.rawValue) attribute has no length (use a minimum or maximum value)")
             }
-            for group in entity.mergeGroups.map({ $0.sorted() }).sorted(by: { $0.joined(separator: ",") < $1.joined(separator: ",") }) {
-                lines.append("  group \(group.joined(separator: ","))")
+            guard (rules.minLength ?? 0) >= 0, (rules.maxLength ?? 0) >= 0, (rules.minLength ?? 0) <= (rules.maxLength ?? Int.max) else {
+                throw .invalidRule(path, "its length bounds \(rules.minLength ?? 0)…\(rules.maxLength.map(String.init) ?? "") admit no length")
             }
         }
-        return lines.joined(separator: "\n") + "\n"
+        if let pattern = rules.pattern {
+            guard attribute.type == .string else { throw .invalidRule(path, "only a string attribute takes a regular expression") }
+            guard RegularExpressionCache.shared.expression(pattern) != nil else {
+                throw .invalidRule(path, "its regular expression \(pattern) does not compile")
+            }
+        }
     }
 }
 
@@ -133,7 +270,8 @@ public enum RelationshipStorage: Sendable, Equatable {
     /// A to-many whose inverse is a to-one: read from the inverse column, never stored twice.
     case derivedFromInverse(String)
     /// A many-to-many, or a to-many without inverse: a set of (source, target) pairs, each added
-    /// or removed by stamp, in the pair table of `owner.relationship`.
+    /// or removed by stamp, in the pair table of `owner.relationship` (the entity that declares
+    /// the relationship, for its sub-entities too).
     case pairTable(owner: String, relationship: String, selfIsSource: Bool)
 }
 
@@ -168,6 +306,17 @@ public enum ModelError: Error, CustomStringConvertible, Equatable, Sendable {
     case invalidDefault(String, expected: AttributeType)
     case invalidMergeGroup(String, [String])
     case unreadableFile(String, String)
+    /// An entity names a parent the model does not have.
+    case unknownParent(String, String)
+    /// An entity is its own ancestor.
+    case inheritanceCycle(String)
+    /// A validation rule or count that does not fit its property.
+    case invalidRule(String, String)
+    /// An Xcode model file holds something this reader does not understand: the file, the
+    /// line and the element, and why.
+    case unsupportedElement(file: String, line: Int, element: String, reason: String)
+    /// An abstract entity has no objects of its own.
+    case abstractEntity(String)
 
     public var description: String {
         switch self {
@@ -180,6 +329,11 @@ public enum ModelError: Error, CustomStringConvertible, Equatable, Sendable {
         case let .invalidDefault(path, expected): return "default value of \(path) is not of type \(expected.rawValue)"
         case let .invalidMergeGroup(entity, group): return "merge group [\(group.joined(separator: ", "))] of \(entity) must name two or more attributes of the entity, each in one group only"
         case let .unreadableFile(path, reason): return "cannot read model file \(path): \(reason)"
+        case let .unknownParent(entity, parent): return "entity \(entity) names unknown parent entity '\(parent)'"
+        case let .inheritanceCycle(entity): return "entity \(entity) inherits from itself"
+        case let .invalidRule(path, reason): return "\(path): \(reason)"
+        case let .unsupportedElement(file, line, element, reason): return "\(file):\(line): <\(element)>: \(reason)"
+        case let .abstractEntity(name): return "entity \(name) is abstract: insert one of its sub-entities"
         }
     }
 }

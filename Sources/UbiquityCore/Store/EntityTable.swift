@@ -23,6 +23,10 @@ struct EntityTable {
     /// `UPDATE` statements by the columns they set, made on first use.
     private let updateSQLCache = SQLCache()
     let quotedName: String
+    /// Every column by name, in `columns` order. Statements name their columns: a table's
+    /// physical order may differ from the model's (another declaration order of the same
+    /// model, an Xcode file beside a plist one, a baseline written by such a peer).
+    let columnList: String
     let selectRowSQL: String
     let writeRowSQL: String
     let insertNewRowSQL: String
@@ -65,10 +69,11 @@ struct EntityTable {
         self.slotIndexOfProperty = slotIndexOfProperty
         // Built once: the merge code runs these for every record it applies.
         quotedName = SQLiteDatabase.quote(tableName)
-        selectRowSQL = "SELECT * FROM \(quotedName) WHERE gid = ?"
+        columnList = columns.map(SQLiteDatabase.quote).joined(separator: ", ")
+        selectRowSQL = "SELECT \(columnList) FROM \(quotedName) WHERE gid = ?"
         let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        writeRowSQL = "INSERT OR REPLACE INTO \(quotedName) VALUES (\(placeholders))"
-        insertNewRowSQL = "INSERT INTO \(quotedName) VALUES (\(placeholders)) ON CONFLICT(gid) DO NOTHING"
+        writeRowSQL = "INSERT OR REPLACE INTO \(quotedName) (\(columnList)) VALUES (\(placeholders))"
+        insertNewRowSQL = "INSERT INTO \(quotedName) (\(columnList)) VALUES (\(placeholders)) ON CONFLICT(gid) DO NOTHING"
     }
 
     var createSQL: String {

@@ -104,6 +104,10 @@ private struct PredicateParser {
             return .comparison(name.text, op, nil)
         }
         if let attribute = entity.attribute(name.text) {
+            if op == .contains || op == .beginsWith, attribute.type == .decimal {
+                // A decimal column holds its sort key, not its text.
+                throw PredicateParseError(message: "\(opToken.text.uppercased()) compares text; \(entity.name).\(name.text) is a decimal")
+            }
             let type: AttributeType = (op == .contains || op == .beginsWith) ? .string : attribute.type
             guard let value = type.parse(valueToken.text) else {
                 throw PredicateParseError(message: "'\(valueToken.text)' is not a \(type.rawValue) (for \(entity.name).\(name.text))")

@@ -33,33 +33,54 @@ public struct FetchSortDescriptor: Sendable, Equatable {
     }
 }
 
-/// What to fetch: live objects of one entity, filtered, sorted and limited.
+/// What to fetch: live objects of one entity (and, as in Core Data, of its sub-entities),
+/// filtered, sorted and limited.
 public struct FetchRequest: Sendable, Equatable {
     public var entity: String
     public var predicate: FetchPredicate?
     public var sortDescriptors: [FetchSortDescriptor]
     public var limit: Int?
+    /// Whether objects of the entity's sub-entities are fetched too (Core Data's
+    /// `includesSubentities`, on by default).
+    public var includesSubentities: Bool
 
-    public init(entity: String, predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = [], limit: Int? = nil) {
+    public init(entity: String, predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = [], limit: Int? = nil,
+                includesSubentities: Bool = true) {
         self.entity = entity
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
         self.limit = limit
+        self.includesSubentities = includesSubentities
     }
 }
 
 extension FetchRequest {
-    /// The SQL and arguments selecting the matching rows' global IDs. Objects are ordered by
-    /// the sort descriptors, then by global ID so the order is always the same.
-    func sql(table: EntityTable) throws(ModelError) -> (String, [SQLiteValue]) {
-        var arguments: [SQLiteValue] = []
-        var sql = "SELECT gid FROM \(table.quotedName) WHERE alive = 1"
+    /// The SQL and arguments selecting the matching rows' global IDs from `table` and the
+    /// tables of its sub-entities (`others`, which hold every column of `table`: they inherit
+    /// its properties). Objects are ordered by the sort descriptors, then by global ID so the
+    /// order is always the same.
+    func sql(table: EntityTable, subentityTables others: [EntityTable] = []) throws(ModelError) -> (String, [SQLiteValue]) {
+        var conditionArguments: [SQLiteValue] = []
+        var filter = "alive = 1"
         if let predicate {
-            sql += " AND " + (try Self.condition(predicate, table: table, arguments: &arguments))
+            filter += " AND " + (try Self.condition(predicate, table: table, arguments: &conditionArguments))
         }
+        var sortColumns: [String] = []
+        for descriptor in sortDescriptors { sortColumns.append(try Self.column(descriptor.key, table: table)) }
         var order: [String] = []
-        for descriptor in sortDescriptors {
-            order.append("\(try Self.column(descriptor.key, table: table)) \(descriptor.ascending ? "ASC" : "DESC")")
+        var sql: String
+        var arguments: [SQLiteValue] = []
+        if others.isEmpty {
+            sql = "SELECT gid FROM \(table.quotedName) WHERE \(filter)"
+            arguments = conditionArguments
+            for (descriptor, column) in zip(sortDescriptors, sortColumns) { order.append("\(column) \(descriptor.ascending ? "ASC" : "DESC")") }
+        } else {
+            // One SELECT per table with the same columns (the first names them), sorted outside.
+            let selected = (["gid"] + sortColumns.enumerated().map { "\($0.element) AS s\($0.offset)" }).joined(separator: ", ")
+            let union = ([table] + others).map { "SELECT \(selected) FROM \($0.quotedName) WHERE \(filter)" }.joined(separator: " UNION ALL ")
+            for _ in 0...others.count { arguments += conditionArguments }
+            for (offset, descriptor) in sortDescriptors.enumerated() { order.append("s\(offset) \(descriptor.ascending ? "ASC" : "DESC")") }
+            sql = "SELECT gid FROM (\(union))"
         }
         order.append("gid ASC")
         sql += " ORDER BY " + order.joined(separator: ", ")

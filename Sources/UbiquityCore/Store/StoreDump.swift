@@ -9,7 +9,7 @@ extension PersistentStore {
         try locked {
             var objects: [JSONValue] = []
             for entity in model.entities.sorted(by: { $0.name < $1.name }) {
-                for snapshot in try fetch(FetchRequest(entity: entity.name)) {
+                for snapshot in try fetch(FetchRequest(entity: entity.name, includesSubentities: false)) {
                     objects.append(try json(of: snapshot, entity: entity))
                 }
             }
@@ -44,7 +44,7 @@ extension PersistentStore {
             for table in tables.values {
                 let writerColumns = Set(table.slotWriterColumn.values)
                 let columns = table.columns.enumerated().filter { $0.offset != EntityTable.versionColumn && !writerColumns.contains($0.offset) }
-                let statement = try database.statement("SELECT * FROM \(table.quotedName) ORDER BY gid")
+                let statement = try database.statement("SELECT \(table.columnList) FROM \(table.quotedName) ORDER BY gid")
                 state[table.tableName] = .array(try statement.rows { row in
                     var fields = Dictionary(uniqueKeysWithValues: columns.map { ($0.element, row.value(Int32($0.offset)).jsonValue) })
                     // Each slot's writer as its stamp and number: writer ids differ from peer to peer.

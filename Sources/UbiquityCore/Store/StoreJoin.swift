@@ -106,7 +106,8 @@ extension PersistentStore {
             defer { rows.reset() }
             while try rows.step() {
                 let (source, target) = (rows.string(0) ?? "", rows.string(1) ?? "")
-                guard (try? GlobalID(source))?.entity == pairs.owner, (try? GlobalID(target))?.entity == pairs.destination,
+                guard let sourceID = try? GlobalID(source), model.isKind(sourceID.entity, of: pairs.owner),
+                      let targetID = try? GlobalID(target), model.isKind(targetID.entity, of: pairs.destination),
                       [0, 1].contains(rows.int64(2)), let stamp = rows.string(3).flatMap(Stamp.init),
                       knowledge.covers(peer: stamp.peerID, number: rows.int64(4)), rows.int64(4) >= 1, !stamp.isTooFarAhead(of: now) else {
                     throw StateFileError.invalid(table: pairs.tableName, reason: "has an invalid pair \(source.prefix(80)) → \(target.prefix(80))")
@@ -126,11 +127,12 @@ extension PersistentStore {
     }
 
     private func validateRows(of table: EntityTable, writers: [Int64: SlotWriter]) throws {
-        let rows = try database.statement("SELECT * FROM baseline.\(table.quotedName)")
-        defer { rows.reset() }
-        guard rows.columnCount == table.columns.count else {
-            throw StateFileError.invalid(table: table.tableName, reason: "has \(rows.columnCount) columns, the model makes \(table.columns.count)")
+        let present = try attachedColumns(of: table)
+        guard present == Set(table.columns) else {
+            throw StateFileError.invalid(table: table.tableName, reason: "has columns \(present.sorted().joined(separator: ", ")), the model makes \(table.columns.joined(separator: ", "))")
         }
+        let rows = try database.statement("SELECT \(table.columnList) FROM baseline.\(table.quotedName)")
+        defer { rows.reset() }
         let attributes = table.entity.attributes.map { ($0, Int32(table.attributeColumn[$0.name]!)) }
         let toOnes = table.entity.relationships.filter { !$0.isToMany }.map { ($0, Int32(table.toOneColumn[$0.name]!)) }
         let writerColumns = table.slotLayouts.map { Int32($0.writer) }
@@ -143,12 +145,14 @@ extension PersistentStore {
                 let value = rows.value(column)
                 if value == .null { continue }
                 if case let .real(number) = value, !number.isFinite { throw invalid("holds a number that is not finite in \(attribute.name)") }
-                guard AttributeValue(sqlite: value, type: attribute.type) != nil else {
+                guard let typed = AttributeValue(sqlite: value, type: attribute.type) else {
                     throw invalid("holds a value of the wrong type in \(attribute.name) (\(attribute.type.rawValue) expected)")
                 }
+                // The kind and an integer type's range, as a log's reader checks them.
+                do { try attribute.validateKind(typed, entity: table.entity.name) } catch { throw invalid("breaks the model: \(error)") }
             }
             for (relationship, column) in toOnes where !rows.isNull(column) {
-                guard (try? GlobalID(rows.string(column) ?? ""))?.entity == relationship.destination else {
+                guard let target = try? GlobalID(rows.string(column) ?? ""), model.isKind(target.entity, of: relationship.destination) else {
                     throw invalid("refers to an invalid \(relationship.destination) in \(relationship.name)")
                 }
             }
@@ -162,8 +166,12 @@ extension PersistentStore {
 
     /// A store that holds nothing takes the baseline's rows as they are.
     private func copyAttachedState() throws -> ObjectChanges {
-        for table in tables.values.map(\.quotedName) + pairTables.values.map(\.quotedName) + ["Z_TOMBSTONES", "Z_WRITERS"] {
+        // Fixed tables column by column as they lie; entity tables by name (their order may differ).
+        for table in pairTables.values.map(\.quotedName) + ["Z_TOMBSTONES", "Z_WRITERS"] {
             try database.execute("DELETE FROM main.\(table); INSERT INTO main.\(table) SELECT * FROM baseline.\(table)")
+        }
+        for table in tables.values {
+            try database.execute("DELETE FROM main.\(table.quotedName); INSERT INTO main.\(table.quotedName) (\(table.columnList)) SELECT \(table.columnList) FROM baseline.\(table.quotedName)")
         }
         forgetSlotWriters()
         var changes = ObjectChanges()
@@ -196,7 +204,7 @@ extension PersistentStore {
 
         var changes = ObjectChanges()
         for table in tables.values.sorted(by: { $0.tableName < $1.tableName }) {
-            let rows = try database.statement("SELECT * FROM baseline.\(table.quotedName)")
+            let rows = try database.statement("SELECT \(table.columnList) FROM baseline.\(table.quotedName)")
             defer { rows.reset() }
             while try rows.step() {
                 var incoming = (0..<Int32(table.columns.count)).map { rows.value($0) }
@@ -294,6 +302,15 @@ extension PersistentStore {
                 for id in [source, target].compactMap(GlobalID.init(stored:)) { changes.note(id, wasAlive: true, isAlive: true, changed: true) }
             }
         }
+    }
+
+    /// The names of the columns the attached file's table has.
+    private func attachedColumns(of table: EntityTable) throws -> Set<String> {
+        let info = try database.statement("SELECT name FROM pragma_table_info(\(SQLiteDatabase.quoteLiteral(table.tableName)), 'baseline')")
+        defer { info.reset() }
+        var names: Set<String> = []
+        while try info.step() { names.insert(info.string(0) ?? "") }
+        return names
     }
 
     private func gids(_ sql: String) throws -> Set<String> {

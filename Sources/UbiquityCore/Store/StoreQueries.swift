@@ -21,18 +21,31 @@ extension PersistentStore {
         try locked { try liveness(of: id) == false }
     }
 
-    /// The live objects matching `request`.
+    /// The live objects matching `request`: of its entity and, unless it says otherwise, of
+    /// the entity's sub-entities.
     public func fetch(_ request: FetchRequest) throws -> [ObjectSnapshot] {
         try locked {
-            let table = try table(request.entity)
-            let (sql, arguments) = try request.sql(table: table)
+            let (sql, arguments) = try sql(of: request)
             let ids = try database.statement(sql).bind(arguments).rows { $0.string(0) ?? "" }
             return try ids.compactMap { text in
                 let id = try GlobalID(text)
+                let table = try table(id.entity)
                 guard let row = try loadRow(table, id) else { return nil }
                 return try snapshot(row: row, table: table, id: id)
             }
         }
+    }
+
+    /// The SQL of a fetch: one table, or the entity's and its sub-entities' tables.
+    private func sql(of request: FetchRequest) throws -> (String, [SQLiteValue]) {
+        let table = try table(request.entity)
+        let others = request.includesSubentities ? try model.family(of: request.entity).dropFirst().map { try self.table($0) } : []
+        return try request.sql(table: table, subentityTables: others)
+    }
+
+    /// The tables whose rows are objects of `entity`: its own and its sub-entities'.
+    func familyTables(of entity: String) throws -> [EntityTable] {
+        try model.family(of: entity).map { try table($0) }
     }
 
     /// The number of live objects matching `request` (its limit ignored).
@@ -40,8 +53,7 @@ extension PersistentStore {
         try locked {
             var unlimited = request
             unlimited.limit = nil
-            let table = try table(request.entity)
-            let (sql, arguments) = try unlimited.sql(table: table)
+            let (sql, arguments) = try sql(of: unlimited)
             let statement = try database.statement("SELECT count(*) FROM (\(sql))").bind(arguments)
             return try statement.step() ? statement.int(0) : 0
         }
@@ -54,20 +66,26 @@ extension PersistentStore {
             guard let relationship = table.entity.relationship(relationshipName) else {
                 throw ModelError.unknownProperty(entity: id.entity, property: relationshipName)
             }
-            let destination = try self.table(relationship.destination)
+            // Targets may be objects of the destination's sub-entities: each table is asked.
+            let destinations = try familyTables(of: relationship.destination)
             let sql: String
+            var arguments: [SQLiteValue] = []
             switch model.storage(of: relationship, in: table.entity) {
             case .toOneColumn:
                 guard let target = try snapshot(of: id)?.toOne[relationshipName] ?? nil else { return [] }
                 return [target]
             case let .derivedFromInverse(inverse):
-                sql = "SELECT gid FROM \(destination.quotedName) WHERE alive = 1 AND \(SQLiteDatabase.quote("r_" + inverse)) = ? ORDER BY gid"
+                sql = destinations.map { "SELECT gid FROM \($0.quotedName) WHERE alive = 1 AND \(SQLiteDatabase.quote("r_" + inverse)) = ?" }
+                    .joined(separator: " UNION ALL ") + " ORDER BY gid"
+                arguments = Array(repeating: .text(id.description), count: destinations.count)
             case let .pairTable(owner, name, selfIsSource):
                 let pairs = pairTables["\(owner).\(name)"]!
                 let (mine, theirs) = selfIsSource ? ("source", "target") : ("target", "source")
-                sql = "SELECT p.\(theirs) FROM \(pairs.quotedName) p JOIN \(destination.quotedName) e ON e.gid = p.\(theirs) WHERE p.\(mine) = ? AND p.present = 1 AND e.alive = 1 ORDER BY p.\(theirs)"
+                sql = destinations.map { "SELECT p.\(theirs) AS gid FROM \(pairs.quotedName) p JOIN \($0.quotedName) e ON e.gid = p.\(theirs) WHERE p.\(mine) = ? AND p.present = 1 AND e.alive = 1" }
+                    .joined(separator: " UNION ALL ") + " ORDER BY gid"
+                arguments = Array(repeating: .text(id.description), count: destinations.count)
             }
-            return try database.statement(sql).bind([.text(id.description)]).rows { try GlobalID($0.string(0) ?? "") }
+            return try database.statement(sql).bind(arguments).rows { try GlobalID($0.string(0) ?? "") }
         }
     }
 

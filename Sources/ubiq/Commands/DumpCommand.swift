@@ -28,7 +28,7 @@ struct DumpCommand: ParsableCommand {
     static func listing(of store: PersistentStore) throws -> String {
         var lines: [String] = []
         for entity in store.model.entities.sorted(by: { $0.name < $1.name }) {
-            let snapshots = try store.fetch(FetchRequest(entity: entity.name))
+            let snapshots = try store.fetch(FetchRequest(entity: entity.name, includesSubentities: false))
             lines.append("\(entity.name) (\(snapshots.count))")
             for snapshot in snapshots { lines.append("  " + (try ObjectText.line(snapshot, entity: entity, store: store))) }
         }

@@ -7,7 +7,8 @@ struct FetchCommand: ParsableCommand {
         abstract: "List live objects of an entity, filtered and sorted.",
         discussion: """
             --where takes a predicate: comparisons with == != < <= > >= CONTAINS BEGINSWITH, combined \
-            with AND, OR, NOT and parentheses; nil is the absent value. --sort may be repeated.
+            with AND, OR, NOT and parentheses; nil is the absent value. --sort may be repeated. A parent \
+            entity's fetch returns its sub-entities' objects too.
 
             Example: ubiq fetch Note --where "pinned == true OR title BEGINSWITH 'G'" --sort title:desc --limit 10 --json
             """)
@@ -37,8 +38,10 @@ struct FetchCommand: ParsableCommand {
             let description = try store.model.entity(named: entity)
             let predicate = try condition.map { try FetchPredicate.parse($0, entity: description) }
             let snapshots = try store.fetch(FetchRequest(entity: entity, predicate: predicate, sortDescriptors: sortDescriptors, limit: limit))
-            if json { return JSONValue.array(try snapshots.map { try store.json(of: $0, entity: description) }).text() }
-            return try snapshots.map { try ObjectText.line($0, entity: description, store: store) }.joined(separator: "\n")
+            // A fetch of a parent entity returns its sub-entities' objects: each shows its own entity.
+            func entityOf(_ snapshot: ObjectSnapshot) throws -> EntityDescription { try store.model.entity(named: snapshot.id.entity) }
+            if json { return JSONValue.array(try snapshots.map { try store.json(of: $0, entity: try entityOf($0)) }).text() }
+            return try snapshots.map { try ObjectText.line($0, entity: try entityOf($0), store: store) }.joined(separator: "\n")
         }
         if !output.isEmpty { Console.out(output) }
     }

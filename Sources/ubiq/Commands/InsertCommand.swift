@@ -7,8 +7,9 @@ struct InsertCommand: ParsableCommand {
         abstract: "Save a new object and print its global ID.",
         discussion: """
             Values are read by the attribute's type; 'attr=nil' leaves a value absent, 'attr=' is the \
-            empty string, a to-one relationship takes a global ID. With --id the object gets a \
-            natural key (global ID <Entity>/<key>) instead of a UUID.
+            empty string, a to-one relationship takes a global ID, a binary attribute takes 'attr=@FILE' \
+            (the file's bytes) or 'attr=base64:…'. With --id the object gets a natural key (global ID \
+            <Entity>/<key>) instead of a UUID.
 
             Example: ubiq insert Note --id groceries title=Groceries pinned=true folder=Folder/home
             """)
@@ -27,6 +28,7 @@ struct InsertCommand: ParsableCommand {
     func run() throws {
         let assignments = try assignments.map(PropertyAssignment.init(parsing:))
         let id = try global.withPeer { peer in
+            let assignments = try FileValues.resolve(assignments, entity: try peer.store.model.entity(named: entity))
             let context = peer.newContext()
             let object = try context.insert(entity, key: key)
             for assignment in assignments { try assignment.apply(to: object, in: context) }

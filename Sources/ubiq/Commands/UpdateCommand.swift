@@ -6,7 +6,7 @@ struct UpdateCommand: ParsableCommand {
         commandName: "update",
         abstract: "Change values of an object.",
         discussion: """
-            Same value rules as 'insert' ('attr=nil' clears a value).
+            Same value rules as 'insert' ('attr=nil' clears a value, 'attr=@FILE' sets binary data).
 
             Example: ubiq update Note/groceries title="Groceries for Sunday" pinned=false
             """)
@@ -24,6 +24,7 @@ struct UpdateCommand: ParsableCommand {
         let assignments = try assignments.map(PropertyAssignment.init(parsing:))
         guard !assignments.isEmpty else { throw CLIError("nothing to update: give one or more attr=value") }
         try global.withPeer { peer in
+            let assignments = try FileValues.resolve(assignments, entity: try peer.store.model.entity(named: id.entity))
             let context = peer.newContext()
             guard let object = try context.object(id) else { throw StoreError.objectNotFound(id) }
             for assignment in assignments { try assignment.apply(to: object, in: context) }

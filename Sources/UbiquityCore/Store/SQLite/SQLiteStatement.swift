@@ -48,7 +48,15 @@ public final class SQLiteStatement {
         case .null: code = sqlite3_bind_null(handle, index)
         case let .integer(v): code = sqlite3_bind_int64(handle, index, v)
         case let .real(v): code = sqlite3_bind_double(handle, index, v)
-        case let .text(v): code = sqlite3_bind_text(handle, index, v, -1, SQLITE_TRANSIENT)
+        case let .text(v):
+            // The UTF-8 byte count, never -1: a string may hold U+0000, and -1 would cut it there.
+            var text = v
+            code = text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    // An empty string still needs a pointer, or SQLite stores NULL.
+                    sqlite3_bind_text(handle, index, chars.baseAddress ?? UnsafePointer(bitPattern: 1), Int32(chars.count), SQLITE_TRANSIENT)
+                }
+            }
         case let .blob(v):
             code = v.withUnsafeBytes { raw in
                 sqlite3_bind_blob(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(raw.count), SQLITE_TRANSIENT)

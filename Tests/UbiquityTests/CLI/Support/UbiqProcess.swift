@@ -12,6 +12,8 @@ struct UbiqResult: CustomStringConvertible {
     let timedOut: Bool
     let stdout: String
     let stderr: String
+    /// Standard output byte for byte (`get --raw` writes data that is not text).
+    var stdoutBytes: [UInt8] = []
 
     var succeeded: Bool { status == 0 && !signaled && !timedOut }
     /// Complete lines only: a process killed mid-write may leave a fragment at the end.
@@ -94,6 +96,7 @@ final class UbiqProcess {
         }
         return UbiqResult(arguments: arguments, status: process.terminationStatus,
                           signaled: process.terminationReason == .uncaughtSignal, timedOut: timedOut,
-                          stdout: stdoutSoFar, stderr: (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "")
+                          stdout: stdoutSoFar, stderr: (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "",
+                          stdoutBytes: FileManager.default.contents(atPath: stdoutPath).map { [UInt8]($0) } ?? [])
     }
 }

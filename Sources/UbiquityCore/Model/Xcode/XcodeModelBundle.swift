@@ -1,0 +1,101 @@
+import Foundation
+import UbiquityBase
+import UbiquityPlist
+
+/// An Xcode versioned model (`.xcdatamodeld`): a folder of model versions (`.xcdatamodel`
+/// folders) and `.xccurrentversion`, a property list whose `_XCCurrentVersionName` names the
+/// version the app uses.
+public struct XcodeModelBundle: Sendable {
+    public let path: String
+    /// The versions' names (folder names without `.xcdatamodel`), sorted.
+    public let versions: [String]
+    /// The version `.xccurrentversion` names (the only version when there is no such file).
+    public let currentVersion: String
+
+    /// Opens the bundle at `path`; its versions are read when asked for.
+    public init(path: String) throws(ModelError) {
+        self.path = path
+        let names = DirectoryEntry.list(path).filter { $0.isDirectory && $0.name.hasSuffix(".xcdatamodel") }.map(\.name)
+        guard !names.isEmpty else { throw .unreadableFile(path, "a versioned model (.xcdatamodeld) with no .xcdatamodel version in it") }
+        versions = names.map { String($0.dropLast(".xcdatamodel".count)) }.sorted()
+        let marker = path + "/.xccurrentversion"
+        if DirectoryEntry.at(marker) != nil {
+            let plist: PlistValue
+            do { plist = try PlistSeam.decode(try AtomicFile.read(marker, limit: 1 << 20, followingLinks: true)) } catch { throw .unreadableFile(marker, "\(error)") }
+            guard let named = plist["_XCCurrentVersionName"]?.stringValue else {
+                throw .unreadableFile(marker, "no _XCCurrentVersionName")
+            }
+            let version = named.hasSuffix(".xcdatamodel") ? String(named.dropLast(".xcdatamodel".count)) : named
+            guard versions.contains(version) else {
+                throw .unreadableFile(marker, "names version '\(named)', which the bundle does not hold (it holds \(versions.joined(separator: ", ")))")
+            }
+            currentVersion = version
+        } else {
+            guard versions.count == 1 else {
+                throw .unreadableFile(path, "no .xccurrentversion says which of its \(versions.count) versions is current")
+            }
+            currentVersion = versions[0]
+        }
+    }
+
+    /// The model of `version` (with or without `.xcdatamodel`); the current one when `nil`.
+    public func model(version: String? = nil) throws(ModelError) -> ObjectModel {
+        let name = version.map { $0.hasSuffix(".xcdatamodel") ? String($0.dropLast(".xcdatamodel".count)) : $0 } ?? currentVersion
+        guard versions.contains(name) else {
+            throw .unreadableFile(path, "no version '\(name)' (versions: \(versions.joined(separator: ", ")))")
+        }
+        return try ObjectModel.loadXcodeModel(at: path + "/" + name + ".xcdatamodel")
+    }
+}
+
+extension ObjectModel {
+    /// Loads a model file in any form the library reads:
+    /// - an Xcode versioned model (`.xcdatamodeld`): its current version, or `version`;
+    /// - an Xcode model version (`.xcdatamodel`, a folder holding `contents`), or its `contents` file;
+    /// - a property-list model file (binary or XML, `ubiq model write` makes one).
+    public static func load(contentsOf path: String, version: String? = nil) throws(ModelError) -> ObjectModel {
+        let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        guard let entry = DirectoryEntry.at(trimmed) else { throw .unreadableFile(path, "no such file or folder") }
+        if entry.isDirectory {
+            if trimmed.hasSuffix(".xcdatamodeld") || DirectoryEntry.at(trimmed + "/.xccurrentversion") != nil {
+                return try XcodeModelBundle(path: trimmed).model(version: version)
+            }
+            guard version == nil else { throw .unreadableFile(path, "a single model version has no versions to choose from") }
+            return try loadXcodeModel(at: trimmed)
+        }
+        guard version == nil else { throw .unreadableFile(path, "a model file has no versions to choose from (give an .xcdatamodeld)") }
+        let bytes: [UInt8]
+        do { bytes = try AtomicFile.read(trimmed, limit: 16 << 20, followingLinks: true) } catch { throw .unreadableFile(path, error.message) }
+        if looksLikeXcodeContents(bytes) {
+            let folder = (trimmed as NSString).deletingLastPathComponent
+            return try XcodeModelReader(file: trimmed).read(bytes, name: modelName(ofVersionFolder: folder))
+        }
+        return try loadPlist(contentsOf: trimmed)
+    }
+
+    /// Loads one Xcode model version: the `contents` file in the `.xcdatamodel` folder.
+    static func loadXcodeModel(at folder: String) throws(ModelError) -> ObjectModel {
+        let contents = folder + "/contents"
+        guard DirectoryEntry.at(contents) != nil else {
+            if DirectoryEntry.at(folder + "/elements") != nil {
+                throw .unreadableFile(folder, "an Xcode 3 model (a binary 'elements' archive, no 'contents'): open and save it in Xcode 4 or later")
+            }
+            throw .unreadableFile(folder, "no 'contents' file: not an Xcode model version")
+        }
+        let bytes: [UInt8]
+        do { bytes = try AtomicFile.read(contents, limit: 16 << 20, followingLinks: true) } catch { throw .unreadableFile(contents, error.message) }
+        return try XcodeModelReader(file: contents).read(bytes, name: modelName(ofVersionFolder: folder))
+    }
+
+    private static func modelName(ofVersionFolder folder: String) -> String {
+        let last = (folder as NSString).lastPathComponent
+        return last.hasSuffix(".xcdatamodel") ? String(last.dropLast(".xcdatamodel".count)) : "Model"
+    }
+
+    /// Whether a file is XML whose root element is `<model>` (a plist's is `<plist>`).
+    private static func looksLikeXcodeContents(_ bytes: [UInt8]) -> Bool {
+        let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
+        guard let model = head.range(of: "<model") else { return false }
+        return head.range(of: "<plist").map { model.lowerBound < $0.lowerBound } ?? true
+    }
+}
