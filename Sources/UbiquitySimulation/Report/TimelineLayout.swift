@@ -89,8 +89,11 @@ struct TimelineLayout {
     /// The violations, wrapped, under the title (only in a standalone SVG: the HTML page has them above).
     var violationLines: [String]
     var legend: [LegendItem]
-    /// Labels of the violations, in their own strip above the lanes.
+    /// Labels of the violations, in their own strip above the lanes, which starts at `violationsTop`.
     var violationLabels: [Label]
+    var violationsTop = 0.0
+    /// Where each violation happened, and what it says.
+    var violationMarkers: [(x: Double, tooltip: String)]
     var lanes: [Lane]
     /// Lanes left out because nothing happened on them.
     var emptyLanes: [String]
@@ -132,8 +135,8 @@ struct TimelineLayout {
         }
         y += 18
 
-        // The violations' strip.
         violationLabels = []
+        violationMarkers = []
         lanes = []
         emptyLanes = []
         lanesTop = 0
@@ -141,9 +144,13 @@ struct TimelineLayout {
         axisY = 0
         ticks = []
         height = 0
+
+        // The violations' strip: each named above the lanes (when there is room), its line across them.
         if !result.violations.isEmpty {
+            violationsTop = y
             var rows = LabelRows(left: Self.plotLeft, right: Self.width - Self.right, maxRows: 2)
             for violation in result.violations {
+                violationMarkers.append((x(violation.time), violation.description))
                 let text = violation.line > 0 ? "violation, line \(violation.line)" : "violation"
                 if let place = rows.place(text, at: x(violation.time)) {
                     violationLabels.append(Label(text: text, tooltip: violation.description, style: .violation, markX: x(violation.time),
@@ -155,11 +162,10 @@ struct TimelineLayout {
 
         lanesTop = y
         for name in timeline.lanes {
-            guard var lane = makeLane(name, result: result, top: y) else {
+            guard let lane = makeLane(name, result: result, top: y) else {
                 emptyLanes.append(name)
                 continue
             }
-            lane.top = y
             y += lane.height
             lanes.append(lane)
         }

@@ -27,12 +27,12 @@ enum TimelineSVG {
         }
 
         // Violations: across every lane, named in their strip.
-        for label in layout.violationLabels {
-            out.append("<g class=\"violation\">")
-            out.append("<line x1=\"\(n(label.markX))\" y1=\"\(n(label.box.y))\" x2=\"\(n(label.markX))\" y2=\"\(n(layout.lanesBottom))\" stroke=\"\(Colour.violation)\" stroke-width=\"2\" stroke-dasharray=\"5 3\"><title>\(escape(label.tooltip))</title></line>")
-            out.append(self.label(label))
-            out.append("</g>")
+        out.append("<g class=\"violation\">")
+        for marker in layout.violationMarkers {
+            out.append("<line x1=\"\(n(marker.x))\" y1=\"\(n(layout.violationsTop))\" x2=\"\(n(marker.x))\" y2=\"\(n(layout.lanesBottom))\" stroke=\"\(Colour.violation)\" stroke-width=\"2\" stroke-dasharray=\"5 3\"><title>\(escape(marker.tooltip))</title></line>")
         }
+        for label in layout.violationLabels { out.append(self.label(label)) }
+        out.append("</g>")
 
         // The time axis.
         out.append("<line x1=\"\(n(TimelineLayout.plotLeft))\" y1=\"\(n(layout.axisY))\" x2=\"\(n(layout.plotRight))\" y2=\"\(n(layout.axisY))\" stroke=\"#888\"/>")

@@ -104,7 +104,7 @@ struct TimelineBrowserTests {
         let file = folder + "/report.html"
         try page.replacingOccurrences(of: "</body>", with: script + "</body>").write(toFile: file, atomically: true, encoding: .utf8)
         let run = try UbiqProcess(binary: chromium, arguments: [
-            "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(folder)/profile", "--window-size=1400,900",
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=\(folder)/profile", "--window-size=1400,900",
             "--dump-dom", "file://\(file)",
         ], directory: folder).wait(timeout: 120)
         #expect(run.succeeded, "\(run)")
