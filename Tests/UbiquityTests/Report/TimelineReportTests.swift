@@ -1,0 +1,219 @@
+import Foundation
+import Testing
+@testable import UbiquitySimulation
+
+/// The report reads at a glance, checked by reading back what it draws (no browser): no two
+/// labels overlap, transitions are named, every lane drawn has something on it, the band under
+/// a device's lane names the account and store, and a failing run's violation comes first.
+@Suite("Scenario report")
+struct TimelineReportTests {
+    // MARK: A made-up run, crowded on purpose
+
+    /// Two devices, a device that never ran, a cloud that saw only the violation; transitions at
+    /// one moment, a burst too dense for three rows of labels, one at the right edge.
+    static func crowded() -> ScenarioResult {
+        var result = ScenarioResult(scenario: "crowded", seed: 1, mode: "in-process")
+        var timeline = Timeline()
+        timeline.lanes = ["iphone", "ipad", "never", "cloud"]
+        func events(_ time: Double, _ lane: String, _ texts: String...) {
+            for text in texts { timeline.mark(time, lane, .transition, text) }
+        }
+        events(0, "iphone", "did-change:added:fallback", "will-change:initialImportCompleted", "did-change:initialImportCompleted:account")
+        events(600, "iphone", "will-change:accountAdded", "did-change:accountAdded:fallback")
+        events(610, "iphone", "will-change:initialImportCompleted", "did-change:initialImportCompleted:account")
+        for second in 0..<12 { events(1_800 + Double(second), "iphone", "will-change:contentRemoved") }
+        events(3_590, "iphone", "will-change:accountRemoved", "did-change:accountRemoved:local")
+        timeline.mark(300, "ipad", .save, "saved account transaction 1 (1 objects)")
+        timeline.mark(130, "ipad", .importChanges, "did-import:1")
+        timeline.mark(130, "ipad", .upload, "upload a.cdt")
+        events(140, "ipad", "did-change:added:account", "will-change-save-failed:disk full")
+        timeline.mark(1_800, "cloud", .violation, "iphone has 2 notes; the scenario expects 3")
+        for (time, store) in [(0.0, "fallback (alice)"), (0, "account (alice)"), (600, "fallback (bob)"), (610, "account (bob)"), (3_590, "local")] {
+            timeline.sample("iphone", time: time, knowledge: Int64(time / 100), store: store)
+        }
+        timeline.sample("ipad", time: 300, knowledge: 1, store: "account (alice)")
+        timeline.sample("ipad", time: 2_000, knowledge: nil, store: nil)
+        timeline.duration = 3_600
+        result.timeline = timeline
+        result.devices = ["iphone", "ipad", "never"].map { DeviceSummary(name: $0, peerID: $0) }
+        result.violations = [Violation(source: "crowded.scenario", line: 7, step: "iphone expect count Note 3", time: 1_800,
+                                       message: "iphone has 2 live Note objects; the scenario expects 3")]
+        return result
+    }
+
+    @Test func crowdedLabelsAreStackedOrLeftToTheirTooltipsNeverOverlapping() throws {
+        let drawing = try TimelineDrawing(svg: TimelineReport.svg(Self.crowded()))
+        try Self.checkReadable(drawing)
+        #expect(drawing.laneNames == ["iphone", "ipad"], "the device that never ran and the cloud that saw only the violation are left out")
+        let iphone = try #require(drawing.lanes.first { $0.attributes["data-lane"] == "iphone" })
+        let shown = iphone.all { $0.classes.contains("label") }.count
+        let markers = iphone.all { $0.classes.contains("marker") }.count
+        // 2 at launch, 2 for the switch, 12 in the burst, 1 at the end: every one keeps its marker.
+        #expect(markers == 17)
+        #expect(shown < markers, "the burst does not fit in three rows")
+        let note = iphone.all { $0.classes.contains("lane-subtitle") }.map(\.visibleText)
+        #expect(note == ["\(markers - shown) labels in tooltips"])
+        // The label at the right edge is drawn to the left of its marker, inside the plot.
+        let last = try #require(drawing.labels.first { $0.visibleText == "will/did accountRemoved" })
+        #expect(TimelineDrawing.box(of: last).maxX <= TimelineLayout.width - TimelineLayout.right)
+        let empty = drawing.root.all { $0.classes.contains("empty-lanes") }.map(\.visibleText)
+        #expect(empty == ["Not drawn, since nothing happened on them: never, cloud"])
+    }
+
+    @Test func transitionsAreNamedAndTheirNumbersAreInTheTooltips() throws {
+        let drawing = try TimelineDrawing(svg: TimelineReport.svg(Self.crowded()))
+        let texts = Set(drawing.labels.filter { $0.classes.contains("transition") }.map(\.visibleText))
+        #expect(texts.isSuperset(of: ["store added", "will/did initialImportCompleted", "will/did accountAdded", "will contentRemoved"]))
+        let tooltips = drawing.root.all { $0.classes.contains("marker") }.compactMap(\.tooltip)
+        #expect(tooltips.contains("+10m iphone: will-change, then did-change: accountAdded (NSPersistentStoreUbiquitousTransitionType 1), now on the fallback store"))
+        #expect(tooltips.contains("+0s iphone: did-change: a store added at launch (no transition type), now on the fallback store"))
+        #expect(tooltips.contains { $0.contains("contentRemoved (NSPersistentStoreUbiquitousTransitionType 3)") })
+        let failure = drawing.labels.filter { $0.classes.contains("failure") }.map(\.visibleText)
+        #expect(failure == ["save in will-change failed"])
+    }
+
+    @Test func theBandNamesTheAccountAndStoreWhereTheyChange() throws {
+        let drawing = try TimelineDrawing(svg: TimelineReport.svg(Self.crowded()))
+        let iphone = drawing.segments(of: "iphone")
+        // The fallback of the first launch lasted no time: it is in the labels, not in the band.
+        #expect(iphone.map(\.tooltip) == [
+            "iphone, +0s to +10m: alice · account store", "iphone, +10m to +10m10s: bob · fallback store",
+            "iphone, +10m10s to +59m50s: bob · account store", "iphone, +59m50s to +1h: signed out · local store",
+        ])
+        #expect(iphone[0].text == "alice · account store" && iphone[2].text == "bob · account store")
+        #expect(iphone[1].text == "" && iphone[3].text == "", "too narrow to say it: the tooltip does")
+        let ipad = drawing.segments(of: "ipad").map(\.text)
+        #expect(ipad == ["not running", "alice · account store", "not running"])
+    }
+
+    @Test func aFailingRunsViolationComesFirstInRedWithItsStep() throws {
+        let result = Self.crowded()
+        let page = TimelineReport.html(result)
+        let heading = try #require(page.range(of: "<h1>"))
+        let block = try #require(page.range(of: "<section class=\"violations\">"))
+        let figure = try #require(page.range(of: "<svg"))
+        let summary = try #require(page.range(of: "<pre class=\"summary\">"))
+        #expect(heading.upperBound < block.lowerBound && block.upperBound < figure.lowerBound && figure.upperBound < summary.lowerBound)
+        let between = page[heading.upperBound..<block.lowerBound]
+        #expect(between.contains("FAILED") && !between.contains("<p") && !between.contains("<div"), "nothing stands between the verdict and the violation")
+        let section = page[block.lowerBound..<figure.lowerBound]
+        #expect(section.contains("crowded.scenario, line 7 at +30m"))
+        #expect(section.contains("step <code>iphone expect count Note 3</code>"))
+        #expect(section.contains("iphone has 2 live Note objects; the scenario expects 3"))
+        #expect(page.contains(".violations { border: 2px solid #c62828;"), "the block is red")
+        #expect(page.contains("pre.summary { background: #f6f8fa; padding: 12px; white-space: pre-wrap;"), "the summary wraps")
+
+        // The SVG alone says it under its title, in red, and marks the moment across the lanes.
+        let drawing = try TimelineDrawing(svg: TimelineReport.svg(result))
+        let texts = drawing.root.all { $0.name == "text" }
+        #expect(texts.first?.visibleText.hasSuffix("FAILED") == true)
+        #expect(texts.dropFirst().first?.classes.contains("violation-text") == true)
+        #expect(texts.dropFirst().first?.attributes["fill"] == TimelineSVG.Colour.violation)
+        #expect(texts.dropFirst().first?.visibleText.hasPrefix("✗ crowded.scenario:7 at +30m (iphone expect count Note 3):") == true)
+        #expect(drawing.labels.filter { $0.classes.contains("violation") }.map(\.visibleText) == ["violation, line 7"])
+    }
+
+    @Test func aRunThatPassedHasNoViolationBlock() throws {
+        var result = Self.crowded()
+        result.violations = []
+        result.timeline.marks.removeAll { $0.kind == .violation }
+        let page = TimelineReport.html(result)
+        #expect(!page.contains("class=\"violations\"") && !page.contains("violation, line"))
+        #expect(page.contains("<span class=\"passed\">passed</span>"))
+    }
+
+    @Test func textIsMeasuredWideAndShortenedToFit() {
+        // Wider than Helvetica's own widths (556 thousandths for a digit, 500 for "v").
+        #expect(TextMetrics.width("0", size: 10) >= 5.56)
+        #expect(TextMetrics.width("will/did initialImportCompleted", size: 10) > 140)
+        #expect(TextMetrics.truncate("a very long device name indeed", toFit: 60, size: 12).hasSuffix("…"))
+        #expect(TextMetrics.width(TextMetrics.truncate("a very long device name indeed", toFit: 60, size: 12), size: 12) <= 60)
+        #expect(TextMetrics.truncate("iphone", toFit: 60, size: 12) == "iphone")
+        #expect(TimelineLayout.wrap("one two three four five six", width: TextMetrics.width("one two three", size: 10), size: 10)
+                == ["one two three", "four five six"])
+    }
+
+    // MARK: Real runs, on both transports
+
+    @Test(arguments: [ScenarioTransport.icloud, .fileSync])
+    func theAccountSwitchShowsEachLanesAccountsOnBothTransports(transport: ScenarioTransport) throws {
+        var options = try ScenarioFixtures.options()
+        options.transport = transport
+        let result = try ScenarioFixtures.run(try ScenarioFixtures.builtIn("account-switch"), options)
+        #expect(result.passed, "\(result.text)")
+        for drawing in [try TimelineDrawing(html: TimelineReport.html(result)), try TimelineDrawing(svg: TimelineReport.svg(result))] {
+            try Self.checkReadable(drawing)
+            let machines = transport == .fileSync ? ["machine 1", "machine 2", "machine 3"] : []
+            #expect(drawing.laneNames == ["iphone", "ipad", "mac"] + machines)
+            // The iPhone goes alice → bob → alice → bob; the iPad signs out and back.
+            let iphone = drawing.segments(of: "iphone").map(\.text).filter { $0.hasSuffix("account store") }
+            #expect(iphone == ["alice · account store", "bob · account store", "alice · account store"], "the last stretch is too short to name")
+            #expect(drawing.segments(of: "iphone").last?.tooltip.hasSuffix("bob · account store") == true)
+            let ipad = drawing.segments(of: "ipad").map(\.text)
+            #expect(ipad == ["alice · account store", "signed out · local store", "alice · account store"])
+            let names = drawing.lanes.map { lane in (lane.attributes["data-lane"] ?? "", lane.all { $0.classes.contains("lane-subtitle") }.map(\.visibleText)) }
+            if transport == .fileSync {
+                #expect(names.first { $0.0 == "iphone" }?.1 == ["on machine 1"])
+                #expect(names.first { $0.0 == "machine 3" }?.1 == ["mac"])
+            }
+        }
+    }
+
+    @Test func aFailingRunNamesItsLineTimeAndStepFirst() throws {
+        let text = """
+            scenario wrong-count
+            seed 3
+            devices iphone mac
+            all launch
+            wait 5m
+            iphone insert Note a title="one"
+            iphone save
+            settle
+            mac expect count Note 3
+            """
+        var options = try ScenarioFixtures.options()
+        let work = options.workDirectory ?? NSTemporaryDirectory() + "/ubiquity-report-test-" + UUID().uuidString
+        options.workDirectory = work
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let result = try ScenarioFixtures.run(try ScenarioParser.parse(text, source: "wrong-count.scenario"), options)
+        #expect(!result.passed)
+        let page = TimelineReport.html(result)
+        let block = try #require(page.range(of: "<section class=\"violations\">"))
+        let figure = try #require(page.range(of: "<svg"))
+        #expect(block.upperBound < figure.lowerBound)
+        let violation = try #require(result.violations.first)
+        #expect(page[block.lowerBound..<figure.lowerBound].contains("wrong-count.scenario, line 9 at +\(SimulatedDuration.text(violation.time))</span>, step <code>mac expect count Note 3</code>"))
+        try Self.checkReadable(try TimelineDrawing(html: page))
+    }
+
+    // MARK: What every drawing must hold
+
+    /// No two labels overlap, nor any two texts; each label stays inside the plot; transitions are named (no bare
+    /// numbers); every lane has something on it; a band's text fits its segment.
+    static func checkReadable(_ drawing: TimelineDrawing, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(drawing.overlappingLabels.isEmpty, "\(drawing.overlappingLabels.prefix(5))", sourceLocation: sourceLocation)
+        #expect(drawing.overlappingTexts.isEmpty, "\(drawing.overlappingTexts.prefix(5))", sourceLocation: sourceLocation)
+        for label in drawing.labels {
+            let box = TimelineDrawing.box(of: label)
+            #expect(box.x >= TimelineLayout.plotLeft && box.maxX <= TimelineLayout.width - TimelineLayout.right,
+                    "'\(label.visibleText)' \(box) leaves the plot", sourceLocation: sourceLocation)
+            if label.classes.contains("transition") {
+                #expect(TransitionLabel.allTexts.contains(label.visibleText), "'\(label.visibleText)' is not a transition's name", sourceLocation: sourceLocation)
+            }
+        }
+        let everything = drawing.root.visibleText
+        #expect(everything.range(of: #"\b(will|did) [0-9]"#, options: .regularExpression) == nil, "a raw transition number", sourceLocation: sourceLocation)
+        #expect(!drawing.lanes.isEmpty, sourceLocation: sourceLocation)
+        let content: Set<String> = ["save", "upload", "download", "import", "deletion", "fault", "note", "marker", "segment-box", "knowledge"]
+        for lane in drawing.lanes {
+            #expect(!lane.all(where: { !$0.classes.isDisjoint(with: content) }).isEmpty, "lane \(lane.attributes["data-lane"] ?? "?") is empty", sourceLocation: sourceLocation)
+        }
+        for lane in drawing.laneNames {
+            for segment in drawing.segments(of: lane) where !segment.text.isEmpty {
+                let width = TextMetrics.width(segment.account, size: TimelineLayout.labelSize, bold: true)
+                    + TextMetrics.width(String(segment.text.dropFirst(segment.account.count)), size: TimelineLayout.labelSize)
+                #expect(width + 3 <= segment.width, "'\(segment.text)' does not fit its segment of \(segment.width)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+}
