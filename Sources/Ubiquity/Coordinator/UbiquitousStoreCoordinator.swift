@@ -105,14 +105,14 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         if PersistentStore.initialImportCompleted(atPath: accountPath) && !fallbackLeft {
             let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
             let choice = try install(account, reason: "the account store of '\(device.identityToken ?? "")' (its initial import completed earlier)", transition: transition)
-            logger.log(.error, "PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 0")
+            logger.notice("PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 0")
             runInBackground { _ = try account.sync() }
             return choice
         } else {
             // A fallback left by an earlier launch still holds saves not yet migrated: reuse it.
             let fallback = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .fallback)
             let choice = try install(fallback, reason: "the fallback store of '\(device.identityToken ?? "")', while the initial import builds the account store", transition: transition)
-            logger.log(.error, "PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 1")
+            logger.notice("PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 1")
             runInBackground { [self] in try initialImport(fallback: fallback) }
             return choice
         }
@@ -188,7 +188,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             reason = "the account store (initial import completed, \(migrated) fallback transaction(s) migrated)"
         }
         events.post(.storesDidChange(.initialImportCompleted, now: .account))
-        logger.log(.error, "PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 0")
+        logger.notice("PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 0")
         fallback.close()
         try? FileManager.default.removeItem(atPath: (fallback.store.path as NSString).deletingLastPathComponent)
     }

@@ -23,9 +23,9 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
 /// writes Apple-shaped lines — `-[Component method](line): Ubiquity:  <peerID>:<StoreName>`
 /// and the message — for messages at or below the configured level.
 public struct UbiquityLogger: Sendable {
-    public var level: LogLevel {
-        didSet { logger.logLevel = level.swiftLogLevel }
-    }
+    /// The most verbose level shown; `log` filters by it (swift-log's own level stays open, so
+    /// a notice shows at every level).
+    public var level: LogLevel
     public var peerID: String
     public var storeName: String
     private var logger: Logger
@@ -43,7 +43,7 @@ public struct UbiquityLogger: Sendable {
         self.peerID = peerID
         self.storeName = storeName
         logger = Logger(label: "ubiquity") { _ in ApplePlatformLogHandler(sink: sink) }
-        logger.logLevel = level.swiftLogLevel
+        logger.logLevel = .trace
     }
 
     /// A logger that drops everything.
@@ -51,7 +51,17 @@ public struct UbiquityLogger: Sendable {
 
     public func log(_ messageLevel: LogLevel, _ component: String, _ method: String, line: Int = #line, _ message: @autoclosure () -> String) {
         guard messageLevel <= level else { return }
-        logger.log(level: messageLevel.swiftLogLevel, "\(message())", metadata: [
+        write(messageLevel.swiftLogLevel, component, method, line: line, message())
+    }
+
+    /// A normal event that Apple's framework prints at every level ("Using local storage: 1"):
+    /// shown from level 0 up, as a notice, not an error.
+    public func notice(_ component: String, _ method: String, line: Int = #line, _ message: @autoclosure () -> String) {
+        write(.notice, component, method, line: line, message())
+    }
+
+    private func write(_ swiftLevel: Logger.Level, _ component: String, _ method: String, line: Int, _ message: String) {
+        logger.log(level: swiftLevel, "\(message)", metadata: [
             "component": "\(component)", "method": "\(method)", "line": "\(line)", "peer": "\(peerID)", "store": "\(storeName)",
         ])
     }
