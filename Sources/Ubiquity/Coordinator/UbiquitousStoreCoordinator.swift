@@ -147,6 +147,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             self.reason = reason
         }
         if peer.kind == .account { peer.observe { [weak self] in self?.forward($0) } }
+        if let migration = peer.migration { events.post(.storeMigrated(migration)) }
         events.post(.storesDidChange(transition, now: peer.kind))
         return StoreChoice(kind: peer.kind, reason: reason)
     }
@@ -165,6 +166,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// Builds the account store, migrates what was saved in the fallback meanwhile, and hands over.
     private func initialImport(fallback: UbiquityPeer) throws {
         let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
+        if let migration = account.migration { events.post(.storeMigrated(migration)) }
         account.observe { [weak self] in self?.forward($0) }
         // 1,000 logs per SQLite transaction: each commit rewrites every page its batch touched,
         // and batches of 100 made a newcomer write the same pages ten times over (join of 100k

@@ -245,6 +245,8 @@ public final class DeviceSession: @unchecked Sendable {
         case let .storesDidChange(transition, kind):
             lock.withLock { events.append("did-change:\(transition.map(Self.name) ?? "added"):\(kind.rawValue)") }
             if transition == .initialImportCompleted { recordHandover() }
+        case let .storeMigrated(migration):
+            lock.withLock { events.append("store-migrated:\(migration.sourceHash)>\(migration.destinationHash)") }
         case let .didImport(changes):
             lock.withLock { events.append("did-import:\(changes.inserted.count + changes.updated.count + changes.deleted.count)") }
             // As apps merged the did-import notification: objects without unsaved changes are refreshed.

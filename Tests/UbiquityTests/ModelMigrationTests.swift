@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+@testable import Ubiquity
+
+/// Versions of the Notes model as an app's releases would change it.
+enum NotesVersions {
+    static func notes(name: String, noteAttributes: [AttributeDescription], extraEntities: [EntityDescription] = []) throws -> ObjectModel {
+        try ObjectModel(name: name, entities: [
+            EntityDescription("Folder",
+                attributes: [AttributeDescription("name", .string, optional: false, default: .string(""))],
+                relationships: [RelationshipDescription("notes", destination: "Note", inverse: "folder", toMany: true, deleteRule: .cascade)]),
+            EntityDescription("Note",
+                attributes: noteAttributes,
+                relationships: [
+                    RelationshipDescription("folder", destination: "Folder", inverse: "notes"),
+                    RelationshipDescription("tags", destination: "Tag", inverse: "notes", toMany: true),
+                ]),
+            EntityDescription("Tag",
+                attributes: [AttributeDescription("name", .string, optional: false, default: .string(""))],
+                relationships: [RelationshipDescription("notes", destination: "Note", inverse: "tags", toMany: true)]),
+        ] + extraEntities)
+    }
+
+    static let baseAttributes = [
+        AttributeDescription("title", .string, optional: false, default: .string("")),
+        AttributeDescription("body", .string),
+        AttributeDescription("created", .date),
+        AttributeDescription("pinned", .boolean, optional: false, default: .boolean(false)),
+    ]
+
+    /// Version 2: an optional attribute added.
+    static let withColour = try! notes(name: "Notes 2", noteAttributes: baseAttributes + [AttributeDescription("colour", .string)])
+
+    /// Version 2 of the scenario: `body` renamed to `text` (renaming identifier) and a new entity.
+    static let renamedBody = try! notes(name: "Notes 2", noteAttributes: [
+        AttributeDescription("title", .string, optional: false, default: .string("")),
+        AttributeDescription("text", .string, renamingIdentifier: "body"),
+        AttributeDescription("created", .date),
+        AttributeDescription("pinned", .boolean, optional: false, default: .boolean(false)),
+    ], extraEntities: [EntityDescription("Label", attributes: [AttributeDescription("name", .string)])])
+
+    /// Not inferable: `pinned` becomes an integer.
+    static let pinnedAsNumber = try! notes(name: "Notes X", noteAttributes: [
+        AttributeDescription("title", .string, optional: false, default: .string("")),
+        AttributeDescription("body", .string),
+        AttributeDescription("created", .date),
+        AttributeDescription("pinned", .integer16, optional: false, default: .integer(0)),
+    ])
+}
+
+@Suite("Lightweight migration of a store to a new model version, with peers on both versions")
+struct ModelMigrationTests {
+    func configuration(_ cloud: TestCloud, _ name: String, model: ObjectModel) -> PeerConfiguration {
+        var configuration = cloud.configuration(name)
+        configuration.model = model
+        return configuration
+    }
+
+    func open(_ cloud: TestCloud, _ name: String, model: ObjectModel) throws -> UbiquityPeer {
+        try UbiquityPeer(configuration: configuration(cloud, name, model: model))
+    }
+
+    /// Live objects with their values, by global ID, for comparing peers on different versions.
+    func titles(_ peer: UbiquityPeer) throws -> [String: String] {
+        var result: [String: String] = [:]
+        for object in try peer.store.fetch(FetchRequest(entity: "Note")) {
+            if case let .string(title)?? = object.values["title"] { result[object.id.description] = title }
+        }
+        return result
+    }
+
+    @Test func addingAnOptionalAttributeMigratesEveryObjectAndSyncGoesOn() throws {
+        let cloud = try TestCloud()
+        var a = try cloud.peer("a"), b = try cloud.peer("b"), c = try cloud.peer("c")
+        for (peer, count) in [(a, 3), (b, 2), (c, 2)] {
+            let context = peer.newContext()
+            for index in 0..<count { try context.insert("Note")["title"] = .string("\(peer.peerID.prefix(1))-\(index)") }
+            try context.save()
+        }
+        for peer in [a, b, c, a] { _ = try peer.sync() }
+        // b saves on the old version; the save has not left the device when a upgrades.
+        let bContext = b.newContext()
+        let late = try bContext.insert("Note")
+        late["title"] = .string("b-late")
+        try bContext.save()
+        #expect(try titles(a).count == 7)
+
+        a.close()
+        a = try open(cloud, "a", model: NotesVersions.withColour)
+        let migration = try #require(a.migration)
+        #expect(migration.objectsBefore == 8 && migration.objectsAfter == 8, "b's save was imported by the last sync on version 1")
+        #expect(try titles(a).count == 8)
+        _ = try a.sync()
+        #expect(try a.store.migrationKnowledgeOwed() == nil, "the migrated state is in a baseline of the new version")
+
+        // a edits on version 2; b and c keep syncing among themselves on version 1.
+        let aContext = a.newContext()
+        let coloured = try aContext.insert("Note")
+        coloured["title"] = .string("a-v2")
+        coloured["colour"] = .string("red")
+        try aContext.save()
+        let cContext = c.newContext()
+        try cContext.insert("Note")["title"] = .string("c-v1")
+        try cContext.save()
+        for peer in [b, c, b] { _ = try peer.sync() }
+        #expect(try titles(b).count == 9 && titles(c).count == 9)
+        #expect(try titles(b)[coloured.id.description] == nil, "an old peer never applies a newer version's log")
+
+        // c upgrades, then b: every save of either version is everywhere.
+        c.close()
+        c = try open(cloud, "c", model: NotesVersions.withColour)
+        _ = try c.sync()
+        // b's last save on version 1 cannot leave the device (its version-1 folder is blocked).
+        let oldFolder = try #require(b.location).logDirectory(of: b.peerID)
+        try FileManager.default.moveItem(atPath: oldFolder, toPath: cloud.root + "/away")
+        try AtomicFile.write([0], to: oldFolder)
+        let unsentContext = b.newContext()
+        let unsent = try unsentContext.insert("Note")
+        unsent["title"] = .string("b-unsent")
+        try unsentContext.save()
+        #expect(try b.store.pendingOutbox().count == 1)
+        b.close()
+        b = try open(cloud, "b", model: NotesVersions.withColour)
+        #expect(b.migration?.previousVersionLogs == 1)
+        for peer in [b, c, a, b, c, a] { _ = try peer.sync() }
+        let expected = try titles(a)
+        #expect(expected.count == 11)
+        #expect(Set(expected.values).isSuperset(of: ["b-late", "c-v1", "a-v2", "b-unsent"]))
+        // Back online, the old version's folder gets the save too.
+        try FileManager.default.removeItem(atPath: oldFolder)
+        try FileManager.default.moveItem(atPath: cloud.root + "/away", toPath: oldFolder)
+        let filesBefore = try FileManager.default.contentsOfDirectory(atPath: oldFolder).count
+        #expect(try b.sync().exported == 1)
+        #expect(try b.store.previousVersionOutbox().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: oldFolder).count == filesBefore + 1)
+        #expect(try b.dumpText() == a.dumpText())
+        #expect(try c.dumpText() == a.dumpText())
+        #expect(try b.store.snapshot(of: coloured.id)?.values["colour"] == .string("red"))
+        for peer in [a, b, c] { peer.close() }
+    }
+}
