@@ -138,4 +138,75 @@ struct ModelMigrationTests {
         #expect(try b.store.snapshot(of: coloured.id)?.values["colour"] == .string("red"))
         for peer in [a, b, c] { peer.close() }
     }
+
+    @Test func aChangeThatCannotBeInferredIsRefusedAndTheStoreStillOpensWithItsModel() throws {
+        let cloud = try TestCloud()
+        var a = try cloud.peer("a")
+        let context = a.newContext()
+        let note = try context.insert("Note")
+        note["title"] = .string("kept")
+        note["pinned"] = .boolean(true)
+        try context.save()
+        let before = try a.dumpText()
+        a.close()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: a.store.path))
+        #expect {
+            try open(cloud, "a", model: NotesVersions.pinnedAsNumber)
+        } throws: { error in
+            guard case let PeerError.migrationRefused(refusal) = error else { return false }
+            return refusal.refusals.map { "\($0.entity).\($0.property ?? "")" } == ["Note.pinned"]
+                && refusal.description.contains("Note.pinned: type boolean → integer16")
+                && refusal.description.contains("nothing was changed")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: a.store.path)) == bytes, "nothing was touched")
+        a = try cloud.peer("a")
+        #expect(a.migration == nil)
+        #expect(try a.dumpText() == before)
+        let later = a.newContext()
+        try later.insert("Note")["title"] = .string("after")
+        try later.save()
+        a.close()
+    }
+
+    @Test func aRenamedAttributeAndANewEntityKeepEveryValueAndWriter() throws {
+        let cloud = try TestCloud()
+        var a = try cloud.peer("a")
+        var b = try cloud.peer("b")
+        let context = a.newContext()
+        let folder = try context.insert("Folder")
+        folder["name"] = .string("inbox")
+        let note = try context.insert("Note")
+        note["title"] = .string("t")
+        note["body"] = .string("the body")
+        try note.setTarget(folder.id, of: "folder")
+        try context.save()
+        _ = try b.sync()
+        _ = try a.sync()   // its initial import is done: the coordinator opens the account store directly
+        a.close()
+        let coordinator = try UbiquitousStoreCoordinator(configuration: configuration(cloud, "a", model: NotesVersions.renamedBody), watchesDevice: false)
+        let events = EventLog<CoordinatorEvent>()
+        coordinator.observe { events.append($0) }
+        try coordinator.addStore()
+        let migrated = events.events.compactMap { if case let .storeMigrated(migration) = $0 { return migration } else { return nil } }
+        #expect(migrated.count == 1 && migrated.first?.destinationHash == NotesVersions.renamedBody.hash)
+        #expect(events.events.first.map { if case .storeMigrated = $0 { return true } else { return false } } == true, "posted before the did-change")
+        a = try #require(coordinator.peer)
+        let seen = try #require(try a.store.snapshot(of: note.id))
+        #expect(seen.values["text"] == .string("the body"))
+        #expect(seen.values["body"] == nil)
+        #expect(seen.toOne["folder"] == .some(folder.id))
+        let labels = a.newContext()
+        try labels.insert("Label")["name"] = .string("new entity")
+        try labels.save()
+        _ = try coordinator.sync()
+        // b migrates on its own: the same state, stamps and writers as a's, so they merge as equals.
+        b.close()
+        b = try open(cloud, "b", model: NotesVersions.renamedBody)
+        _ = try b.sync()
+        _ = try coordinator.sync()
+        #expect(try b.mergeStateText() == a.mergeStateText())
+        #expect(try b.dumpText().contains("new entity"))
+        b.close()
+        coordinator.close()
+    }
 }
