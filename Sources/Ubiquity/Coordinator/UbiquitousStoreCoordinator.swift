@@ -97,6 +97,11 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         let directory = try UbiquityPeer.localDirectory(configuration, device: device, kind: .account)
         let accountPath = UbiquityPeer.storePath(localDirectory: directory, kind: .account, storeName: configuration.storeName)
         if configuration.rebuildFromContent && transition == nil {
+            // The container rebuilds a store of this model only: a store of another version
+            // would be replaced by whatever this version's folder holds (perhaps nothing).
+            if let stored = PersistentStore.storedModelHash(atPath: accountPath), stored != configuration.model.hash {
+                throw PeerError.storeNeedsMigration("the store of \(peerID) was made for model version \(stored), not '\(configuration.model.name)' (\(configuration.model.hash)): rebuilding would replace its data with this version's state in the container; migrate it first ('ubiq model migrate --to MODEL'), or rebuild with the model it was made for")
+            }
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: accountPath + suffix) }
             logger.log(.error, "PFUbiquitySetupAssistant", "rebuildFromContent", "deleted the local store of \(peerID): rebuilding it from the container")
         }

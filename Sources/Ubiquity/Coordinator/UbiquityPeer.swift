@@ -65,7 +65,10 @@ public final class UbiquityPeer: @unchecked Sendable {
             location = nil
         }
         let storePath = Self.storePath(localDirectory: localDirectory, kind: kind, storeName: configuration.storeName)
-        migration = try Self.migrateStoreIfNeeded(configuration, device: device, kind: kind, path: storePath, logger: configuration.logger)
+        var migrationLogger = configuration.logger
+        migrationLogger.peerID = peerID
+        migrationLogger.storeName = configuration.storeName
+        migration = try Self.migrateStoreIfNeeded(configuration, device: device, kind: kind, path: storePath, logger: migrationLogger)
         store = try PersistentStore(path: storePath, model: configuration.model, peerID: peerID, storeName: configuration.storeName,
                                     contentName: configuration.contentName)
         store.wallClock = configuration.clock
