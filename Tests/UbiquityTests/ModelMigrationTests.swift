@@ -39,6 +39,23 @@ enum NotesVersions {
         AttributeDescription("pinned", .boolean, optional: false, default: .boolean(false)),
     ], extraEntities: [EntityDescription("Label", attributes: [AttributeDescription("name", .string)])])
 
+    /// `Tag` renamed to `Label` (renaming identifier), and a note's folder becomes to-many (many-to-many).
+    static let labelsAndFolders = try! ObjectModel(name: "Notes L", entities: [
+        EntityDescription("Folder",
+            attributes: [AttributeDescription("name", .string, optional: false, default: .string(""))],
+            relationships: [RelationshipDescription("notes", destination: "Note", inverse: "folders", toMany: true)]),
+        EntityDescription("Note",
+            attributes: baseAttributes,
+            relationships: [
+                RelationshipDescription("folders", destination: "Folder", inverse: "notes", toMany: true, renamingIdentifier: "folder"),
+                RelationshipDescription("tags", destination: "Label", inverse: "notes", toMany: true),
+            ]),
+        EntityDescription("Label",
+            attributes: [AttributeDescription("name", .string, optional: false, default: .string(""))],
+            relationships: [RelationshipDescription("notes", destination: "Note", inverse: "tags", toMany: true)],
+            renamingIdentifier: "Tag"),
+    ])
+
     /// Not inferable: `pinned` becomes an integer.
     static let pinnedAsNumber = try! notes(name: "Notes X", noteAttributes: [
         AttributeDescription("title", .string, optional: false, default: .string("")),
@@ -208,5 +225,86 @@ struct ModelMigrationTests {
         #expect(try b.dumpText().contains("new entity"))
         b.close()
         coordinator.close()
+    }
+
+    @Test func aRenamedEntityAndAToOneBecomingToManyKeepTheirObjectsAndTargets() throws {
+        let cloud = try TestCloud()
+        var a = try cloud.peer("a")
+        var b = try cloud.peer("b")
+        let context = a.newContext()
+        let folder = try context.insert("Folder", key: "inbox")
+        folder["name"] = .string("inbox")
+        let tag = try context.insert("Tag", key: "red")
+        tag["name"] = .string("red")
+        let note = try context.insert("Note", key: "n1")
+        note["title"] = .string("n1")
+        try note.setTarget(folder.id, of: "folder")
+        try note.add(tag.id, to: "tags")
+        try context.save()
+        _ = try b.sync()
+        a.close()
+        a = try open(cloud, "a", model: NotesVersions.labelsAndFolders)
+        let label = try GlobalID(entity: "Label", key: "red")
+        #expect(try !a.dumpText().contains("Tag/"), "the renamed entity's objects, and references to them, have new global IDs")
+        #expect(try a.store.snapshot(of: label)?.values["name"] == .string("red"))
+        let fetched = try a.store.fetch(FetchRequest(entity: "Note"))
+        #expect(fetched.count == 1)
+        #expect(try a.store.targets(of: "folders", of: note.id) == [folder.id])
+        #expect(try a.store.targets(of: "tags", of: note.id) == [label])
+        #expect(try a.store.targets(of: "notes", of: folder.id) == [note.id])
+        _ = try a.sync()
+        // b migrates on its own and reaches the same state; a later save on either side travels.
+        b.close()
+        b = try open(cloud, "b", model: NotesVersions.labelsAndFolders)
+        _ = try b.sync()
+        #expect(try b.mergeStateText() == a.mergeStateText())
+        let more = b.newContext()
+        let second = try more.insert("Folder", key: "work")
+        second["name"] = .string("work")
+        try more.save()
+        let shared = try #require(try more.object(note.id))
+        try shared.add(second.id, to: "folders")
+        try more.save()
+        _ = try a.sync()
+        #expect(Set(try a.store.targets(of: "folders", of: note.id)) == [folder.id, second.id])
+        #expect(try b.dumpText() == a.dumpText())
+        a.close()
+        b.close()
+    }
+
+    @Test func aStoreThatDoesNotRecordItsModelIsMigratedFromTheAppsEarlierVersion() throws {
+        let cloud = try TestCloud()
+        var a = try cloud.peer("a", policy: nil)
+        let context = a.newContext()
+        try context.insert("Note")["title"] = .string("old")
+        try context.save()
+        let path = a.store.path
+        a.close()
+        // As a store made by an earlier build: no model recorded.
+        let database = try SQLiteDatabase(path: path)
+        try database.execute("DELETE FROM Z_META WHERE key = 'model'")
+        var configuration = configuration(cloud, "a", model: NotesVersions.withColour)
+        configuration.baselinePolicy = nil
+        #expect {
+            try UbiquityPeer(configuration: configuration)
+        } throws: { error in
+            "\(error)".contains("does not record that model") && "\(error)".contains("ubiq model migrate --from")
+        }
+        configuration.previousModels = [.notes]
+        a = try UbiquityPeer(configuration: configuration)
+        #expect(a.migration?.objectsAfter == 1)
+        // Without a baseline policy the migrated state still goes into a baseline of version 2,
+        // and a newcomer on version 2 starts from it.
+        _ = try a.sync()
+        #expect(try a.store.migrationKnowledgeOwed() == nil)
+        var newcomer = configuration
+        newcomer.device = cloud.devicePath("n")
+        newcomer.previousModels = []
+        _ = try Device.create(at: newcomer.device, userName: "n", identityToken: Device.defaultAccount)
+        let n = try UbiquityPeer(configuration: newcomer)
+        _ = try n.sync()
+        #expect(try n.dumpText() == a.dumpText())
+        n.close()
+        a.close()
     }
 }
