@@ -307,4 +307,36 @@ struct ModelMigrationTests {
         n.close()
         a.close()
     }
+
+    @Test func aFallbackLeftByThePreviousVersionIsHandedOverBeforeTheAccountStoreIsMigrated() throws {
+        let cloud = try TestCloud()
+        _ = try Device.create(at: cloud.devicePath("a"), userName: "a", identityToken: Device.defaultAccount)
+        // The previous version's first launch: saves in the fallback, and the app is gone
+        // before its initial import ran.
+        let first = try UbiquitousStoreCoordinator(configuration: cloud.configuration("a"), background: BackgroundWork(.manual), watchesDevice: false)
+        try first.addStore()
+        #expect(first.storeKind == .fallback)
+        let context = try first.newContext()
+        let note = try context.insert("Note", key: "early")
+        note["title"] = .string("saved in the fallback")
+        note["body"] = .string("on version 1")
+        try context.save()
+        first.close()
+
+        let events = EventLog<CoordinatorEvent>()
+        let upgraded = try UbiquitousStoreCoordinator(configuration: configuration(cloud, "a", model: NotesVersions.renamedBody), watchesDevice: false)
+        upgraded.observe { events.append($0) }
+        try upgraded.addStore()
+        #expect(upgraded.storeKind == .account)
+        #expect(events.events.contains { if case .storeMigrated = $0 { return true } else { return false } })
+        let peer = try #require(upgraded.peer)
+        #expect(try peer.store.snapshot(of: note.id)?.values["text"] == .string("on version 1"))
+        _ = try upgraded.sync()
+        upgraded.close()
+        _ = try Device.create(at: cloud.devicePath("b"), userName: "b", identityToken: Device.defaultAccount)
+        let b = try open(cloud, "b", model: NotesVersions.renamedBody)
+        _ = try b.sync()
+        #expect(try b.store.snapshot(of: note.id)?.values["title"] == .string("saved in the fallback"))
+        b.close()
+    }
 }

@@ -106,7 +106,14 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             logger.log(.error, "PFUbiquitySetupAssistant", "rebuildFromContent", "deleted the local store of \(peerID): rebuilding it from the container")
         }
         // A fallback left behind (a crash before its handover) still holds saves to migrate.
-        let fallbackLeft = FileManager.default.fileExists(atPath: UbiquityPeer.storePath(localDirectory: directory, kind: .fallback, storeName: configuration.storeName))
+        let fallbackPath = UbiquityPeer.storePath(localDirectory: directory, kind: .fallback, storeName: configuration.storeName)
+        var fallbackLeft = FileManager.default.fileExists(atPath: fallbackPath)
+        if fallbackLeft, let stored = PersistentStore.storedModelHash(atPath: fallbackPath), stored != configuration.model.hash {
+            // Left by the app's previous version: its saves are logs of that version, so they
+            // are handed over on that version, before the account store is migrated.
+            try handOverOnPreviousModel(fallbackPath: fallbackPath, device: device)
+            fallbackLeft = false
+        }
         if PersistentStore.initialImportCompleted(atPath: accountPath) && !fallbackLeft {
             let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
             let choice = try install(account, reason: "the account store of '\(device.identityToken ?? "")' (its initial import completed earlier)", transition: transition)
@@ -182,14 +189,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         events.post(.storesWillChange(.initialImportCompleted))
         // From here the fallback takes no more saves: the app was told to save in will-change.
         fallback.store.retire("the initial import completed; the app now works on the account store")
-        var migrated = 0
-        for entry in try fallback.store.pendingOutbox() {
-            let log = try TransactionLog(decoding: entry.bytes, model: configuration.model)
-            if try account.store.commitLocal(inserted: log.inserted, updated: log.updated, deleted: log.deleted,
-                                             format: configuration.logFormat) != nil { migrated += 1 }
-        }
-        try account.store.markInitialImportCompleted()
-        _ = try? account.exportPending()
+        let migrated = try Self.replaySaves(of: fallback, into: account, configuration: configuration)
         lock.withLock {
             current = account
             reason = "the account store (initial import completed, \(migrated) fallback transaction(s) migrated)"
@@ -198,6 +198,42 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         logger.log(.error, "PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 0")
         fallback.close()
         try? FileManager.default.removeItem(atPath: (fallback.store.path as NSString).deletingLastPathComponent)
+    }
+
+    /// Saves every change made in `fallback` into `account` as new local transactions, marks
+    /// the account store's initial import done and exports. Returns how many were saved.
+    private static func replaySaves(of fallback: UbiquityPeer, into account: UbiquityPeer, configuration: PeerConfiguration) throws -> Int {
+        var migrated = 0
+        for entry in try fallback.store.pendingOutbox() {
+            let log = try TransactionLog(decoding: entry.bytes, model: fallback.store.model)
+            if try account.store.commitLocal(inserted: log.inserted, updated: log.updated, deleted: log.deleted,
+                                             format: configuration.logFormat) != nil { migrated += 1 }
+        }
+        try account.store.markInitialImportCompleted()
+        _ = try? account.exportPending()
+        return migrated
+    }
+
+    /// Finishes, on the model the fallback was made for, an initial import the app's previous
+    /// version left: the account store is built on that model, the fallback's saves handed over
+    /// and the fallback deleted. The account store is then migrated as any other.
+    private func handOverOnPreviousModel(fallbackPath: String, device: Device) throws {
+        guard let previous = PersistentStore.storedModel(atPath: fallbackPath)
+                ?? configuration.previousModels.first(where: { $0.hash == PersistentStore.storedModelHash(atPath: fallbackPath) }) else {
+            throw PeerError.storeNeedsMigration("the fallback store \(fallbackPath) left by the app's previous version does not record its model; give the app its earlier model versions (PeerConfiguration.previousModels) so its saves can be handed over")
+        }
+        var old = configuration
+        old.model = previous
+        old.migratesStore = false
+        let fallback = try UbiquityPeer(configuration: old, device: device, deviceLock: nil, kind: .fallback)
+        defer { fallback.close() }
+        let account = try UbiquityPeer(configuration: old, device: device, deviceLock: nil, kind: .account)
+        defer { account.close() }
+        _ = try account.sync(importBatchSize: 1_000)
+        fallback.store.retire("handed over before the model was migrated")
+        let migrated = try Self.replaySaves(of: fallback, into: account, configuration: old)
+        logger.log(.error, "PFUbiquitySetupAssistant", "migrateStore", "handed \(migrated) transaction(s) of the fallback store over on model '\(previous.name)' before migrating the account store")
+        try FileManager.default.removeItem(atPath: (fallbackPath as NSString).deletingLastPathComponent)
     }
 
     // MARK: Using the store
