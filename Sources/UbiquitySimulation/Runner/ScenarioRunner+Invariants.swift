@@ -70,13 +70,19 @@ extension ScenarioRunner {
     /// `baseline.zip` or a conflict copy of it (peers join every one of them).
     func cloudBaselineKnowledge(account: String, reachable: Bool = false) -> KnowledgeVector {
         cloudRoots(reachable: reachable).reduce(into: KnowledgeVector()) { knowledge, root in
-            for hash in modelHashes {
-                let folder = location(account: account, root: root, hash: hash).baselineDirectory
-                for file in DirectoryEntry.list(folder) where file.name == "baseline.zip" || BaselineCatalog.isConflictCopy(file.name) {
-                    knowledge.formMaximum(baselineKnowledge(folder + "/" + file.name))
-                }
-            }
+            for hash in modelHashes { knowledge.formMaximum(baselinesKnowledge(location(account: account, root: root, hash: hash))) }
         }
+    }
+
+    /// What the baselines of one copy of a container hold together: `baseline.zip` and its
+    /// conflict copies (peers join every one of them).
+    func baselinesKnowledge(_ location: ContainerLocation) -> KnowledgeVector {
+        let folder = location.baselineDirectory
+        var knowledge = KnowledgeVector()
+        for file in DirectoryEntry.list(folder) where file.name == "baseline.zip" || BaselineCatalog.isConflictCopy(file.name) {
+            knowledge.formMaximum(baselineKnowledge(folder + "/" + file.name))
+        }
+        return knowledge
     }
 
     static func logNumbers(in directory: String) -> Set<Int64> {
@@ -106,7 +112,7 @@ extension ScenarioRunner {
             for (peer, record) in peers.sorted(by: { $0.key < $1.key }) where record.first <= record.highest {
                 guard let author = devices[record.device] else { continue }
                 let localRoot = transport.localRoot(of: author.name)
-                let localBaseline = localRoot.map { root in modelHashes.map { baselineKnowledge(location(account: account, root: root, hash: $0).baselinePath)[peer] }.max() ?? 0 } ?? 0
+                let localBaseline = localRoot.map { root in modelHashes.map { baselinesKnowledge(location(account: account, root: root, hash: $0))[peer] }.max() ?? 0 } ?? 0
                 let covered = max(cloudBaseline[peer], localBaseline)
                 ledger.covered(content, peer: peer, upTo: covered)
                 let first = max(record.first, covered + 1)
