@@ -56,9 +56,22 @@ struct GlobalOptions: ParsableArguments {
         return UbiquityLogger(level: logLevel)
     }
 
+    /// The other versions of an `.xcdatamodeld` given with --model: a store made before stores
+    /// recorded their model is migrated from the one of its hash.
+    func previousModels() -> [ObjectModel] {
+        guard let model, model.hasSuffix(".xcdatamodeld") || model.hasSuffix(".xcdatamodeld/"),
+              let bundle = try? XcodeModelBundle(path: Self.absolute(model)) else { return [] }
+        return bundle.versions.filter { $0 != bundle.currentVersion }.compactMap { try? bundle.model(version: $0) }
+    }
+
+    /// The device's configuration. A store made for another model version is not migrated
+    /// behind the user's back: the error says to run `ubiq model migrate --to MODEL`.
     func configuration() throws -> PeerConfiguration {
-        PeerConfiguration(cloud: cloudPath, device: devicePath, model: try loadModel(), contentName: content,
-                          containerIdentifier: container, logFormat: format.plistFormat, logger: try logger())
+        var configuration = PeerConfiguration(cloud: cloudPath, device: devicePath, model: try loadModel(), contentName: content,
+                                              containerIdentifier: container, logFormat: format.plistFormat, logger: try logger())
+        configuration.migratesStore = false
+        configuration.previousModels = previousModels()
+        return configuration
     }
 
     /// Opens this device's peer (its configuration changed by `adjust`) for the length of

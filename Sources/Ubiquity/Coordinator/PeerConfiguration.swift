@@ -32,6 +32,12 @@ public struct PeerConfiguration: Sendable {
     /// The time the peer stamps transactions, receipts and baselines with and collects garbage
     /// by (scenarios give each device a simulated, possibly skewed clock).
     public var clock: WallClock = .system
+    /// Migrate a store made for another model version when it is opened, if the mapping can be
+    /// inferred (Core Data's lightweight migration). Off, such a store is refused with advice.
+    public var migratesStore: Bool = true
+    /// Earlier versions of the model (an `.xcdatamodeld`'s other versions): a store that does
+    /// not record its model (made before stores did) is migrated from the one of its hash.
+    public var previousModels: [ObjectModel] = []
 
     public init(cloud: String, device: String, model: ObjectModel, contentName: String,
                 containerIdentifier: String = "iCloud.ubiquity.default", contentURL: String = "CoreData",
@@ -75,12 +81,18 @@ public enum PeerError: Error, CustomStringConvertible, Sendable {
     case invalidOption(String)
     case device(DeviceError)
     case unusableCloud(String)
+    /// The store was made for another model version and was not migrated: the message says how.
+    case storeNeedsMigration(String)
+    /// The store was made for another model version that cannot be migrated by inferred mapping.
+    case migrationRefused(ModelMigrationError)
 
     public var description: String {
         switch self {
         case let .invalidOption(message): return message
         case let .device(error): return error.description
         case let .unusableCloud(message): return message
+        case let .storeNeedsMigration(message): return message
+        case let .migrationRefused(error): return error.description
         }
     }
 }

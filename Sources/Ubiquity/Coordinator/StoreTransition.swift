@@ -35,12 +35,16 @@ public enum CoordinatorEvent: Sendable, Equatable, CustomStringConvertible {
     case storesDidChange(StoreTransition?, now: StoreKind)
     /// Other peers' changes were imported into the account store.
     case didImport(ObjectChanges)
+    /// The store was made for another model version and was migrated before it was added
+    /// (posted before the did-change that adds it).
+    case storeMigrated(ModelMigration)
 
     public var description: String {
         switch self {
         case let .storesWillChange(transition): return "will-change \(transition)"
         case let .storesDidChange(transition, kind): return "did-change \(transition.map(\.description) ?? "store added") → \(kind.rawValue) store"
         case let .didImport(changes): return "did-import \(changes.inserted.count) inserted, \(changes.updated.count) updated, \(changes.deleted.count) deleted"
+        case let .storeMigrated(migration): return "store-migrated \(migration.sourceHash) → \(migration.destinationHash)"
         }
     }
 }

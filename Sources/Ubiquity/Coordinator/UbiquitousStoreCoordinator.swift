@@ -97,11 +97,23 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         let directory = try UbiquityPeer.localDirectory(configuration, device: device, kind: .account)
         let accountPath = UbiquityPeer.storePath(localDirectory: directory, kind: .account, storeName: configuration.storeName)
         if configuration.rebuildFromContent && transition == nil {
+            // The container rebuilds a store of this model only: a store of another version
+            // would be replaced by whatever this version's folder holds (perhaps nothing).
+            if let stored = PersistentStore.storedModelHash(atPath: accountPath), stored != configuration.model.hash {
+                throw PeerError.storeNeedsMigration("the store of \(peerID) was made for model version \(stored), not '\(configuration.model.name)' (\(configuration.model.hash)): rebuilding would replace its data with this version's state in the container; migrate it first ('ubiq model migrate --to MODEL'), or rebuild with the model it was made for")
+            }
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: accountPath + suffix) }
             logger.log(.error, "PFUbiquitySetupAssistant", "rebuildFromContent", "deleted the local store of \(peerID): rebuilding it from the container")
         }
         // A fallback left behind (a crash before its handover) still holds saves to migrate.
-        let fallbackLeft = FileManager.default.fileExists(atPath: UbiquityPeer.storePath(localDirectory: directory, kind: .fallback, storeName: configuration.storeName))
+        let fallbackPath = UbiquityPeer.storePath(localDirectory: directory, kind: .fallback, storeName: configuration.storeName)
+        var fallbackLeft = FileManager.default.fileExists(atPath: fallbackPath)
+        if fallbackLeft, let stored = PersistentStore.storedModelHash(atPath: fallbackPath), stored != configuration.model.hash {
+            // Left by the app's previous version: its saves are logs of that version, so they
+            // are handed over on that version, before the account store is migrated.
+            try handOverOnPreviousModel(fallbackPath: fallbackPath, device: device)
+            fallbackLeft = false
+        }
         if PersistentStore.initialImportCompleted(atPath: accountPath) && !fallbackLeft {
             let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
             let choice = try install(account, reason: "the account store of '\(device.identityToken ?? "")' (its initial import completed earlier)", transition: transition)
@@ -147,6 +159,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             self.reason = reason
         }
         if peer.kind == .account { peer.observe { [weak self] in self?.forward($0) } }
+        if let migration = peer.migration { events.post(.storeMigrated(migration)) }
         events.post(.storesDidChange(transition, now: peer.kind))
         return StoreChoice(kind: peer.kind, reason: reason)
     }
@@ -165,6 +178,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// Builds the account store, migrates what was saved in the fallback meanwhile, and hands over.
     private func initialImport(fallback: UbiquityPeer) throws {
         let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
+        if let migration = account.migration { events.post(.storeMigrated(migration)) }
         account.observe { [weak self] in self?.forward($0) }
         // 1,000 logs per SQLite transaction: each commit rewrites every page its batch touched,
         // and batches of 100 made a newcomer write the same pages ten times over (join of 100k
@@ -175,14 +189,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         events.post(.storesWillChange(.initialImportCompleted))
         // From here the fallback takes no more saves: the app was told to save in will-change.
         fallback.store.retire("the initial import completed; the app now works on the account store")
-        var migrated = 0
-        for entry in try fallback.store.pendingOutbox() {
-            let log = try TransactionLog(decoding: entry.bytes, model: configuration.model)
-            if try account.store.commitLocal(inserted: log.inserted, updated: log.updated, deleted: log.deleted,
-                                             format: configuration.logFormat) != nil { migrated += 1 }
-        }
-        try account.store.markInitialImportCompleted()
-        _ = try? account.exportPending()
+        let migrated = try Self.replaySaves(of: fallback, into: account, configuration: configuration)
         lock.withLock {
             current = account
             reason = "the account store (initial import completed, \(migrated) fallback transaction(s) migrated)"
@@ -191,6 +198,42 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         logger.notice("PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 0")
         fallback.close()
         try? FileManager.default.removeItem(atPath: (fallback.store.path as NSString).deletingLastPathComponent)
+    }
+
+    /// Saves every change made in `fallback` into `account` as new local transactions, marks
+    /// the account store's initial import done and exports. Returns how many were saved.
+    private static func replaySaves(of fallback: UbiquityPeer, into account: UbiquityPeer, configuration: PeerConfiguration) throws -> Int {
+        var migrated = 0
+        for entry in try fallback.store.pendingOutbox() {
+            let log = try TransactionLog(decoding: entry.bytes, model: fallback.store.model)
+            if try account.store.commitLocal(inserted: log.inserted, updated: log.updated, deleted: log.deleted,
+                                             format: configuration.logFormat) != nil { migrated += 1 }
+        }
+        try account.store.markInitialImportCompleted()
+        _ = try? account.exportPending()
+        return migrated
+    }
+
+    /// Finishes, on the model the fallback was made for, an initial import the app's previous
+    /// version left: the account store is built on that model, the fallback's saves handed over
+    /// and the fallback deleted. The account store is then migrated as any other.
+    private func handOverOnPreviousModel(fallbackPath: String, device: Device) throws {
+        guard let previous = PersistentStore.storedModel(atPath: fallbackPath)
+                ?? configuration.previousModels.first(where: { $0.hash == PersistentStore.storedModelHash(atPath: fallbackPath) }) else {
+            throw PeerError.storeNeedsMigration("the fallback store \(fallbackPath) left by the app's previous version does not record its model; give the app its earlier model versions (PeerConfiguration.previousModels) so its saves can be handed over")
+        }
+        var old = configuration
+        old.model = previous
+        old.migratesStore = false
+        let fallback = try UbiquityPeer(configuration: old, device: device, deviceLock: nil, kind: .fallback)
+        defer { fallback.close() }
+        let account = try UbiquityPeer(configuration: old, device: device, deviceLock: nil, kind: .account)
+        defer { account.close() }
+        _ = try account.sync(importBatchSize: 1_000)
+        fallback.store.retire("handed over before the model was migrated")
+        let migrated = try Self.replaySaves(of: fallback, into: account, configuration: old)
+        logger.log(.error, "PFUbiquitySetupAssistant", "migrateStore", "handed \(migrated) transaction(s) of the fallback store over on model '\(previous.name)' before migrating the account store")
+        try FileManager.default.removeItem(atPath: (fallbackPath as NSString).deletingLastPathComponent)
     }
 
     // MARK: Using the store

@@ -15,6 +15,8 @@ public final class UbiquityPeer: @unchecked Sendable {
     public let store: PersistentStore
     /// Where this peer syncs; `nil` for the local and fallback stores.
     public let location: ContainerLocation?
+    /// What was done to the store when it was opened, if it was made for another model version.
+    public let migration: ModelMigration?
     /// `<device>/CoreDataUbiquitySupport/<peerID>/<ContentName>/<cid | local>`
     let localDirectory: String
     let logger: UbiquityLogger
@@ -62,8 +64,12 @@ public final class UbiquityPeer: @unchecked Sendable {
         } else {
             location = nil
         }
-        store = try PersistentStore(path: Self.storePath(localDirectory: localDirectory, kind: kind, storeName: configuration.storeName),
-                                    model: configuration.model, peerID: peerID, storeName: configuration.storeName,
+        let storePath = Self.storePath(localDirectory: localDirectory, kind: kind, storeName: configuration.storeName)
+        var migrationLogger = configuration.logger
+        migrationLogger.peerID = peerID
+        migrationLogger.storeName = configuration.storeName
+        migration = try Self.migrateStoreIfNeeded(configuration, device: device, kind: kind, path: storePath, logger: migrationLogger)
+        store = try PersistentStore(path: storePath, model: configuration.model, peerID: peerID, storeName: configuration.storeName,
                                     contentName: configuration.contentName)
         store.wallClock = configuration.clock
         var logger = configuration.logger
@@ -160,10 +166,11 @@ public final class UbiquityPeer: @unchecked Sendable {
         return context
     }
 
-    /// Writes pending local logs into the container. Returns how many were written.
+    /// Writes pending local logs into the container. Returns how many were written. A store
+    /// just migrated writes none until its migrated state is in a baseline of its model (`sync`).
     @discardableResult
     public func exportPending() throws -> Int {
-        guard let location else { return 0 }
+        guard let location, try store.migrationKnowledgeOwed() == nil else { return 0 }
         let written = try syncLock.withLock { try Exporter(store: store, location: location, logger: logger).flush() }
         return written
     }
@@ -204,7 +211,14 @@ public final class UbiquityPeer: @unchecked Sendable {
             summary.contentRemoved = true
         }
         do {
-            summary.exported = try exportPending()
+            // Saves of the old version (made before a migration) wait for its folder alone: the
+            // new version's export does not wait for them.
+            summary.exported = try exportPreviousVersions()
+        } catch let error as SyncError {
+            logger.log(.warning, "PFUbiquityTransactionLogExporter", "exportLog:", "saves of an earlier model version wait: \(error)")
+        }
+        do {
+            summary.exported += try exportPending()
             summary.repaired = try syncLock.withLock { try Exporter(store: store, location: location, logger: logger).repairSentLogs() }
         } catch let error as SyncError {
             summary.exportError = error.description
@@ -241,6 +255,9 @@ public final class UbiquityPeer: @unchecked Sendable {
             }
         }
         try resolveImportConflicts(after: conflictsBefore)
+        if try store.migrationKnowledgeOwed() != nil, summary.exportError == nil, try payMigrationDebt(location, summary: &summary) {
+            do { summary.exported += try exportPending() } catch let error as SyncError { summary.exportError = error.description }
+        }
         // A store that caught up with everything visible has done its initial import: the
         // coordinator opens it directly from now on.
         if summary.imported.waiting == 0, try !store.initialImportCompleted() { try store.markInitialImportCompleted() }

@@ -42,6 +42,8 @@ public struct ContainerReport: Sendable {
     public let files: [(path: String, state: FileState)]
     /// What the device's transfer daemon last said, when the device keeps a mirror.
     public let transfers: TransferStatus?
+    /// Which peers are on which model version, and what waits for an upgrade (account stores).
+    public let modelVersions: ModelVersionReport?
 
     /// Builds the report for `peer` (a store of the device; its container when it has one).
     public static func make(for peer: UbiquityPeer, storeKind: StoreKind? = nil, storeReason: String? = nil) throws -> ContainerReport {
@@ -98,7 +100,7 @@ public struct ContainerReport: Sendable {
             storeReason: storeReason ?? (kind == .local ? "signed out: the local store, which does not sync" : "the account store"),
             knowledge: knowledge, outbox: try store.pendingOutbox().count, lastImport: lastImport, peers: peers,
             baseline: baseline, baselineBytes: baselineBytes, quarantined: try store.quarantined(), files: files.sorted { $0.0 < $1.0 },
-            transfers: transfers)
+            transfers: transfers, modelVersions: try ModelVersionReport.make(for: peer))
     }
 
     public var jsonValue: JSONValue {
@@ -117,6 +119,7 @@ public struct ContainerReport: Sendable {
                 } ?? .null,
                 "quarantined": .array(quarantined.map { .object(["path": .string($0.path), "reason": .string($0.reason)]) }),
                 "files": .array(files.map { .object(["path": .string($0.path), "state": .string($0.state.rawValue)]) }),
+                "modelVersions": modelVersions?.jsonValue ?? .null,
                 "transfers": transfers.map { status in
                     .object(["offline": .bool(status.offline), "quotaExceeded": .bool(status.quotaExceeded),
                              "waitingUploads": .int(Int64(status.waitingUploads)), "waitingDownloads": .int(Int64(status.waitingDownloads))])
@@ -141,6 +144,10 @@ public struct ContainerReport: Sendable {
             lines.append("  baseline by \(baseline.author) at \(baseline.knowledge), \(age) s old, \(baselineBytes) bytes")
         } else {
             lines.append("  baseline: none")
+        }
+        if let modelVersions {
+            lines.append("  model versions:")
+            lines += modelVersions.lines.map { "    " + $0 }
         }
         lines.append("  quarantined: \(quarantined.isEmpty ? "none" : quarantined.map { "\($0.path) (\($0.reason))" }.joined(separator: "; "))")
         if let transfers {

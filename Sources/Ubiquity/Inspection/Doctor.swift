@@ -47,6 +47,7 @@ public enum Doctor {
         guard let location = peer.location else { return findings }
         let knowledge = peer.store.knowledge
         let scan = ContainerScan(location: location)
+        if let versions = try ModelVersionReport.make(for: peer) { findings += modelVersionFindings(versions) }
 
         for folder in DirectoryEntry.list(location.ubiquityRoot) where !folder.name.hasPrefix(".") {
             guard folder.isDirectory, CloudNames.isValidPeerID(folder.name) else {
@@ -56,10 +57,6 @@ public enum Doctor {
                 continue
             }
             findings += folderFindings(peer: folder.name, location)
-            for other in location.entries(in: "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)") where other.isDirectory && other.name != location.modelHash {
-                findings.append(DoctorFinding(kind: .modelMix, message: "peer \(folder.name) writes logs for another model version (\(other.name))",
-                    repair: "run every peer of this content with the same model; logs of other versions are never exchanged", fixable: false))
-            }
             for file in location.entries(in: location.logDirectory(of: folder.name)) {
                 let isLog = TransactionLog.transactionNumber(inFileName: file.name) != nil
                 let path = location.relativeLogPath(folder.name, file.name)
@@ -155,5 +152,31 @@ public enum Doctor {
         }
         if (try? Exporter(store: peer.store, location: location, logger: .silent).writeReceipt(baselineView: peer.baselines.view)) != nil { done.append("rewrote this peer's receipt") }
         return done
+    }
+
+    /// Peers on other model versions and what waits for an upgrade: nothing is broken, but their
+    /// saves and this peer's do not meet until they are on one version.
+    static func modelVersionFindings(_ report: ModelVersionReport) -> [DoctorFinding] {
+        var findings: [DoctorFinding] = []
+        for version in report.versions where !version.isThisPeers {
+            let waiting = version.waiting.values.reduce(0, +)
+            guard !version.peersOnIt.isEmpty || waiting > 0 else { continue }
+            let peers = version.peersOnIt.isEmpty ? "no peer is on it now" : "\(version.peersOnIt.joined(separator: ", ")) \(version.peersOnIt.count == 1 ? "is" : "are") on it"
+            let advice = version.isPrevious
+                ? "upgrade those peers (open them with this model, or 'ubiq model migrate --to MODEL'): their saves reach this version when they do"
+                : "every peer of a content should run one model: migrate the older side ('ubiq model diff' says whether the change can be inferred)"
+            findings.append(DoctorFinding(kind: .modelMix,
+                message: "model version \(version.modelHash)\(version.isPrevious ? " (this store's previous one)" : ""): \(peers); \(waiting) transaction(s) there wait for an upgrade",
+                repair: advice, fixable: false))
+        }
+        if report.migrationBaselineOwed {
+            findings.append(DoctorFinding(kind: .modelMix, message: "this store was migrated and its state is not in a baseline of its version yet: its new saves wait",
+                repair: "sync when the cloud is writable ('ubiq sync'); the baseline is rolled then", fixable: false))
+        }
+        if report.previousVersionOutbox > 0 {
+            findings.append(DoctorFinding(kind: .modelMix, message: "\(report.previousVersionOutbox) save(s) made before the migration wait to be written into the old version's folder",
+                repair: "sync when the cloud is writable ('ubiq sync'); peers still on the old version get them then", fixable: false))
+        }
+        return findings
     }
 }

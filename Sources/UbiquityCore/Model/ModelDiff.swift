@@ -40,6 +40,11 @@ public struct ModelDiff: Sendable, Equatable {
     public let changes: [Change]
     /// Whether the two models have the same hash (the same folder in the cloud).
     public let sameHash: Bool
+    /// For each entity of the new model that existed before: its old name.
+    public let oldEntityNames: [String: String]
+    /// For each entity of the new model that existed before: each of its stored or transient
+    /// properties that existed before, by new name, with its old name.
+    public let oldPropertyNames: [String: [String: String]]
 
     /// Whether a lightweight migration could carry a store from the old model to the new one.
     public var canInferMapping: Bool {
@@ -48,6 +53,7 @@ public struct ModelDiff: Sendable, Equatable {
 
     public init(from old: ObjectModel, to new: ObjectModel) {
         var changes: [Change] = []
+        var oldPropertyNames: [String: [String: String]] = [:]
         sameHash = old.hash == new.hash
         var matchedOld: Set<String> = []
         var oldNameOf: [String: String] = [:]  // new entity name → old entity name
@@ -71,9 +77,13 @@ public struct ModelDiff: Sendable, Equatable {
                 changes.append(Change(kind: .renamed, entity: entity.name, property: nil, detail: "renamed from \(previousName)", mapping: .inferred))
             }
             changes += Self.entityChanges(previous, entity, old: old, new: new, oldNameOf: oldNameOf)
-            changes += Self.attributeChanges(previous, entity)
-            changes += Self.relationshipChanges(previous, entity, new: new, oldNameOf: oldNameOf)
+            var properties: [String: String] = [:]
+            changes += Self.attributeChanges(previous, entity, matches: &properties)
+            changes += Self.relationshipChanges(previous, entity, new: new, oldNameOf: oldNameOf, matches: &properties)
+            oldPropertyNames[entity.name] = properties
         }
+        oldEntityNames = oldNameOf
+        self.oldPropertyNames = oldPropertyNames
         // A change to a property a sub-entity inherits is reported once, where it is declared.
         let reported = Set(changes.compactMap { change in change.property.map { "\(change.entity).\($0)" } })
         self.changes = changes.filter { change in
@@ -125,7 +135,7 @@ public struct ModelDiff: Sendable, Equatable {
         return changes
     }
 
-    private static func attributeChanges(_ previous: EntityDescription, _ entity: EntityDescription) -> [Change] {
+    private static func attributeChanges(_ previous: EntityDescription, _ entity: EntityDescription, matches: inout [String: String]) -> [Change] {
         var changes: [Change] = []
         let before = previous.attributes + previous.transientAttributes, after = entity.attributes + entity.transientAttributes
         var matched: Set<String> = []
@@ -140,6 +150,7 @@ public struct ModelDiff: Sendable, Equatable {
                 continue
             }
             matched.insert(match.name)
+            matches[attribute.name] = match.name
             if match.name != attribute.name { change(.renamed, "renamed from \(match.name)", .inferred) }
             if match.isTransient != attribute.isTransient {
                 change(.changed, attribute.isTransient ? "becomes transient (its values are dropped)" : "is no longer transient",
@@ -183,7 +194,7 @@ public struct ModelDiff: Sendable, Equatable {
     }
 
     private static func relationshipChanges(_ previous: EntityDescription, _ entity: EntityDescription, new: ObjectModel,
-                                            oldNameOf: [String: String]) -> [Change] {
+                                            oldNameOf: [String: String], matches: inout [String: String]) -> [Change] {
         var changes: [Change] = []
         let before = previous.relationships + previous.transientRelationships, after = entity.relationships + entity.transientRelationships
         var matched: Set<String> = []
@@ -200,6 +211,7 @@ public struct ModelDiff: Sendable, Equatable {
                 continue
             }
             matched.insert(match.name)
+            matches[relationship.name] = match.name
             if match.name != relationship.name { change(.renamed, "renamed from \(match.name)", .inferred) }
             if oldNameOf[relationship.destination] != match.destination {
                 // To a parent of the old destination (a new parent, properties moved up): every

@@ -58,6 +58,9 @@ public final class PersistentStore: @unchecked Sendable {
             try checkOrWriteMeta(.peerID, peerID) { StoreError.peerMismatch(store: $0, peer: peerID) }
             if try meta(.schemaVersion) == "1" { try upgradeSchemaFromVersion1(schema: "main") }
             try checkOrWriteMeta(.schemaVersion, String(StoreSchema.version)) { StoreError.schemaMismatch($0) }
+            // What a later migration starts from (stores made before migrations record it now).
+            let text = Self.recordedModelText(model)
+            if try meta(.model) != text { try setMeta(.model, text) }
         }
         clock = HybridLogicalClock(peerID: peerID, last: try meta(.lastStamp).flatMap(Stamp.init))
         knowledgeCache = try loadKnowledge()

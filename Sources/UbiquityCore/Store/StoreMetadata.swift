@@ -10,6 +10,13 @@ enum StoreMetadataKey: String {
     case contentEpoch, contentEpochGeneration, contentEpochDate
     /// "1" once an account store finished its first import: the fallback is no longer needed.
     case initialImportCompleted
+    /// The model the store was made for, as an XML plist model file: what a migration starts from.
+    case model
+    /// The model hash the store was last migrated from.
+    case migratedFrom
+    /// The knowledge the store had when it was migrated, kept until the new version's
+    /// baselines hold it (then removed).
+    case migrationKnowledge
 }
 
 extension PersistentStore {

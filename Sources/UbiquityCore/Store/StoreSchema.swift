@@ -24,6 +24,14 @@ enum StoreSchema {
     CREATE TABLE IF NOT EXISTS Z_QUARANTINE (path TEXT PRIMARY KEY NOT NULL, size INTEGER NOT NULL,
         mtime REAL NOT NULL, reason TEXT NOT NULL, recorded REAL NOT NULL, signature TEXT, retryAfter REAL);
     DROP TABLE IF EXISTS Z_COLLECTED;
+    \(previousOutboxSQL)
+    """
+
+    /// Saves of an earlier model version that were not in the cloud when the store was
+    /// migrated: they still go into that version's folder (`StoreModelMigration`).
+    static let previousOutboxSQL = """
+    CREATE TABLE IF NOT EXISTS Z_OUTBOX_PREVIOUS (model TEXT NOT NULL, number INTEGER NOT NULL, file TEXT NOT NULL,
+        bytes BLOB NOT NULL, PRIMARY KEY (model, number));
     """
 }
 

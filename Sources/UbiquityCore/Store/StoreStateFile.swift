@@ -4,7 +4,7 @@ import Foundation
 // entity and pair tables and the tombstones — never the outbox, history, conflicts or
 // quarantine, which are one peer's own business.
 extension PersistentStore {
-    static let localTables = ["Z_OUTBOX", "Z_SENT", "Z_TRANSACTIONS", "Z_CONFLICTS", "Z_QUARANTINE", "Z_KNOWLEDGE"]
+    static let localTables = ["Z_OUTBOX", "Z_OUTBOX_PREVIOUS", "Z_SENT", "Z_TRANSACTIONS", "Z_CONFLICTS", "Z_QUARANTINE", "Z_KNOWLEDGE"]
 
     /// Writes the merge state into a new SQLite file at `path`; returns the knowledge it holds.
     package func writeStateFile(to path: String) throws -> KnowledgeVector {
@@ -31,8 +31,10 @@ extension PersistentStore {
         try locked {
             try database.transaction {
                 let tables = self.tables.values.map(\.quotedName) + pairTables.values.map(\.quotedName)
-                    + ["Z_TOMBSTONES", "Z_WRITERS", "Z_KNOWLEDGE", "Z_OUTBOX", "Z_SENT"]
+                    + ["Z_TOMBSTONES", "Z_WRITERS", "Z_KNOWLEDGE", "Z_OUTBOX", "Z_OUTBOX_PREVIOUS", "Z_SENT"]
                 for table in tables { try database.execute("DELETE FROM \(table)") }
+                // Removed content owes no baseline of what it held.
+                try database.run("DELETE FROM Z_META WHERE key = ?", [.text(StoreMetadataKey.migrationKnowledge.rawValue)])
                 forgetSlotWriters()
                 knowledgeCache = KnowledgeVector()
             }

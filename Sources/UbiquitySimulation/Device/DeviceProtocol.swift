@@ -100,6 +100,8 @@ public struct SavedTransaction: Codable, Sendable {
     /// Simulated seconds since the scenario started.
     public var time: Double
     public var writes: [SavedWrite]
+    /// The model version of the store it was saved in.
+    public var modelHash: String?
 }
 
 /// One object's change in a saved transaction.

@@ -11,7 +11,8 @@ import Ubiquity
 public final class DeviceSession: @unchecked Sendable {
     public let setup: DeviceSetup
     let clock = SimulatedClock()
-    let model: ObjectModel
+    /// The model the app opens its store with (a `model` step changes it between launches).
+    private(set) var model: ObjectModel
     private var coordinator: UbiquitousStoreCoordinator?
     private var background: BackgroundWork?
     private var context: ObjectContext?
@@ -144,6 +145,9 @@ public final class DeviceSession: @unchecked Sendable {
             guard let coordinator else { throw SimulationError("\(setup.name) is not running") }
             try coordinator.removeUbiquitousContent()
             context = nil
+        case let .useModel(path):
+            guard coordinator == nil else { throw SimulationError("\(setup.name) is running: quit it before it changes model") }
+            model = path == "notes" ? .notes : try ObjectModel.load(contentsOf: path)
         case let .rollBaseline(force):
             guard let peer = coordinator?.peer else { throw SimulationError("\(setup.name) is not running") }
             if case let .skipped(reason) = try peer.rollBaseline(force: force), force {
@@ -220,7 +224,7 @@ public final class DeviceSession: @unchecked Sendable {
         let saved = SavedTransaction(
             device: setup.name, account: peer.kind == .local ? nil : peer.device.identityToken, storeKind: peer.kind,
             contentEpoch: log.contentEpoch, peerID: log.peerID, number: log.transactionNumber, stamp: log.stamp.description, knowledge: log.knowledge.description,
-            time: clock.seconds, writes: writes)
+            time: clock.seconds, writes: writes, modelHash: peer.store.model.hash)
         lock.withLock {
             saves.append(saved)
             if peer.kind == .fallback, let account = saved.account { fallbackObjects[account, default: []].formUnion(writes.map(\.gid)) }
@@ -245,6 +249,8 @@ public final class DeviceSession: @unchecked Sendable {
         case let .storesDidChange(transition, kind):
             lock.withLock { events.append("did-change:\(transition.map(Self.name) ?? "added"):\(kind.rawValue)") }
             if transition == .initialImportCompleted { recordHandover() }
+        case .storeMigrated:
+            lock.withLock { events.append("store-migrated") }
         case let .didImport(changes):
             lock.withLock { events.append("did-import:\(changes.inserted.count + changes.updated.count + changes.deleted.count)") }
             // As apps merged the did-import notification: objects without unsaved changes are refreshed.

@@ -21,6 +21,8 @@ struct SaveLedger {
         var device: String
         var first: Int64
         var highest: Int64
+        /// The highest transaction saved on each model version (numbers go on across versions).
+        var highestByVersion: [String: Int64] = [:]
     }
 
     private(set) var contents: [Content: [String: PeerRecord]] = [:]
@@ -61,6 +63,7 @@ struct SaveLedger {
             let content = Content(account: account, epoch: save.contentEpoch)
             var record = contents[content]?[save.peerID] ?? PeerRecord(device: save.device, first: save.number, highest: save.number)
             record.highest = max(record.highest, save.number)
+            if let version = save.modelHash { record.highestByVersion[version] = max(record.highestByVersion[version] ?? 0, save.number) }
             contents[content, default: [:]][save.peerID] = record
             let knowledge = KnowledgeVector(string: save.knowledge) ?? KnowledgeVector()
             for write in save.writes where !write.deleted {

@@ -13,9 +13,11 @@ extension ScenarioRunner {
     static let containerIdentifier = "iCloud.ubiquity.default"
     static let contentURL = "CoreData"
 
-    func location(account: String, root: String) -> ContainerLocation {
+    /// The container of `account` in the copy of the cloud at `root`, for model version `hash`
+    /// (default: the model every device starts with).
+    func location(account: String, root: String, hash: String? = nil) -> ContainerLocation {
         ContainerLocation(cloud: root, identityToken: account, containerIdentifier: Self.containerIdentifier,
-                          contentURL: Self.contentURL, contentName: scenario.contentName, modelHash: model.hash)
+                          contentURL: Self.contentURL, contentName: scenario.contentName, modelHash: hash ?? model.hash)
     }
 
     // MARK: After every step
@@ -55,17 +57,20 @@ extension ScenarioRunner {
         }
     }
 
-    /// The numbers of `peer`'s logs in the cloud (in any of its copies).
+    /// The numbers of `peer`'s logs in the cloud (in any of its copies, in the folder of any
+    /// model version: a peer's numbers go on across versions).
     func cloudLogNumbers(account: String, peer: String, reachable: Bool = false) -> Set<Int64> {
-        let folder = String(location(account: account, root: "").logDirectory(of: peer).dropFirst(1))
-        return cloudTrees(of: account, reachable: reachable).reduce(into: []) { $0.formUnion($1.logNumbers[folder] ?? []) }
+        let folders = modelHashes.map { String(location(account: account, root: "", hash: $0).logDirectory(of: peer).dropFirst(1)) }
+        return cloudTrees(of: account, reachable: reachable).reduce(into: []) { numbers, tree in
+            for folder in folders { numbers.formUnion(tree.logNumbers[folder] ?? []) }
+        }
     }
 
     /// What the cloud's baselines of `account` cover: the most any copy of the cloud holds in
     /// `baseline.zip` or a conflict copy of it (peers join every one of them).
     func cloudBaselineKnowledge(account: String, reachable: Bool = false) -> KnowledgeVector {
-        cloudRoots(reachable: reachable).reduce(into: KnowledgeVector()) {
-            $0.formMaximum(baselinesKnowledge(location(account: account, root: $1)))
+        cloudRoots(reachable: reachable).reduce(into: KnowledgeVector()) { knowledge, root in
+            for hash in modelHashes { knowledge.formMaximum(baselinesKnowledge(location(account: account, root: root, hash: hash))) }
         }
     }
 
@@ -106,15 +111,19 @@ extension ScenarioRunner {
             let cloudBaseline = cloudBaselineKnowledge(account: account)
             for (peer, record) in peers.sorted(by: { $0.key < $1.key }) where record.first <= record.highest {
                 guard let author = devices[record.device] else { continue }
-                let local = transport.localRoot(of: author.name).map { location(account: account, root: $0) }
-                let covered = max(cloudBaseline[peer], local.map { baselinesKnowledge($0)[peer] } ?? 0)
+                let localRoot = transport.localRoot(of: author.name)
+                let localBaseline = localRoot.map { root in modelHashes.map { baselinesKnowledge(location(account: account, root: root, hash: $0))[peer] }.max() ?? 0 } ?? 0
+                let covered = max(cloudBaseline[peer], localBaseline)
                 ledger.covered(content, peer: peer, upTo: covered)
                 let first = max(record.first, covered + 1)
                 guard first <= record.highest else { continue }
                 let inCloud = cloudLogNumbers(account: account, peer: peer)
                 var missing = (first...record.highest).filter { !inCloud.contains($0) }
                 guard !missing.isEmpty else { continue }
-                if let local { missing = missing.filter { !Self.logNumbers(in: local.logDirectory(of: peer)).contains($0) } }
+                if let localRoot {
+                    let mirrored = modelHashes.reduce(into: Set<Int64>()) { $0.formUnion(Self.logNumbers(in: location(account: account, root: localRoot, hash: $1).logDirectory(of: peer))) }
+                    missing = missing.filter { !mirrored.contains($0) }
+                }
                 guard !missing.isEmpty else { continue }
                 if author.running, let outbox = try? send(.probe(full: false), to: author).state?.outbox {
                     missing.removeAll { outbox.contains($0) }
@@ -174,18 +183,27 @@ extension ScenarioRunner {
     /// Every running peer of each account (with `required`, offline ones too) holds every
     /// transaction that reached the cloud, only objects some save inserted, and the same state.
     func checkConverged(required: Bool) throws {
+        // Peers on one model version converge among themselves; a version no device is on any
+        // more owes every peer its saves (the upgrades carried them in their baselines).
         var groups: [String: [(device: RunDevice, state: DeviceState)]] = [:]
         for name in names {
             let device = devices[name]!
             guard device.running, required || !isOffline(device) else { continue }
             guard let state = try send(.probe(full: true), to: device).state, state.storeKind == .account, let account = state.account else { continue }
-            groups[account, default: []].append((device, state))
+            groups[account + "\u{0}" + device.model.hash, default: []].append((device, state))
         }
-        for (account, members) in groups.sorted(by: { $0.key < $1.key }) where violations.isEmpty {
+        let versionsInUse = Set(names.map { devices[$0]!.model.hash })
+        for (group, members) in groups.sorted(by: { $0.key < $1.key }) where violations.isEmpty {
+            let account = String(group.split(separator: "\u{0}", maxSplits: 1)[0]), version = members[0].device.model.hash
             for member in members { checkNoStrangers(member.state.liveObjects, on: member.device, account: account) }
             let cloudBaseline = cloudBaselineKnowledge(account: account, reachable: true)
             let current = currentContents().first { $0.content.account == account }?.peers ?? [:]
-            for (peer, record) in current.sorted(by: { $0.key < $1.key }) where violations.isEmpty {
+            for (peer, full) in current.sorted(by: { $0.key < $1.key }) where violations.isEmpty {
+                var record = full
+                if !record.highestByVersion.isEmpty {
+                    record.highest = record.highestByVersion.filter { $0.key == version || !versionsInUse.contains($0.key) }.values.max() ?? 0
+                    guard record.highest > 0 else { continue }
+                }
                 let uploaded = cloudBaseline[peer] >= record.highest
                     || cloudLogNumbers(account: account, peer: peer, reachable: true).contains(record.highest)
                 guard uploaded else {

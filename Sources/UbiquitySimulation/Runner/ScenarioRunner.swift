@@ -18,7 +18,12 @@ public final class ScenarioRunner {
     /// How files travel between the devices' copies of the cloud (on Syncthing hosts, the
     /// iCloud transport with every device direct: Syncthing carries the files instead).
     let transport: any Transport
+    /// The model every device starts with.
     let model: ObjectModel
+    /// The models of the scenario's `model` steps, by file (`notes`: the built-in model).
+    let stepModels: [String: ObjectModel]
+    /// Every model hash a device may be on: the checks look for logs and baselines in each.
+    var modelHashes: [String] { [model.hash] + stepModels.values.map(\.hash).filter { $0 != model.hash }.sorted() }
     var random: SeededGenerator
     var names: [String] = []
     var devices: [String: RunDevice] = [:]
@@ -53,6 +58,11 @@ public final class ScenarioRunner {
         work = options.workDirectory ?? NSTemporaryDirectory() + "ubiquity-scenario-\(scenario.name)-\(seed)-\(UUID().uuidString.prefix(8))"
         do {
             model = try scenario.modelFile.map { try ObjectModel.load(contentsOf: $0) } ?? .notes
+            var stepModels: [String: ObjectModel] = [:]
+            for file in scenario.stepModelFiles where stepModels[file] == nil {
+                stepModels[file] = file == "notes" ? .notes : try ObjectModel.load(contentsOf: file)
+            }
+            self.stepModels = stepModels
         } catch {
             throw ScenarioError(source: scenario.source, line: 0, "cannot load the model: \(error)")
         }
@@ -155,7 +165,7 @@ public final class ScenarioRunner {
             names.append(declaration.name)
             devices[declaration.name] = RunDevice(declaration: declaration, directory: directory, peerID: device.peerID(),
                                                   host: host, skew: skew, account: declaration.account,
-                                                  cloudRoot: cloudRoot, syncthingHost: syncthingHost)
+                                                  cloudRoot: cloudRoot, syncthingHost: syncthingHost, model: model)
             timeline.lanes.append(declaration.name)
             recordJournal()
             if skew != 0 { timeline.mark(0, declaration.name, .fault, "clock off by \(skew > 0 ? "+" : "")\(SimulatedDuration.signedText(skew))") }
@@ -259,7 +269,7 @@ public final class ScenarioRunner {
     /// Whether `device` can take `verb` now (for `?` and `all`).
     private func eligible(_ device: RunDevice, for verb: DeviceVerb) -> Bool {
         switch verb {
-        case .launch: return !device.running
+        case .launch, .useModel: return !device.running
         case .online: return isOffline(device)
         case .offline: return (device.syncthingHost != nil || transport.canGoOffline(device.name)) && !isOffline(device)
         case .signIn, .signOut: return true
@@ -295,7 +305,7 @@ public final class ScenarioRunner {
         case let .expectValues(entity, key, values):
             let reply = try send(.object(entity: entity, key: key), to: device)
             guard let actual = reply.values else { return violate("\(device.name) has no live \(entity)/\(key)") }
-            let description = try model.entity(named: entity)
+            let description = try device.model.entity(named: entity)
             for assignment in values {
                 guard let attribute = description.attribute(assignment.name) else {
                     return violate("\(entity) has no attribute '\(assignment.name)'")
@@ -310,7 +320,7 @@ public final class ScenarioRunner {
             let found = try send(.count(entity: entity), to: device).count ?? 0
             if found != count { violate("\(device.name) has \(found) live \(entity) objects; the scenario expects \(count)") }
         case let .expectUploadsWaiting(count):
-            let folder = device.account.map { String(location(account: $0, root: "").logDirectory(of: device.peerID).dropFirst(1)) } ?? ""
+            let folder = device.account.map { String(location(account: $0, root: "", hash: device.model.hash).logDirectory(of: device.peerID).dropFirst(1)) } ?? ""
             let found = device.syncthingHost == nil
                 ? transport.uploadsWaiting(device.name, account: device.account, logFolder: folder) : logsWaitingOnHost(of: device)
             if found != count { violate("\(device.name) has \(found) upload(s) waiting; the scenario expects \(count)") }
@@ -337,6 +347,7 @@ public final class ScenarioRunner {
             switch verb {
             case .launch: device.running = true
             case .quit: device.running = false
+            case let .useModel(file): device.model = stepModels[file] ?? device.model
             case .signIn, .signOut: device.account = reply.account ?? (try? Device.load(from: device.directory))?.identityToken
             case .removeContent:
                 if let account = device.account { timeline.mark(now, device.name, .note, "removed the content of '\(account)'") }
@@ -440,8 +451,12 @@ final class RunDevice {
     /// Its Syncthing host (1…), under `--syncthing`.
     let syncthingHost: Int?
 
+    /// The model its app opens the store with (a `model` step changes it).
+    var model: ObjectModel
+
     init(declaration: DeviceDeclaration, directory: String, peerID: String, host: any DeviceHost, skew: Double, account: String?,
-         cloudRoot: String, syncthingHost: Int?) {
+         cloudRoot: String, syncthingHost: Int?, model: ObjectModel) {
+        self.model = model
         self.declaration = declaration
         self.cloudRoot = cloudRoot
         self.syncthingHost = syncthingHost

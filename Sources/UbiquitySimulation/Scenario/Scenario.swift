@@ -1,3 +1,4 @@
+import Foundation
 import Ubiquity
 
 /// A scenario, as read from a `.scenario` file (Docs/Scenarios.md): named devices, their
@@ -69,6 +70,46 @@ public struct Scenario: Sendable {
             }
         }
         return nil
+    }
+
+    /// The model files of every `model` step, in order (`notes`: the built-in model).
+    public var stepModelFiles: [String] {
+        func collect(_ steps: [ScenarioStep]) -> [String] {
+            steps.flatMap { step -> [String] in
+                switch step.action {
+                case let .device(_, .useModel(path)): return [path]
+                case let .repeated(_, body): return collect(body)
+                case let .random(block): return collect(block.choices.map(\.step))
+                default: return []
+                }
+            }
+        }
+        return collect(steps)
+    }
+
+    /// `model` steps with their files relative to `directory` (the scenario file's).
+    func resolvingModelFiles(relativeTo directory: String) -> Scenario {
+        func resolve(_ path: String) -> String {
+            path == "notes" || path.hasPrefix("/") ? path : (directory as NSString).appendingPathComponent(path)
+        }
+        func rewrite(_ steps: [ScenarioStep]) -> [ScenarioStep] {
+            steps.map { step in
+                switch step.action {
+                case let .device(name, .useModel(path)):
+                    return ScenarioStep(line: step.line, text: step.text, action: .device(name, .useModel(resolve(path))))
+                case let .repeated(times, body):
+                    return ScenarioStep(line: step.line, text: step.text, action: .repeated(times: times, body: rewrite(body)))
+                case var .random(block):
+                    block.choices = block.choices.map { (weight: $0.weight, step: rewrite([$0.step])[0]) }
+                    return ScenarioStep(line: step.line, text: step.text, action: .random(block))
+                default:
+                    return step
+                }
+            }
+        }
+        var copy = self
+        copy.steps = rewrite(steps)
+        return copy
     }
 
     /// The steps after `--steps` (the count of every `random` block).
@@ -149,6 +190,9 @@ public struct RandomBlock: Sendable {
 /// A device's step.
 public enum DeviceVerb: Sendable, Equatable, Codable {
     case launch(rebuild: Bool)
+    /// The model the app opens its store with from its next launch (`notes`, or a model file
+    /// relative to the scenario): an app update. The device must not be running.
+    case useModel(String)
     case quit
     case insert(entity: String, key: String, values: [PropertyAssignment])
     case update(entity: String, key: String, values: [PropertyAssignment])

@@ -16,10 +16,11 @@ public enum ScenarioParser {
         }
         var scenario = try parse(text, source: source)
         scenario.reference = path
+        let directory = (path as NSString).deletingLastPathComponent
         if let model = scenario.modelFile, !model.hasPrefix("/") {
-            scenario.modelFile = ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(model)
+            scenario.modelFile = (directory as NSString).appendingPathComponent(model)
         }
-        return scenario
+        return scenario.resolvingModelFiles(relativeTo: directory)
     }
 
     /// Reads scenario text; `source` names it in errors.
@@ -302,6 +303,7 @@ private struct Reader {
             guard args.isEmpty || args[0] == "rebuild" else { throw error(line, "usage: DEVICE launch [rebuild]") }
             return .launch(rebuild: !args.isEmpty)
         case "quit": try count(0...0, "quit"); return .quit
+        case "model": try count(1...1, "model notes|FILE"); return .useModel(args[0])
         case "save": try count(0...0, "save"); return .save
         case "rollback": try count(0...0, "rollback"); return .rollback
         case "sync": try count(0...0, "sync"); return .sync
@@ -394,10 +396,11 @@ private struct Reader {
         switch parts.first {
         case "will-change": valid = parts.count == 2 && ScenarioParser.transitions.contains(parts[1])
         case "did-change": valid = parts.count == 3 && (ScenarioParser.transitions + ["added"]).contains(parts[1]) && StoreKind(rawValue: parts[2]) != nil
+        case "store-migrated": valid = parts.count == 1
         default: valid = false
         }
         guard valid else {
-            throw error(line, "unknown event '\(event)': write will-change:TRANSITION or did-change:TRANSITION:STORE, with a transition of \(ScenarioParser.transitions.joined(separator: ", ")) (or 'added' for a store added) and a store of account, fallback, local")
+            throw error(line, "unknown event '\(event)': write will-change:TRANSITION, did-change:TRANSITION:STORE or store-migrated, with a transition of \(ScenarioParser.transitions.joined(separator: ", ")) (or 'added' for a store added) and a store of account, fallback, local")
         }
     }
 

@@ -14,8 +14,9 @@ struct ModelCommand: ParsableCommand {
                       ubiq model diff 'MyApp.xcdatamodeld/MyApp.xcdatamodel' 'MyApp.xcdatamodeld/MyApp 2.xcdatamodel'
                       ubiq model check --icloud MyApp.xcdatamodeld
                       ubiq model write --output MyModel.plist
+                      ubiq model migrate --to 'MyApp.xcdatamodeld' --device ./phone
             """,
-        subcommands: [ModelWriteCommand.self, ModelShowCommand.self, ModelDiffCommand.self, ModelCheckCommand.self],
+        subcommands: [ModelWriteCommand.self, ModelShowCommand.self, ModelDiffCommand.self, ModelCheckCommand.self, ModelMigrateCommand.self],
         defaultSubcommand: ModelWriteCommand.self)
 }
 

@@ -85,7 +85,9 @@ struct CLIInspectionTests {
         try AtomicFile.write([1], to: folder + "/" + TransactionLog.fileName(number: 1).replacingOccurrences(of: ".cdt", with: ".sync-conflict-20260101-101010-ABCDEFG.cdt"))   // conflict copy
         try AtomicFile.write([1], to: folder + "/notes.txt")                                                             // foreign file
         try AtomicFile.makeDirectory(location.ubiquityRoot + "/Not A Peer")                                               // foreign folder
-        try AtomicFile.makeDirectory("\(location.ubiquityRoot)/\(skewed.peerID)/\(location.contentName)/SomeOtherModelHash")   // model mix
+        let otherVersion = "\(location.ubiquityRoot)/\(skewed.peerID)/\(location.contentName)/SomeOtherModelHash"
+        try AtomicFile.makeDirectory(otherVersion)
+        try AtomicFile.write([1], to: otherVersion + "/" + TransactionLog.fileName(number: 40))   // model mix: a save on another version waits
         let stale = location.logDirectory(of: examined.peerID) + "/.interrupted.nosync"
         try AtomicFile.write([0], to: stale)
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7_200)], ofItemAtPath: stale)   // stale temp file

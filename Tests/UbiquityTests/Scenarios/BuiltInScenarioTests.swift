@@ -6,7 +6,7 @@ import UbiquitySimulation
 /// also with each device as its own OS process (separate SQLite connections, locks, memory).
 @Suite("Built-in scenarios")
 struct BuiltInScenarioTests {
-    static let names = ["account-switch", "churn", "clock-skew", "content-removed", "corrupted-log", "first-launch", "offline-edits", "quota-exceeded"]
+    static let names = ["account-switch", "churn", "clock-skew", "content-removed", "corrupted-log", "first-launch", "model-upgrade", "offline-edits", "quota-exceeded"]
 
     @Test func everyBuiltInScenarioIsRunHere() {
         #expect(ScenarioFixtures.builtInNames == Self.names, "a new built-in scenario needs a place in these tests")
@@ -35,12 +35,16 @@ struct BuiltInScenarioTests {
             #expect(result.transfers.quotaRefusals > 0)
         case "offline-edits", "clock-skew":
             #expect(result.conflicts > 0, "concurrent edits were recorded")
+        case "model-upgrade":
+            for device in result.devices {
+                #expect(device.transitions.filter { $0 == "store-migrated" }.count == 1, "\(device.name) was migrated once: \(device.transitions)")
+            }
         default:
             break
         }
     }
 
-    @Test(arguments: ["account-switch", "churn"])
+    @Test(arguments: ["account-switch", "churn", "model-upgrade"])
     func passesWithEveryDeviceInItsOwnProcess(name: String) throws {
         let result = try ScenarioFixtures.run(try ScenarioFixtures.builtIn(name), try ScenarioFixtures.options(processes: true))
         let passed = result.passed

@@ -1,0 +1,90 @@
+import Foundation
+import UbiquityBase
+import UbiquityCore
+import UbiquitySync
+
+// A store made for another model version is migrated before it is opened (Docs/Models.md,
+// "Migration"): the old version's unsent saves go to its folder first, the store is carried
+// in one transaction, and the peer then owes the new version a baseline holding everything the
+// store had — peers that upgrade later join it, so no save of the old version is lost to them.
+extension UbiquityPeer {
+    /// Migrates the store at `path` to the configuration's model when it was made for another
+    /// one. Returns what was done, `nil` when the store is new or already on the model.
+    static func migrateStoreIfNeeded(_ configuration: PeerConfiguration, device: Device, kind: StoreKind, path: String,
+                                     logger: UbiquityLogger) throws -> ModelMigration? {
+        let model = configuration.model
+        guard let stored = PersistentStore.storedModelHash(atPath: path), stored != model.hash else { return nil }
+        let known = PersistentStore.storedModel(atPath: path).flatMap { $0.hash == stored ? $0 : nil }
+            ?? configuration.previousModels.first { $0.hash == stored }
+        guard let source = known else {
+            throw PeerError.storeNeedsMigration("the store \(path) was made for model version \(stored) and does not record that model; this model '\(model.name)' is \(model.hash). Migrate it with 'ubiq model migrate --from OLD-MODEL --to NEW-MODEL' (or give the app its earlier model versions), or open it with the model it was made for")
+        }
+        let plan: ModelMigrationPlan
+        do throws(ModelMigrationError) { plan = try ModelMigrationPlan(from: source, to: model) } catch { throw PeerError.migrationRefused(error) }
+        guard configuration.migratesStore else {
+            throw PeerError.storeNeedsMigration("the store was made for model '\(source.name)' (\(stored)), not '\(model.name)' (\(model.hash)); the change can be migrated by inferred mapping (\(plan.diff.changes.filter { $0.mapping != .noMigration }.count) change(s), see 'ubiq model diff'): run 'ubiq model migrate --to MODEL' for this device, or open it with the model it was made for")
+        }
+        if kind == .account, device.identityToken != nil {
+            // The old version's peers get this store's last saves, and the store takes theirs
+            // into the new version: one sync on the old model first (best effort: offline, the
+            // unsent saves wait in the store for the old folder).
+            var old = configuration
+            old.model = source
+            old.migratesStore = false
+            do {
+                let peer = try UbiquityPeer(configuration: old, device: device, deviceLock: nil, kind: kind)
+                defer { peer.close() }
+                _ = try peer.sync(reportingImportFailure: true)
+            } catch {
+                logger.log(.warning, "PFUbiquitySetupAssistant", "migrateStore", "the last sync on model '\(source.name)' before the migration failed: \(error)")
+            }
+        }
+        let migration = try PersistentStore.migrate(atPath: path, plan: plan)
+        logger.log(.error, "PFUbiquitySetupAssistant", "migrateStore", migration.description)
+        return migration
+    }
+
+    /// While the new version's baselines lack what the store held when it was migrated: join
+    /// and import what the new version has, then roll a baseline. Until then this peer writes
+    /// no log of the new version (a peer of the new version could not apply it without the
+    /// baseline). Returns whether the debt is paid.
+    func payMigrationDebt(_ location: ContainerLocation, summary: inout SyncSummary) throws -> Bool {
+        guard let owed = try store.migrationKnowledgeOwed() else { return true }
+        let baseliner = makeBaseliner(location)
+        if baseliner.catalog().view.dominates(owed) {
+            try store.clearMigrationKnowledgeOwed()
+            return true
+        }
+        let decision = try syncLock.withLock { try baseliner.rollIfNeeded(policy: configuration.baselinePolicy ?? .apple, force: true) }
+        summary.baseline = decision
+        guard baseliner.catalog().view.dominates(owed) else {
+            logger.log(.warning, "PFUbiquityBaseline", "migrateStore", "the migrated state is not in a baseline of this model yet (\(decision.reason)); this peer's new saves wait")
+            return false
+        }
+        try store.clearMigrationKnowledgeOwed()
+        logger.log(.info, "PFUbiquityBaseline", "migrateStore", "the migrated state is in a baseline of model \(store.model.hash)")
+        return true
+    }
+
+    /// Writes saves of earlier model versions, made before the store was migrated, into those
+    /// versions' folders. Returns how many were written.
+    func exportPreviousVersions() throws -> Int {
+        guard let location else { return 0 }
+        var written = 0
+        for (model, entry) in try store.previousVersionOutbox() {
+            let folder = ContainerLocation(cloud: location.cloud, identityToken: location.identityToken, containerIdentifier: location.containerIdentifier,
+                                           contentURL: location.contentURL, contentName: location.contentName, modelHash: model)
+            let directory = folder.logDirectory(of: peerID)
+            do throws(FileError) {
+                try folder.checkWritable(directory)
+                try AtomicFile.makeDirectory(directory)
+                try AtomicFile.write(entry.bytes, to: directory + "/" + entry.fileName, modificationTime: store.now)
+            } catch {
+                throw SyncError.containerUnwritable(path: error.path, reason: error.message)
+            }
+            try store.markPreviousVersionSent(model: model, number: entry.number)
+            written += 1
+        }
+        return written
+    }
+}
