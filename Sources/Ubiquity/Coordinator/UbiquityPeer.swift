@@ -59,6 +59,7 @@ public final class UbiquityPeer: @unchecked Sendable {
             location = ContainerLocation(
                 cloud: device.cloudSeenHere(configuration.cloud), identityToken: token, containerIdentifier: configuration.containerIdentifier,
                 contentURL: configuration.contentURL, contentName: configuration.contentName, modelHash: configuration.model.hash)
+                .sealed(keyFile: Self.keyFile(localDirectory: localDirectory), scratchDirectory: localDirectory + "/container/staging")
         } else {
             location = nil
         }
@@ -106,7 +107,7 @@ public final class UbiquityPeer: @unchecked Sendable {
                 // A file set aside and unchanged since is not read again (it says nothing of its epoch).
                 if let signature = quarantined[location.relativeLogPath(peerID, name)],
                    signature == DirectoryEntry.at(directory + "/" + name)?.signature { return (name, number) }
-                guard !ContentEpoch.logBelongsToOtherEpoch(directory + "/" + name, than: epoch) else { return nil }
+                guard !ContentEpoch.logBelongsToOtherEpoch(directory + "/" + name, than: epoch, in: location) else { return nil }
                 return (name, number)
             }
         }
@@ -164,6 +165,8 @@ public final class UbiquityPeer: @unchecked Sendable {
     @discardableResult
     public func exportPending() throws -> Int {
         guard let location else { return 0 }
+        // Another device may have turned encryption on since: never write plaintext into it.
+        location.sealing.refresh()
         let written = try syncLock.withLock { try Exporter(store: store, location: location, logger: logger).flush() }
         return written
     }
@@ -172,6 +175,7 @@ public final class UbiquityPeer: @unchecked Sendable {
     /// Each committed batch (of `batchSize` logs at most) is announced as a `.didImport` event.
     public func importAvailable(batchSize: Int = .max) throws -> ImportReport {
         guard let location else { return ImportReport() }
+        location.sealing.refresh()
         let report = try syncLock.withLock {
             let importer = Importer(store: store, location: location, quarantineDirectory: localDirectory + "/container/quarantine", logger: logger)
             let report = try importer.importAvailable(batchSize: batchSize) { events.post(.didImport($0)) }
@@ -194,6 +198,10 @@ public final class UbiquityPeer: @unchecked Sendable {
             summary.signedOut = true
             summary.knowledge = store.knowledge
             return summary
+        }
+        if case .locked = location.sealing.refresh() {
+            // Nothing can be read or written: saves wait in the outbox, nothing is quarantined.
+            throw SyncError.encryptedWithoutKey
         }
         if try contentEpochChanged() {
             // Posted from here, so a removal noticed by any sync (the coordinator's, or its

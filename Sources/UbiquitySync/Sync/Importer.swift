@@ -110,7 +110,14 @@ package struct Importer {
             var bytes: [UInt8]?
             do {
                 let path = location.ubiquityRoot + "/" + candidate.relativePath
-                do { bytes = try AtomicFile.read(path, limit: maxLogBytes) } catch { throw LogError.unreadable(error.message) }
+                do { bytes = try location.read(path, limit: maxLogBytes) } catch {
+                    // Encrypted content this device has no key for: the file is not damaged, only closed.
+                    if ContentSealing.isNoKey(error) {
+                        report.locked += 1
+                        continue
+                    }
+                    throw LogError.unreadable(error.message)
+                }
                 let log = try TransactionLog(decoding: bytes ?? [], model: store.model, maxBytes: maxLogBytes)
                 guard log.peerID == candidate.peerID else { throw LogError.wrongAuthor(folder: candidate.peerID, log: log.peerID) }
                 guard log.transactionNumber == candidate.number else {
@@ -236,7 +243,8 @@ package struct Importer {
         logger.log(.error, "PFUbiquityTransactionLogImporter", "quarantine:", "quarantined \(candidate.relativePath): \(reason)")
         let source = location.ubiquityRoot + "/" + candidate.relativePath
         let target = quarantineDirectory + "/" + candidate.relativePath.replacingOccurrences(of: "/", with: "__")
-        if let bytes = bytes ?? (try? AtomicFile.read(source, limit: maxLogBytes)) {
+        // The copy is of the plaintext when the file opened (a file of the device, never the cloud's).
+        if let bytes = bytes ?? (try? location.read(source, limit: maxLogBytes)) ?? (try? AtomicFile.read(source, limit: maxLogBytes)) {
             try? AtomicFile.makeDirectory(quarantineDirectory)
             try? AtomicFile.write(bytes, to: target)
         }
