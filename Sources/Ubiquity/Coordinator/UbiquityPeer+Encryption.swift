@@ -85,6 +85,7 @@ extension UbiquityPeer {
         try DeviceKey.write(key, to: Self.keyFile(localDirectory: localDirectory))
         location.sealing.refresh()
         logger.log(.error, "PFUbiquityEncryption", "unlock", "this device holds the key of \(location.contentName) now")
+        try catchUpWithOwnLogs()
     }
 
     /// Wraps the content key under `newPassphrase` (and new scrypt `parameters`, if given); no

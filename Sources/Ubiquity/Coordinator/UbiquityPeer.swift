@@ -93,8 +93,11 @@ public final class UbiquityPeer: @unchecked Sendable {
     /// A store rebuilt (or lost and recreated) knows fewer of its own transactions than the
     /// container holds. Catch up (from the baseline if need be) before any save, so a
     /// transaction number is never reused.
-    private func catchUpWithOwnLogs() throws {
+    func catchUpWithOwnLogs() throws {
         guard let location else { return }
+        // Encrypted content without the key: nothing can be read; the catch-up runs once the
+        // device is given the passphrase (`unlockEncryption`), and saves wait in the outbox.
+        if case .locked = location.sealing.state { return }
         // Own logs of removed content (saved before this peer heard of a removal, and not yet
         // deleted) are not this content's: their numbers say nothing about the store's.
         // Only regular files are logs: a folder or link named like one is nobody's transaction.
