@@ -80,12 +80,42 @@ extension UbiquityPeer {
     /// the key is kept on the device. A wrong passphrase changes nothing.
     public func unlockEncryption(passphrase: String) throws {
         guard let location else { throw EncryptionError.signedOut }
-        guard let record = try location.sealing.record() else { throw EncryptionError.notEnabled }
-        let key = try record.unwrap(passphrase: passphrase)
-        try DeviceKey.write(key, to: Self.keyFile(localDirectory: localDirectory))
-        location.sealing.refresh()
+        try Self.unlock(location, keyFile: Self.keyFile(localDirectory: localDirectory), passphrase: passphrase)
         logger.log(.error, "PFUbiquityEncryption", "unlock", "this device holds the key of \(location.contentName) now")
         try catchUpWithOwnLogs()
+    }
+
+    /// Gives the device of `configuration` the key of its account's encrypted content without
+    /// opening its store: an app running there picks the key up at its next sync (a fallback
+    /// store's initial import is tried again then).
+    public static func unlockEncryption(configuration: PeerConfiguration, passphrase: String) throws {
+        guard let (location, keyFile) = try accountLocation(configuration) else { throw EncryptionError.signedOut }
+        try unlock(location, keyFile: keyFile, passphrase: passphrase)
+    }
+
+    /// What the device of `configuration` can do with its account's content, without opening its store.
+    public static func encryptionState(configuration: PeerConfiguration) throws -> ContentSealing.State {
+        try accountLocation(configuration)?.location.sealing.state ?? .plain
+    }
+
+    private static func unlock(_ location: ContainerLocation, keyFile: String, passphrase: String) throws {
+        guard let record = try location.sealing.record() else { throw EncryptionError.notEnabled }
+        let key = try record.unwrap(passphrase: passphrase)
+        try DeviceKey.write(key, to: keyFile)
+        location.sealing.refresh()
+    }
+
+    /// The current account's location with the device's sealing, and where its key is kept.
+    private static func accountLocation(_ configuration: PeerConfiguration) throws -> (location: ContainerLocation, keyFile: String)? {
+        let device: Device
+        do { device = try Device.load(from: configuration.device) } catch { throw PeerError.device(error) }
+        guard let token = device.identityToken else { return nil }
+        let directory = try localDirectory(configuration, device: device, kind: .account)
+        let location = ContainerLocation(
+            cloud: device.cloudSeenHere(configuration.cloud), identityToken: token, containerIdentifier: configuration.containerIdentifier,
+            contentURL: configuration.contentURL, contentName: configuration.contentName, modelHash: configuration.model.hash)
+            .sealed(keyFile: keyFile(localDirectory: directory), scratchDirectory: directory + "/container/staging")
+        return (location, keyFile(localDirectory: directory))
     }
 
     /// Wraps the content key under `newPassphrase` (and new scrypt `parameters`, if given); no
@@ -153,7 +183,7 @@ extension UbiquityPeer {
                 let path = directory + "/" + entry.name, name = relative.isEmpty ? entry.name : relative + "/" + entry.name
                 if entry.isDirectory {
                     visit(path, name)
-                } else if entry.isRegularFile, let head = try? AtomicFile.read(path, limit: .max).prefix(8), !SealedFile.isSealed(head) {
+                } else if entry.isRegularFile, !SealedFile.isSealedFile(path) {
                     paths.append(name)
                 }
             }
@@ -162,8 +192,7 @@ extension UbiquityPeer {
             visit(location.logDirectory(of: folder.name), location.relativeLogPath(folder.name, "").dropLast().description)
         }
         visit(location.baselineDirectory, ".baseline/\(location.contentName)/\(location.modelHash)")
-        if DirectoryEntry.at(location.contentEpochPath) != nil,
-           let head = try? AtomicFile.read(location.contentEpochPath, limit: 1 << 16).prefix(8), !SealedFile.isSealed(head) {
+        if DirectoryEntry.at(location.contentEpochPath) != nil, !SealedFile.isSealedFile(location.contentEpochPath) {
             paths.append(".content/\(location.contentName).plist")
         }
         return paths

@@ -49,6 +49,12 @@ public final class ContentSealing: @unchecked Sendable {
         refresh()
     }
 
+    /// Opens sealed files with the key kept in `keyFile`, whatever the cloud's record says: for
+    /// tools that check a cloud from outside (the scenario runner's invariants).
+    public static func reading(keyFile: String, scratchDirectory: String) -> ContentSealing {
+        ContentSealing(recordPath: nil, keyFile: keyFile, scratchDirectory: scratchDirectory)
+    }
+
     public var state: State { lock.withLock { current } }
 
     /// The key record in the cloud: `nil` when there is none; throws when one is there but unreadable.
@@ -63,7 +69,7 @@ public final class ContentSealing: @unchecked Sendable {
     /// means the content is encrypted: the peer stays locked rather than write plaintext.
     @discardableResult
     package func refresh() -> State {
-        guard recordPath != nil else { return state }
+        guard recordPath != nil || keyFile != nil else { return state }
         let recordKeyID: String??
         do { recordKeyID = try record().map { .some($0.keyID) } } catch { recordKeyID = .some(nil) }
         let deviceKey = keyFile.flatMap { try? DeviceKey.read($0) }

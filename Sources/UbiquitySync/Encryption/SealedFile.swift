@@ -25,6 +25,14 @@ package enum SealedFile {
         bytes.count >= magic.count && bytes.prefix(magic.count).elementsEqual(magic)
     }
 
+    /// Whether the regular file at `path` begins like a sealed file (only its first bytes are read).
+    package static func isSealedFile(_ path: String) -> Bool {
+        guard let descriptor = try? AtomicFile.openRegularFile(path) else { return false }
+        defer { close(descriptor) }
+        var head = [UInt8](repeating: 0, count: magic.count)
+        return pread(descriptor, &head, head.count, 0) == head.count && isSealed(head)
+    }
+
     /// The largest sealed file whose plaintext is at most `limit` bytes.
     package static func sealedSize(ofAtMost limit: Int) -> Int {
         limit > Int.max / 2 ? limit : limit + headerSize + (limit / chunkSize + 1) * tagSize
