@@ -37,11 +37,11 @@ struct EncryptionFigures {
             let time = try seconds { for chunk in chunks { try writer.write(inserted: chunk.map(\.insertRecord)) } }
             saveSamples.append(time / Double(chunks.count))
         }
-        let logs = Int(writer.store.knowledge[writer.peerID])
 
         var importSamples: [Double] = [], rollSamples: [Double] = []
         for run in 0..<runs {
             let (name, reader) = try newPeer("reader")
+            let logs = Int(writer.store.knowledge[writer.peerID])   // the saves, and one change per roll before
             var applied = 0
             importSamples.append(try seconds { applied = try reader.importAvailable().applied.count })
             guard applied == logs, try reader.store.count(FetchRequest(entity: "Note")) == count else {

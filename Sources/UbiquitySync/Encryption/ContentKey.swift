@@ -31,7 +31,7 @@ package struct ContentKey: Sendable {
 
     /// The key one sealed file is sealed under: HKDF-SHA256 of the content key and the file's salt.
     func fileKey(salt: [UInt8]) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: key, salt: salt, info: Array("ubiquity sealed file 1".utf8), outputByteCount: Self.keySize)
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: key, salt: Data(salt), info: Data("ubiquity sealed file 1".utf8), outputByteCount: Self.keySize)
     }
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }

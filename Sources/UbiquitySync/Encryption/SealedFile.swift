@@ -111,6 +111,9 @@ package enum SealedFile {
         for index in salt.indices { salt[index] = UInt8.random(in: .min ... .max, using: &generator) }
         let header = magic + [cipherAESGCM, chunkShift, 0, 0] + key.id + salt
         try write(header)
+        // Data, not arrays, into swift-crypto: its generic byte paths are not specialised for
+        // arrays across the module boundary and cost more than the cipher itself.
+        let authenticated = Data(header)
         let fileKey = key.fileKey(salt: salt)
         var number: UInt64 = 0
         var chunk = try read(chunkSize)
@@ -118,8 +121,10 @@ package enum SealedFile {
             // One chunk ahead: the last one (possibly empty) carries the flag.
             let next = chunk.count == chunkSize ? try read(chunkSize) : []
             let isLast = next.isEmpty
-            let box = try AES.GCM.seal(chunk, using: fileKey, nonce: nonce(number, isLast: isLast), authenticating: header)
-            try write(Array(box.ciphertext) + Array(box.tag))
+            let box = try AES.GCM.seal(Data(chunk), using: fileKey, nonce: nonce(number, isLast: isLast), authenticating: authenticated)
+            var sealed = [UInt8](box.ciphertext)
+            sealed.append(contentsOf: box.tag)
+            try write(sealed)
             if isLast { return }
             chunk = next
             number += 1
@@ -137,6 +142,7 @@ package enum SealedFile {
             throw .otherKey(ContentKey.hex(Array(header[idStart..<idStart + ContentKey.idSize])))
         }
         let fileKey = key.fileKey(salt: Array(header[(idStart + ContentKey.idSize)...]))
+        let authenticated = Data(header)
         let segment = chunkSize + tagSize
         var number: UInt64 = 0
         var current = try read(segment)
@@ -145,9 +151,9 @@ package enum SealedFile {
             let next = current.count == segment ? try read(segment) : []
             let isLast = next.isEmpty
             do {
-                let box = try AES.GCM.SealedBox(nonce: nonce(number, isLast: isLast), ciphertext: current.prefix(current.count - tagSize),
-                                                tag: current.suffix(tagSize))
-                try write(Array(try AES.GCM.open(box, using: fileKey, authenticating: header)))
+                let box = try AES.GCM.SealedBox(nonce: nonce(number, isLast: isLast), ciphertext: Data(current[..<(current.count - tagSize)]),
+                                                tag: Data(current[(current.count - tagSize)...]))
+                try write([UInt8](try AES.GCM.open(box, using: fileKey, authenticating: authenticated)))
             } catch let error as SealError {
                 throw error
             } catch {

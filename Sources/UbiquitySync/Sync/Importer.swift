@@ -110,7 +110,8 @@ package struct Importer {
             var bytes: [UInt8]?
             do {
                 let path = location.ubiquityRoot + "/" + candidate.relativePath
-                do { bytes = try location.read(path, limit: maxLogBytes) } catch {
+                // The folder was listed through the confinement check already; the sealing opens the bytes.
+                do { bytes = try location.sealing.open(try AtomicFile.read(path, limit: SealedFile.sealedSize(ofAtMost: maxLogBytes)), path: path) } catch {
                     // Encrypted content this device has no key for: the file is not damaged, only closed.
                     if ContentSealing.isNoKey(error) {
                         report.locked += 1
