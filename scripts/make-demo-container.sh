@@ -39,8 +39,8 @@ head -c 60 "$mac_folder/$first_log" > "$mac_folder/0000000099-00000000-0000-0000
 on iphone sync
 on ipad sync
 
-# Leave nothing that belongs to a running process, and no cloud path: a copy of the demo
-# (cp -r containers/demo /tmp/demo) is used with its own cloud, which its devices adopt.
+# Leave nothing that belongs to a running process. Each device keeps its cloud as a path
+# relative to itself (../../cloud), so a copy (cp -r containers/demo /tmp/demo) works with the
+# copy's cloud and refuses any other.
 find "$out" \( -name '.lock' -o -name '.lock.nosync' \) -delete
-find "$out/devices" -name device.plist -exec sed -i '/<key>cloud<\/key>/,+1d' {} +
 echo "demo container written to $out"

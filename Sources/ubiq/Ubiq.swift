@@ -16,7 +16,8 @@ struct Ubiq: ParsableCommand {
               ubiq dump --json --device ./phone
 
             Every command takes --cloud DIR and --device DIR (defaults: $UBIQUITY_CLOUD and \
-            $UBIQUITY_DEVICE, else ./ubiquity-cloud and ./ubiquity-device). New here? Run 'ubiq demo'.
+            $UBIQUITY_DEVICE, else ./ubiquity-cloud and ./ubiquity-device), before or after the \
+            command's name. New here? Run 'ubiq demo'.
             """,
         version: UbiquityVersion.string,
         subcommands: [
@@ -32,7 +33,12 @@ struct Ubiq: ParsableCommand {
     /// Runs a command with one-line errors: ArgumentParser's multi-line usage errors and the
     /// library's errors all become `ubiq: error: …` on stderr and a non-zero exit.
     static func main() {
-        let arguments = LaunchArguments.extractingAppleLogLevel(from: Array(CommandLine.arguments.dropFirst()))
+        let arguments = CommandLineHabits.joiningNegativeNumbers(CommandLineHabits.movingLeadingGlobalOptions(
+            LaunchArguments.extractingAppleLogLevel(from: Array(CommandLine.arguments.dropFirst()))))
+        if let problem = CommandLineHabits.unknownCommand(in: arguments, root: Ubiq.self) {
+            Console.error(problem)
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
         var command: any ParsableCommand
         do {
             command = try parseAsRoot(arguments)

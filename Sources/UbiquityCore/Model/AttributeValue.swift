@@ -73,7 +73,7 @@ extension AttributeValue: CustomStringConvertible {
 
 extension AttributeType {
     /// Parses the textual form used by the CLI and model files (`title=Hello`, `pinned=true`,
-    /// `created=2024-05-01T10:00:00Z`, `data=base64:AAEC`, `price=12.50`, `link=https://…`).
+    /// `created=2024-05-01T10:00:00Z` or `created=2024-05-01`, `data=base64:AAEC`, `price=12.50`, `link=https://…`).
     /// Integers are read whole; whether they fit a narrower type is validation's to say.
     public func parse(_ text: String) -> AttributeValue? {
         switch self {
@@ -94,6 +94,9 @@ extension AttributeType {
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             if let date = formatter.date(from: text) { return .date(date) }
             formatter.formatOptions = [.withInternetDateTime]
+            if let date = formatter.date(from: text) { return .date(date) }
+            // A day alone (`2024-05-01`) is its midnight in UTC, as a date-only field reads.
+            formatter.formatOptions = [.withFullDate]
             return formatter.date(from: text).map(AttributeValue.date)
         case .binary, .transformable:
             let payload = text.hasPrefix("base64:") ? String(text.dropFirst(7)) : text

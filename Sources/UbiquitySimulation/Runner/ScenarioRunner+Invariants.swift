@@ -64,12 +64,20 @@ extension ScenarioRunner {
     /// What the cloud's baselines of `account` cover: the most any copy of the cloud holds in
     /// `baseline.zip` or a conflict copy of it (peers join every one of them).
     func cloudBaselineKnowledge(account: String, reachable: Bool = false) -> KnowledgeVector {
-        cloudRoots(reachable: reachable).reduce(into: KnowledgeVector()) { knowledge, root in
-            let folder = location(account: account, root: root).baselineDirectory
-            for file in DirectoryEntry.list(folder) where file.name == "baseline.zip" || BaselineCatalog.isConflictCopy(file.name) {
-                knowledge.formMaximum(baselineKnowledge(folder + "/" + file.name))
-            }
+        cloudRoots(reachable: reachable).reduce(into: KnowledgeVector()) {
+            $0.formMaximum(baselinesKnowledge(location(account: account, root: $1)))
         }
+    }
+
+    /// What the baselines of one copy of a container hold together: `baseline.zip` and its
+    /// conflict copies (peers join every one of them).
+    func baselinesKnowledge(_ location: ContainerLocation) -> KnowledgeVector {
+        let folder = location.baselineDirectory
+        var knowledge = KnowledgeVector()
+        for file in DirectoryEntry.list(folder) where file.name == "baseline.zip" || BaselineCatalog.isConflictCopy(file.name) {
+            knowledge.formMaximum(baselineKnowledge(folder + "/" + file.name))
+        }
+        return knowledge
     }
 
     static func logNumbers(in directory: String) -> Set<Int64> {
@@ -99,7 +107,7 @@ extension ScenarioRunner {
             for (peer, record) in peers.sorted(by: { $0.key < $1.key }) where record.first <= record.highest {
                 guard let author = devices[record.device] else { continue }
                 let local = transport.localRoot(of: author.name).map { location(account: account, root: $0) }
-                let covered = max(cloudBaseline[peer], local.map { baselineKnowledge($0.baselinePath)[peer] } ?? 0)
+                let covered = max(cloudBaseline[peer], local.map { baselinesKnowledge($0)[peer] } ?? 0)
                 ledger.covered(content, peer: peer, upTo: covered)
                 let first = max(record.first, covered + 1)
                 guard first <= record.highest else { continue }

@@ -13,6 +13,16 @@ enum CloudPath {
         return "/" + components.joined(separator: "/")
     }
 
+    /// `path` (absolute, normalized) as seen from the folder `base` (absolute, normalized):
+    /// `../../cloud` for `/x/cloud` from `/x/devices/phone`.
+    static func relative(_ path: String, from base: String) -> String {
+        let target = path.split(separator: "/"), origin = base.split(separator: "/")
+        var shared = 0
+        while shared < min(target.count, origin.count), target[shared] == origin[shared] { shared += 1 }
+        let parts = Array(repeating: "..", count: origin.count - shared) + target[shared...].map(String.init)
+        return parts.isEmpty ? "." : parts.joined(separator: "/")
+    }
+
     /// Whether `a` and `b` name one folder: the same text, or both exist and resolve to it.
     static func same(_ a: String, _ b: String) -> Bool {
         if a == b { return true }

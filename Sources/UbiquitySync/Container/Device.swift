@@ -17,7 +17,9 @@ public struct Device: Sendable, Equatable {
     public let mirrorsCloud: Bool
     /// The cloud this device belongs to (an absolute path): a peer opened with another is
     /// refused, so a mistyped cloud path never starts a new, empty cloud. `nil` in devices made
-    /// before it was kept: they adopt the cloud of their first use.
+    /// before it was kept: they adopt the cloud of their first use. `device.plist` keeps it
+    /// relative to the device's folder, so a device and its cloud copied or moved together
+    /// (`cp -r containers/demo /tmp/demo`) still belong together.
     public private(set) var cloud: String?
 
     /// The account a new device is signed in to unless told otherwise.
@@ -61,7 +63,8 @@ public struct Device: Sendable, Equatable {
             throw .unusable(directory, "device.plist lacks deviceUUID or userName")
         }
         return Device(directory: directory, deviceUUID: uuid, userName: user, identityToken: plist["identityToken"]?.stringValue,
-                      mirrorsCloud: plist["mirrorsCloud"]?.boolValue ?? false, cloud: plist["cloud"]?.stringValue)
+                      mirrorsCloud: plist["mirrorsCloud"]?.boolValue ?? false,
+                      cloud: plist["cloud"]?.stringValue.map { $0.hasPrefix("/") ? $0 : CloudPath.normalized(CloudPath.normalized(directory) + "/" + $0) })
     }
 
     /// Writes `device.plist` atomically.
@@ -69,7 +72,7 @@ public struct Device: Sendable, Equatable {
         var fields: [String: PlistValue] = ["deviceUUID": .string(deviceUUID.uuidString), "userName": .string(userName)]
         if let identityToken { fields["identityToken"] = .string(identityToken) }
         if mirrorsCloud { fields["mirrorsCloud"] = .boolean(true) }
-        if let cloud { fields["cloud"] = .string(cloud) }
+        if let cloud { fields["cloud"] = .string(CloudPath.relative(cloud, from: CloudPath.normalized(directory))) }
         do { try AtomicFile.write(PlistSeam.encode(.dictionary(fields), format: .xml), to: plistPath) } catch { throw .unusable(directory, error.description) }
     }
 

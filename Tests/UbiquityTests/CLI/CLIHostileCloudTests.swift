@@ -77,6 +77,25 @@ struct CLIHostileCloudTests {
         #expect(after.succeeded && after.stdout.contains("Note/n1"), "\(after)")
     }
 
+    /// A device and its cloud copied together still belong together (`device.plist` keeps the
+    /// cloud relative to the device's folder), as `cp -r containers/demo /tmp/demo` needs; the
+    /// copy's device still refuses the original cloud, which is another folder.
+    @Test func aDeviceCopiedWithItsCloudStillBelongsToIt() throws {
+        let sandbox = try CLISandbox()
+        try sandbox.initDevice("phone")
+        try sandbox.succeed(["insert", "Note", "--id", "n1", "title=One"], device: "phone")
+        let copy = sandbox.root + "-copy"
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try FileManager.default.copyItem(atPath: sandbox.root, toPath: copy)
+        let device = copy + sandbox.device("phone").dropFirst(sandbox.root.count)
+        let fetched = try UbiqProcess(binary: sandbox.binary, arguments: ["fetch", "Note", "--device", device, "--cloud", copy + "/cloud"],
+                                      directory: copy).wait(timeout: 30)
+        #expect(fetched.succeeded && fetched.stdout.contains("Note/n1"), "\(fetched)")
+        let crossed = try UbiqProcess(binary: sandbox.binary, arguments: ["status", "--device", device, "--cloud", sandbox.cloud],
+                                      directory: copy).wait(timeout: 30)
+        #expect(!crossed.succeeded && crossed.stderr.contains("ubiq device move-cloud"), "\(crossed)")
+    }
+
     /// A damaged log that no peer has synced since it appeared: doctor reads it and names it.
     @Test func doctorNamesAnUnreadableLogNoPeerHasSeen() throws {
         let sandbox = try CLISandbox()
