@@ -248,6 +248,9 @@ struct EncryptionTests {
         #expect(throws: EncryptionError.invalidParameters("scrypt log2(N) must be 10 to 20, not 40")) {
             try a.enableEncryption(passphrase: "x", parameters: ScryptParameters(logN: 40))
         }
+        #expect(throws: EncryptionError.invalidParameters("scrypt with log2(N) 20 and r 8 needs 1024 MiB; at most 256 MiB is allowed")) {
+            try a.enableEncryption(passphrase: "x", parameters: ScryptParameters(logN: 20, r: 8))
+        }
         #expect(throws: EncryptionError.notEnabled) { try b.unlockEncryption(passphrase: "x") }
         try a.enableEncryption(passphrase: Self.passphrase, parameters: .fast)
         #expect(throws: EncryptionError.alreadyEnabled) { try b.enableEncryption(passphrase: "other", parameters: .fast) }
@@ -256,5 +259,16 @@ struct EncryptionTests {
         var info = stat()
         #expect(stat(keyFile, &info) == 0 && info.st_mode & 0o777 == 0o600, "the device's key is its owner's only")
         #expect(DirectoryEntry.at(UbiquityPeer.keyFile(localDirectory: b.localDirectory)) == nil)
+
+        // A hostile record asking for an endless derivation is refused in one line, and the
+        // content stays locked: the device writes nothing.
+        let location = try #require(a.location)
+        var plist = try PlistSeam.decode(try AtomicFile.read(location.encryptionRecordPath, limit: 1 << 16))
+        if case var .dictionary(fields) = plist { fields["logN"] = .integer(30); plist = .dictionary(fields) }
+        try AtomicFile.write(PlistSeam.encode(plist, format: .xml), to: location.encryptionRecordPath)
+        #expect(throws: EncryptionError.damagedRecord("scrypt log2(N) must be 10 to 20, not 30")) { try b.unlockEncryption(passphrase: Self.passphrase) }
+        #expect(b.encryptionState == .locked(keyID: nil))
+        #expect(throws: SyncError.encryptedWithoutKey) { try b.sync() }
+        #expect(a.encryptionState == .sealed(keyID: try #require(location.sealing.contentKey?.idHex)), "a device holding the key goes on sealing")
     }
 }

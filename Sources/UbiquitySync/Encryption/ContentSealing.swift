@@ -66,7 +66,8 @@ public final class ContentSealing: @unchecked Sendable {
     }
 
     /// Reads the record and the device's key again. A record this device cannot read still
-    /// means the content is encrypted: the peer stays locked rather than write plaintext.
+    /// means the content is encrypted: a device without the key stays locked rather than write
+    /// plaintext, and one holding a key goes on sealing with it.
     @discardableResult
     package func refresh() -> State {
         guard recordPath != nil || keyFile != nil else { return state }
@@ -76,6 +77,7 @@ public final class ContentSealing: @unchecked Sendable {
         let next: State
         switch (recordKeyID, deviceKey) {
         case let (.none, key?): next = .sealed(keyID: key.idHex)   // a record gone missing never turns sealing off
+        case let (.some(nil), key?): next = .sealed(keyID: key.idHex)   // nor one damaged
         case let (.some(id?), key?) where id == key.idHex: next = .sealed(keyID: key.idHex)
         case let (.some(id), _): next = .locked(keyID: id)
         case (.none, nil): next = .plain

@@ -24,12 +24,17 @@ public struct ScryptParameters: Sendable, Equatable {
     public static let fast = ScryptParameters(logN: 10)
 
     public static let logNRange = 10...20, rRange = 1...16, pRange = 1...4
+    /// The most memory a derivation may take (128 · r · 2^logN bytes).
+    public static let maximumMemory = 256 << 20
 
     /// Why these parameters are refused, or `nil`.
     public var problem: String? {
         guard Self.logNRange.contains(logN) else { return "scrypt log2(N) must be \(Self.logNRange.lowerBound) to \(Self.logNRange.upperBound), not \(logN)" }
         guard Self.rRange.contains(r) else { return "scrypt r must be \(Self.rRange.lowerBound) to \(Self.rRange.upperBound), not \(r)" }
         guard Self.pRange.contains(p) else { return "scrypt p must be \(Self.pRange.lowerBound) to \(Self.pRange.upperBound), not \(p)" }
+        guard 128 * r << logN <= Self.maximumMemory else {
+            return "scrypt with log2(N) \(logN) and r \(r) needs \((128 * r << logN) >> 20) MiB; at most \(Self.maximumMemory >> 20) MiB is allowed"
+        }
         return nil
     }
 }
