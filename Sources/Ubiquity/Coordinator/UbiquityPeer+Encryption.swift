@@ -93,6 +93,15 @@ extension UbiquityPeer {
         try unlock(location, keyFile: keyFile, passphrase: passphrase)
     }
 
+    /// Keeps `key` on the device of `configuration` as the content key of `account`'s content,
+    /// with no passphrase and no record: simulations that run every device with encryption on.
+    package static func provisionContentKey(_ key: ContentKey, configuration: PeerConfiguration, account: String) throws {
+        let device: Device
+        do { device = try Device.load(from: configuration.device) } catch { throw PeerError.device(error) }
+        let support = "\(configuration.device)/CoreDataUbiquitySupport/\(device.peerID(peerToken: configuration.peerToken))/\(configuration.contentName)"
+        try DeviceKey.write(key, to: keyFile(localDirectory: "\(support)/\(try containerID(for: account, support: support))"))
+    }
+
     /// What the device of `configuration` can do with its account's content, without opening its store.
     public static func encryptionState(configuration: PeerConfiguration) throws -> ContentSealing.State {
         try accountLocation(configuration)?.location.sealing.state ?? .plain

@@ -132,7 +132,7 @@ public final class UbiquityPeer: @unchecked Sendable {
     }
 
     /// The container ID (a UUID) this device uses for `token`, from `tokens.plist`, made on first use.
-    private static func containerID(for token: String, support: String) throws -> String {
+    static func containerID(for token: String, support: String) throws -> String {
         var map = try tokenMap(support: support)
         if let existing = map[token], UUID(uuidString: existing) != nil { return existing }
         let id = UUID().uuidString

@@ -14,8 +14,11 @@ extension ScenarioRunner {
     static let contentURL = "CoreData"
 
     func location(account: String, root: String) -> ContainerLocation {
-        ContainerLocation(cloud: root, identityToken: account, containerIdentifier: Self.containerIdentifier,
-                          contentURL: Self.contentURL, contentName: scenario.contentName, modelHash: model.hash)
+        var location = ContainerLocation(cloud: root, identityToken: account, containerIdentifier: Self.containerIdentifier,
+                                         contentURL: Self.contentURL, contentName: scenario.contentName, modelHash: model.hash)
+        // --encrypted: the checks read the cloud with the run's key, as its devices do.
+        if let runSealing { location.sealing = runSealing }
+        return location
     }
 
     // MARK: After every step
@@ -131,7 +134,7 @@ extension ScenarioRunner {
     func baselineKnowledge(_ path: String) -> KnowledgeVector {
         guard let signature = FileTree.signature(path) else { return KnowledgeVector() }
         if let cached = baselineCache[path], cached.signature == signature { return cached.knowledge }
-        let knowledge = (try? BaselineMetadata(archiveAt: path))?.knowledge ?? sealedBaselineKnowledge(path) ?? KnowledgeVector()
+        let knowledge = (try? BaselineMetadata(archiveAt: path, sealing: runSealing ?? .none))?.knowledge ?? sealedBaselineKnowledge(path) ?? KnowledgeVector()
         baselineCache[path] = (signature, knowledge)
         return knowledge
     }
@@ -303,6 +306,7 @@ extension ScenarioRunner {
         if hosts != nil { replay += " --syncthing" } else if options.deviceExecutable != nil { replay += " --processes" }
         if transport.kind != .icloud { replay += " --transport \(transport.kind.rawValue)" }
         if let machines = options.machines { replay += " --machines \(machines)" }
+        if options.encrypted { replay += " --encrypted" }
         for (key, value) in options.extraFaults { replay += " --faults \(key)\(value.map { "=\($0)" } ?? "")" }
         if !result.passed { replay += "   (work directory kept: \(work))" }
         result.replay = replay

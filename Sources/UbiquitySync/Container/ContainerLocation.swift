@@ -11,7 +11,7 @@ public struct ContainerLocation: Sendable, Equatable {
     /// Whether the content is encrypted and this device holds the key: every read and write
     /// below the root passes through it (`ContainerLocation+Confinement.swift`). Not part of
     /// what makes two locations equal.
-    public internal(set) var sealing: ContentSealing = .none
+    public package(set) var sealing: ContentSealing = .none
 
     public init(cloud: String, identityToken: String, containerIdentifier: String, contentURL: String, contentName: String, modelHash: String) {
         self.cloud = cloud

@@ -55,6 +55,16 @@ public final class ContentSealing: @unchecked Sendable {
         ContentSealing(recordPath: nil, keyFile: keyFile, scratchDirectory: scratchDirectory)
     }
 
+    /// Seals and opens with `key`, whatever the cloud says (the scenario runner's view of a run
+    /// whose devices all hold one key).
+    package init(key: ContentKey, scratchDirectory: String) {
+        recordPath = nil
+        keyFile = nil
+        self.scratchDirectory = scratchDirectory
+        self.key = key
+        current = .sealed(keyID: key.idHex)
+    }
+
     public var state: State { lock.withLock { current } }
 
     /// The key record in the cloud: `nil` when there is none; throws when one is there but unreadable.

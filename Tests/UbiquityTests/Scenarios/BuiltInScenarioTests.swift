@@ -67,6 +67,16 @@ struct BuiltInScenarioTests {
         #expect(sealed > 5, "logs, receipts and a baseline are in the cloud, sealed")
     }
 
+    /// Built-ins whose point is removals, damage and switches, with every account encrypted.
+    @Test(arguments: ["account-switch", "content-removed", "corrupted-log", "first-launch"])
+    func passesWithEncryptionOn(name: String) throws {
+        var options = try ScenarioFixtures.options()
+        options.encrypted = true
+        let result = try ScenarioFixtures.run(try ScenarioFixtures.builtIn(name), options)
+        let passed = result.passed
+        #expect(passed, "\(result.text)")
+    }
+
     @Test(arguments: ["account-switch", "churn"])
     func passesWithEveryDeviceInItsOwnProcess(name: String) throws {
         let result = try ScenarioFixtures.run(try ScenarioFixtures.builtIn(name), try ScenarioFixtures.options(processes: true))
