@@ -22,3 +22,16 @@ struct CLIHabitsTests {
         #expect(!negative.succeeded && negative.stderr.contains("--limit must not be negative"), "\(negative)")
     }
 }
+
+extension CLIHabitsTests {
+    /// The completion scripts CLI.md tells people to install name the commands and options.
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func completionScriptsKnowTheCommands(shell: String) throws {
+        let sandbox = try CLISandbox()
+        let result = try UbiqProcess(binary: sandbox.binary, arguments: ["--generate-completion-script", shell], directory: sandbox.root).wait(timeout: 30)
+        #expect(result.succeeded, "\(result)")
+        for word in ["insert", "scenario", "fuzz", "move-cloud", "log-level"] {
+            #expect(result.stdout.contains(word), "\(shell) completions lack \(word)")
+        }
+    }
+}
