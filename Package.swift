@@ -57,6 +57,8 @@ let package = Package(
                 "UbiquityBase",
                 "UbiquityPlist",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // scrypt, for the passphrase that wraps an encrypted content's key (Encryption/).
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),

@@ -1,7 +1,7 @@
 /// What one run of `ubiq-bench` measures, parsed from its arguments:
 /// `ubiq-bench [SUITE…] [--smoke] [--large]`.
 struct BenchmarkOptions {
-    static let suites = ["save", "import", "join", "maintenance", "scaling", "logsize", "latency", "plist"]
+    static let suites = ["save", "import", "join", "maintenance", "scaling", "logsize", "latency", "plist", "encryption"]
     static let usage = "usage: ubiq-bench [\(suites.joined(separator: "|"))]… [--smoke] [--large]"
 
     /// The suites to run, in the order of `suites`.

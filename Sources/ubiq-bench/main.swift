@@ -1,7 +1,7 @@
 import Foundation
 
 // Entry point of the release-mode benchmark; see Docs/Benchmarks.md.
-//   ubiq-bench [save|import|join|maintenance|scaling|logsize|latency|plist]… [--smoke] [--large]
+//   ubiq-bench [save|import|join|maintenance|scaling|logsize|latency|plist|encryption]… [--smoke] [--large]
 let options: BenchmarkOptions
 do {
     options = try BenchmarkOptions(Array(CommandLine.arguments.dropFirst()))
@@ -34,6 +34,7 @@ for suite in options.selected {
         case "scaling": text = try ScalingBenchmarks.run(book)
         case "logsize": text = try LogSizeBenchmarks.run(options)
         case "latency": text = try LatencyBenchmarks.run(options)
+        case "encryption": text = try EncryptionBenchmarks.run(options)
         default: text = PlistBenchmarks.run(smoke: options.smoke)
         }
         print(text)

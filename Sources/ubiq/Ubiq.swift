@@ -27,7 +27,7 @@ struct Ubiq: ParsableCommand {
             StoreCommand.self, BaselineCommand.self, GCCommand.self, RemoveContentCommand.self, RebuildCommand.self,
             AccountCommand.self, MigrateCommand.self, ConflictsCommand.self,
             StatusCommand.self, PeersCommand.self, LogsCommand.self, DoctorCommand.self, WatchCommand.self,
-            ScenarioCommand.self, ProtocolCommand.self, PlistCommand.self,
+            ScenarioCommand.self, ProtocolCommand.self, PlistCommand.self, EncryptionCommand.self,
         ])
 
     /// Runs a command with one-line errors: ArgumentParser's multi-line usage errors and the

@@ -175,6 +175,17 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         }, cancel: { [importDone] in importDone.leave() })
     }
 
+    /// Starts the initial import again when it failed (the container could not be read, or the
+    /// content is encrypted and this device was given the passphrase only since).
+    private func retryFailedInitialImport(fallback: UbiquityPeer) {
+        let failed = lock.withLock {
+            defer { importError = nil }
+            return importError != nil
+        }
+        guard failed else { return }
+        runInBackground { [self] in try initialImport(fallback: fallback) }
+    }
+
     /// Builds the account store, migrates what was saved in the fallback meanwhile, and hands over.
     private func initialImport(fallback: UbiquityPeer) throws {
         let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
@@ -267,6 +278,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// as will/did-change `contentRemoved`. On the fallback or local store nothing syncs.
     public func sync() throws -> SyncSummary {
         guard let peer, peer.kind == .account else {
+            if let peer, peer.kind == .fallback { retryFailedInitialImport(fallback: peer) }
             var summary = SyncSummary()
             summary.signedOut = peer?.kind == .local
             return summary

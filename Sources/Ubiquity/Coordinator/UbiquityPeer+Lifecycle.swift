@@ -45,6 +45,8 @@ extension UbiquityPeer {
     /// notice; and empties this store. Files go, folders stay (see `removeFiles(under:)`).
     public func removeUbiquitousContent() throws {
         guard let location else { throw SyncError.signedOut }
+        // Without the key of encrypted content it could delete but not write the new epoch.
+        if case .locked = location.sealing.refresh() { throw SyncError.encryptedWithoutKey }
         try syncLock.withLock {
             for folder in DirectoryEntry.list(location.ubiquityRoot) where folder.isDirectory && CloudNames.isValidPeerID(folder.name) {
                 Self.removeFiles(under: "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)", in: location)

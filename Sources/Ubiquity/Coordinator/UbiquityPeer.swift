@@ -61,6 +61,7 @@ public final class UbiquityPeer: @unchecked Sendable {
             location = ContainerLocation(
                 cloud: device.cloudSeenHere(configuration.cloud), identityToken: token, containerIdentifier: configuration.containerIdentifier,
                 contentURL: configuration.contentURL, contentName: configuration.contentName, modelHash: configuration.model.hash)
+                .sealed(keyFile: Self.keyFile(localDirectory: localDirectory), scratchDirectory: localDirectory + "/container/staging")
         } else {
             location = nil
         }
@@ -98,8 +99,11 @@ public final class UbiquityPeer: @unchecked Sendable {
     /// A store rebuilt (or lost and recreated) knows fewer of its own transactions than the
     /// container holds. Catch up (from the baseline if need be) before any save, so a
     /// transaction number is never reused.
-    private func catchUpWithOwnLogs() throws {
+    func catchUpWithOwnLogs() throws {
         guard let location else { return }
+        // Encrypted content without the key: nothing can be read; the catch-up runs once the
+        // device is given the passphrase (`unlockEncryption`), and saves wait in the outbox.
+        if case .locked = location.sealing.state { return }
         // Own logs of removed content (saved before this peer heard of a removal, and not yet
         // deleted) are not this content's: their numbers say nothing about the store's.
         // Only regular files are logs: a folder or link named like one is nobody's transaction.
@@ -112,7 +116,7 @@ public final class UbiquityPeer: @unchecked Sendable {
                 // A file set aside and unchanged since is not read again (it says nothing of its epoch).
                 if let signature = quarantined[location.relativeLogPath(peerID, name)],
                    signature == DirectoryEntry.at(directory + "/" + name)?.signature { return (name, number) }
-                guard !ContentEpoch.logBelongsToOtherEpoch(directory + "/" + name, than: epoch) else { return nil }
+                guard !ContentEpoch.logBelongsToOtherEpoch(directory + "/" + name, than: epoch, in: location) else { return nil }
                 return (name, number)
             }
         }
@@ -134,7 +138,7 @@ public final class UbiquityPeer: @unchecked Sendable {
     }
 
     /// The container ID (a UUID) this device uses for `token`, from `tokens.plist`, made on first use.
-    private static func containerID(for token: String, support: String) throws -> String {
+    static func containerID(for token: String, support: String) throws -> String {
         var map = try tokenMap(support: support)
         if let existing = map[token], UUID(uuidString: existing) != nil { return existing }
         let id = UUID().uuidString
@@ -171,6 +175,8 @@ public final class UbiquityPeer: @unchecked Sendable {
     @discardableResult
     public func exportPending() throws -> Int {
         guard let location, try store.migrationKnowledgeOwed() == nil else { return 0 }
+        // Another device may have turned encryption on since: never write plaintext into it.
+        location.sealing.refresh()
         let written = try syncLock.withLock { try Exporter(store: store, location: location, logger: logger).flush() }
         return written
     }
@@ -179,6 +185,7 @@ public final class UbiquityPeer: @unchecked Sendable {
     /// Each committed batch (of `batchSize` logs at most) is announced as a `.didImport` event.
     public func importAvailable(batchSize: Int = .max) throws -> ImportReport {
         guard let location else { return ImportReport() }
+        location.sealing.refresh()
         let report = try syncLock.withLock {
             let importer = Importer(store: store, location: location, quarantineDirectory: localDirectory + "/container/quarantine", logger: logger)
             let report = try importer.importAvailable(batchSize: batchSize) { events.post(.didImport($0)) }
@@ -201,6 +208,10 @@ public final class UbiquityPeer: @unchecked Sendable {
             summary.signedOut = true
             summary.knowledge = store.knowledge
             return summary
+        }
+        if case .locked = location.sealing.refresh() {
+            // Nothing can be read or written: saves wait in the outbox, nothing is quarantined.
+            throw SyncError.encryptedWithoutKey
         }
         if try contentEpochChanged() {
             // Posted from here, so a removal noticed by any sync (the coordinator's, or its

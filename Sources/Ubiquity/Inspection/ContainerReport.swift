@@ -44,6 +44,8 @@ public struct ContainerReport: Sendable {
     public let transfers: TransferStatus?
     /// Which peers are on which model version, and what waits for an upgrade (account stores).
     public let modelVersions: ModelVersionReport?
+    /// Whether the content is encrypted and this device holds the key.
+    public var encryption: ContentSealing.State = .plain
 
     /// Builds the report for `peer` (a store of the device; its container when it has one).
     public static func make(for peer: UbiquityPeer, storeKind: StoreKind? = nil, storeReason: String? = nil) throws -> ContainerReport {
@@ -95,12 +97,23 @@ public struct ContainerReport: Sendable {
         }
         let lastImport = try store.lastImportDate()
         let kind = storeKind ?? peer.kind
-        return ContainerReport(
+        var report = ContainerReport(
             peerID: peer.peerID, account: peer.device.identityToken, storeKind: kind,
             storeReason: storeReason ?? (kind == .local ? "signed out: the local store, which does not sync" : "the account store"),
             knowledge: knowledge, outbox: try store.pendingOutbox().count, lastImport: lastImport, peers: peers,
             baseline: baseline, baselineBytes: baselineBytes, quarantined: try store.quarantined(), files: files.sorted { $0.0 < $1.0 },
             transfers: transfers, modelVersions: try ModelVersionReport.make(for: peer))
+        report.encryption = peer.encryptionState
+        return report
+    }
+
+    /// The encryption in words: a device without the key is told plainly.
+    public var encryptionText: String {
+        switch encryption {
+        case .plain: return "not encrypted"
+        case .sealed: return "encrypted; this device holds the key"
+        case .locked: return ContentSealing.noKeyMessage
+        }
     }
 
     public var jsonValue: JSONValue {
@@ -109,6 +122,7 @@ public struct ContainerReport: Sendable {
                 "peerID": .string(peerID), "account": account.map(JSONValue.string) ?? .null, "store": .string(storeKind.rawValue),
                 "why": .string(storeReason), "kv": .string(knowledge.description), "outbox": .int(Int64(outbox)),
                 "lastImport": lastImport.map(JSONValue.double) ?? .null,
+                "encryption": .string(encryption.name),
             ]),
             "container": .object([
                 "peers": .array(peers.map(\.jsonValue)),
@@ -135,6 +149,7 @@ public struct ContainerReport: Sendable {
                      "  outbox     \(outbox) log(s) waiting", "  last import \(lastImport.map { ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: $0)) } ?? "never")"]
         guard storeKind == .account else { return lines.joined(separator: "\n") }
         lines.append("Container")
+        lines.append("  encryption: \(encryptionText)")
         for peer in peers {
             let receipt = peer.receipt.map { "receipt \(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: $0.date)))" } ?? "no receipt"
             lines.append("  \(peer.peerID): \(peer.logCount) log(s), \(peer.logBytes) bytes, up to \(peer.highestLog); \(receipt), \(peer.behind) behind")

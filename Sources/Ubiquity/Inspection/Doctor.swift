@@ -12,6 +12,8 @@ public struct DoctorFinding: Sendable {
         case conflictCopy
         /// Two logs for one transaction of a peer: two machines run as that peer.
         case duplicatePeer
+        /// The content is encrypted and this device holds no key.
+        case encryptedWithoutKey
     }
 
     public let kind: Kind
@@ -45,6 +47,12 @@ public enum Doctor {
                 repair: "run 'ubiq store': it finishes the import and migrates what was saved in the fallback", fixable: true))
         }
         guard let location = peer.location else { return findings }
+        if case .locked = location.sealing.refresh() {
+            // Nothing of the content can be read here; nothing unread is reported as damaged.
+            findings.append(DoctorFinding(kind: .encryptedWithoutKey, message: ContentSealing.noKeyMessage,
+                repair: "run 'ubiq encryption unlock' with the passphrase (UBIQUITY_PASSPHRASE, --passphrase-file or the prompt); saves wait in the outbox meanwhile", fixable: false))
+            return findings
+        }
         let knowledge = peer.store.knowledge
         let scan = ContainerScan(location: location)
         if let versions = try ModelVersionReport.make(for: peer) { findings += modelVersionFindings(versions) }

@@ -8,11 +8,12 @@ import Glibc
 /// never a part. `FileManager.replaceItemAt` is avoided: it is broken on Linux.
 public enum AtomicFile {
     /// Writes `bytes` to `path` atomically; with `modificationTime` (seconds since 1970) the
-    /// file carries that time, as a file-sync tool keeps the source's.
-    public static func write(_ bytes: [UInt8], to path: String, modificationTime: Double? = nil) throws(FileError) {
+    /// file carries that time, as a file-sync tool keeps the source's. `mode`: the new file's
+    /// permissions (a key kept on a device is 0600 from its first byte).
+    public static func write(_ bytes: [UInt8], to path: String, modificationTime: Double? = nil, mode: mode_t = 0o644) throws(FileError) {
         let directory = (path as NSString).deletingLastPathComponent
         let temporary = directory + "/." + (path as NSString).lastPathComponent + "." + UUID().uuidString.prefix(8) + ".nosync"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw FileError(path: temporary, operation: "create", errno: errno) }
         var offset = 0
         while offset < bytes.count {

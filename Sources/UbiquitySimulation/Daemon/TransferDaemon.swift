@@ -204,6 +204,8 @@ public final class TransferDaemon {
         if path.hasSuffix("/baseline.zip"), local != nil, remote != nil {
             // Keep the baseline that knows more (of two contents, the newer); an unreadable one loses.
             let mine = try? BaselineMetadata(archiveAt: mirror + "/" + path), theirs = try? BaselineMetadata(archiveAt: cloud.path + "/" + path)
+            // Sealed (encrypted content): iCloud cannot look inside either, so it keeps both versions.
+            if mine == nil, theirs == nil, SealedFile.isSealedFile(mirror + "/" + path), SealedFile.isSealedFile(cloud.path + "/" + path) { return .keepBoth }
             guard let mine else { return .download }
             guard let theirs else { return .upload }
             if mine.contentEpoch != theirs.contentEpoch { return mine.created >= theirs.created ? .upload : .download }

@@ -153,18 +153,38 @@ public final class DeviceSession: @unchecked Sendable {
             if case let .skipped(reason) = try peer.rollBaseline(force: force), force {
                 throw SimulationError("no baseline rolled: \(reason)")
             }
+        case let .encryptionEnable(passphrase):
+            guard let peer = coordinator?.peer, peer.kind == .account else { throw SimulationError("\(setup.name) is not running on its account store") }
+            // Scenarios derive keys at the low cost: the simulation measures sync, not scrypt.
+            try peer.enableEncryption(passphrase: passphrase, parameters: .fast)
+        case let .encryptionUnlock(passphrase):
+            try UbiquityPeer.unlockEncryption(configuration: try configuration(), passphrase: passphrase)
+            // A running app syncs once it has the key (on a fallback store, that starts its initial import again).
+            _ = try coordinator?.sync()
+        case let .encryptionChange(old, new):
+            guard let peer = coordinator?.peer, peer.kind == .account else { throw SimulationError("\(setup.name) is not running on its account store") }
+            try peer.changePassphrase(from: old, to: new)
+        case let .expectEncryption(expected):
+            let found = try UbiquityPeer.encryptionState(configuration: try configuration()).name
+            if found != expected { throw SimulationError("its content's encryption is \(found); the scenario expects \(expected)") }
         case .offline, .online, .corruptLog, .expectStore, .expectEvents, .expectValues, .expectDeleted, .expectCount,
              .expectUploadsWaiting, .expectConflicts, .edit, .waitFor:
             throw SimulationError("'\(verb)' is the runner's step, not the app's")
         }
     }
 
-    private func launch(rebuild: Bool) throws {
+    /// The app's configuration on this device.
+    private func configuration(rebuild: Bool = false) throws -> PeerConfiguration {
         let logger = setup.logLevel.map { UbiquityLogger(level: LogLevel(rawValue: $0) ?? .error) } ?? .silent
         var configuration = PeerConfiguration(cloud: setup.cloud, device: setup.device, model: model, contentName: setup.contentName,
                                               baselinePolicy: setup.baselinePolicy.policy, logger: logger)
         configuration.clock = clock.wallClock(skew: setup.skew)
         configuration.rebuildFromContent = rebuild
+        return configuration
+    }
+
+    private func launch(rebuild: Bool) throws {
+        let configuration = try configuration(rebuild: rebuild)
         let background = BackgroundWork(.manual)
         let coordinator = try UbiquitousStoreCoordinator(configuration: configuration, background: background, watchesDevice: false)
         coordinator.observe { [weak self] event in self?.observe(event) }

@@ -29,6 +29,9 @@ public struct ScenarioOptions: Sendable {
     /// Under the file-sync transport: how many machines the devices are spread over, instead
     /// of the scenario's `machines` (default: 3, or fewer when there are fewer devices).
     public var machines: Int?
+    /// Run with the content of every account encrypted: one content key for the run, kept on
+    /// every device for every account before it launches or signs in (`--encrypted`).
+    public var encrypted = false
 
     public init() {}
 }

@@ -16,8 +16,11 @@ extension ScenarioRunner {
     /// The container of `account` in the copy of the cloud at `root`, for model version `hash`
     /// (default: the model every device starts with).
     func location(account: String, root: String, hash: String? = nil) -> ContainerLocation {
-        ContainerLocation(cloud: root, identityToken: account, containerIdentifier: Self.containerIdentifier,
-                          contentURL: Self.contentURL, contentName: scenario.contentName, modelHash: hash ?? model.hash)
+        var location = ContainerLocation(cloud: root, identityToken: account, containerIdentifier: Self.containerIdentifier,
+                                         contentURL: Self.contentURL, contentName: scenario.contentName, modelHash: hash ?? model.hash)
+        // --encrypted: the checks read the cloud with the run's key, as its devices do.
+        if let runSealing { location.sealing = runSealing }
+        return location
     }
 
     // MARK: After every step
@@ -140,9 +143,25 @@ extension ScenarioRunner {
     func baselineKnowledge(_ path: String) -> KnowledgeVector {
         guard let signature = FileTree.signature(path) else { return KnowledgeVector() }
         if let cached = baselineCache[path], cached.signature == signature { return cached.knowledge }
-        let knowledge = (try? BaselineMetadata(archiveAt: path))?.knowledge ?? KnowledgeVector()
+        let knowledge = (try? BaselineMetadata(archiveAt: path, sealing: runSealing ?? .none))?.knowledge ?? sealedBaselineKnowledge(path) ?? KnowledgeVector()
         baselineCache[path] = (signature, knowledge)
         return knowledge
+    }
+
+    /// The knowledge of a sealed baseline (encrypted content), read with the key some device of
+    /// the run keeps: the checks look into the cloud as a device with the passphrase would.
+    func sealedBaselineKnowledge(_ path: String) -> KnowledgeVector? {
+        guard SealedFile.isSealedFile(path) else { return nil }
+        for name in names {
+            let support = devices[name]!.directory + "/CoreDataUbiquitySupport"
+            guard let walker = FileManager.default.enumerator(atPath: support) else { continue }
+            while let relative = walker.nextObject() as? String {
+                guard relative.hasSuffix("/content.key") else { continue }
+                let sealing = ContentSealing.reading(keyFile: support + "/" + relative, scratchDirectory: devices[name]!.directory + "/.invariants")
+                if let metadata = try? BaselineMetadata(archiveAt: path, sealing: sealing) { return metadata.knowledge }
+            }
+        }
+        return nil
     }
 
     // MARK: At a handover
@@ -305,6 +324,7 @@ extension ScenarioRunner {
         if hosts != nil { replay += " --syncthing" } else if options.deviceExecutable != nil { replay += " --processes" }
         if transport.kind != .icloud { replay += " --transport \(transport.kind.rawValue)" }
         if let machines = options.machines { replay += " --machines \(machines)" }
+        if options.encrypted { replay += " --encrypted" }
         for (key, value) in options.extraFaults { replay += " --faults \(key)\(value.map { "=\($0)" } ?? "")" }
         if !result.passed { replay += "   (work directory kept: \(work))" }
         result.replay = replay

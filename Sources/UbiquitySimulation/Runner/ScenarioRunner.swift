@@ -12,6 +12,9 @@ import Ubiquity
 public final class ScenarioRunner {
     let scenario: Scenario
     let options: ScenarioOptions
+    /// The content key of every account under `--encrypted`, and the checks' sealing with it.
+    let runKey: ContentKey?
+    let runSealing: ContentSealing?
     let seed: UInt64
     let work: String
     let clock = SimulatedClock()
@@ -56,6 +59,9 @@ public final class ScenarioRunner {
         random = SeededGenerator(seed: seed)
         autoSync = scenario.autoSync
         work = options.workDirectory ?? NSTemporaryDirectory() + "ubiquity-scenario-\(scenario.name)-\(seed)-\(UUID().uuidString.prefix(8))"
+        runKey = options.encrypted ? ContentKey.generate() : nil
+        let scratch = work + "/.invariants"
+        runSealing = runKey.map { ContentSealing(key: $0, scratchDirectory: scratch) }
         do {
             model = try scenario.modelFile.map { try ObjectModel.load(contentsOf: $0) } ?? .notes
             var stepModels: [String: ObjectModel] = [:]
@@ -339,6 +345,14 @@ public final class ScenarioRunner {
             case .signOut: try carryOnly(nil, for: device)
             default: break
             }
+            // --encrypted: the device holds the run's key for the account it is about to use.
+            if let runKey {
+                switch verb {
+                case .launch: if let account = device.account { try provision(runKey, on: device, account: account) }
+                case let .signIn(token): try provision(runKey, on: device, account: token)
+                default: break
+                }
+            }
             let reply = try send(.perform(verb), to: device)
             if let error = reply.error {
                 try carryOnly(device.account, for: device)
@@ -354,6 +368,11 @@ public final class ScenarioRunner {
             default: break
             }
         }
+    }
+
+    private func provision(_ key: ContentKey, on device: RunDevice, account: String) throws {
+        let configuration = PeerConfiguration(cloud: device.cloudRoot, device: device.directory, model: model, contentName: scenario.contentName)
+        try UbiquityPeer.provisionContentKey(key, configuration: configuration, account: account)
     }
 
     /// Sends a command to a device and takes in what its answer tells.

@@ -215,6 +215,13 @@ public enum DeviceVerb: Sendable, Equatable, Codable {
     case rollBaseline(force: Bool)
     /// Damages one of the device's own logs in the cloud (the newest, or transaction N).
     case corruptLog(Int64?)
+    /// Turns encryption on for the account's content (the app on its account store).
+    case encryptionEnable(passphrase: String)
+    /// Gives the device the key of encrypted content (as `ubiq encryption unlock`; running or not).
+    case encryptionUnlock(passphrase: String)
+    case encryptionChange(from: String, to: String)
+    /// `plain`, `sealed` or `locked`: what the device can do with its account's content.
+    case expectEncryption(String)
     case expectStore(StoreKind)
     case expectEvents([String])
     case expectValues(entity: String, key: String, values: [PropertyAssignment])

@@ -354,15 +354,26 @@ private struct Reader {
             guard let number = args.first.map({ Int64($0) }) else { return .corruptLog(nil) }
             guard let number, number > 0 else { throw error(line, "corrupt-log takes a transaction number") }
             return .corruptLog(number)
+        case "encryption":
+            let usage = "encryption enable PASSPHRASE | unlock PASSPHRASE | change OLD NEW"
+            guard let action = args.first else { throw error(line, "usage: DEVICE \(usage)") }
+            let words = Array(args.dropFirst())
+            guard !words.contains(where: \.isEmpty) else { throw error(line, "a passphrase cannot be empty") }
+            switch (action, words.count) {
+            case ("enable", 1): return .encryptionEnable(passphrase: words[0])
+            case ("unlock", 1): return .encryptionUnlock(passphrase: words[0])
+            case ("change", 2): return .encryptionChange(from: words[0], to: words[1])
+            default: throw error(line, "usage: DEVICE \(usage)")
+            }
         case "expect":
             return try deviceExpectation(args, line: line)
         default:
-            throw error(line, "unknown device step '\(verb)' (known: launch, quit, insert, update, delete, relate, unrelate, edit, save, rollback, sync, policy, on-will-change, sign-in, sign-out, offline, online, remove-content, roll-baseline, corrupt-log, wait-for, expect)")
+            throw error(line, "unknown device step '\(verb)' (known: launch, quit, insert, update, delete, relate, unrelate, edit, save, rollback, sync, policy, on-will-change, sign-in, sign-out, offline, online, remove-content, roll-baseline, corrupt-log, encryption, wait-for, expect)")
         }
     }
 
     func deviceExpectation(_ args: [String], line: Int) throws(ScenarioError) -> DeviceVerb {
-        guard let what = args.first else { throw error(line, "usage: DEVICE expect store|events|count|save-fails|uploads-waiting|conflicts|ENTITY KEY …") }
+        guard let what = args.first else { throw error(line, "usage: DEVICE expect store|events|count|save-fails|uploads-waiting|conflicts|encryption|ENTITY KEY …") }
         switch what {
         case "store":
             guard args.count == 2, let kind = StoreKind(rawValue: args[1]) else { throw error(line, "usage: DEVICE expect store account|fallback|local") }
@@ -374,6 +385,9 @@ private struct Reader {
         case "count":
             guard args.count == 3, let count = Int(args[2]), count >= 0 else { throw error(line, "usage: DEVICE expect count ENTITY N") }
             return .expectCount(entity: args[1], count: count)
+        case "encryption":
+            guard args.count == 2, ["plain", "sealed", "locked"].contains(args[1]) else { throw error(line, "usage: DEVICE expect encryption plain|sealed|locked") }
+            return .expectEncryption(args[1])
         case "save-fails":
             guard args.count == 1 else { throw error(line, "usage: DEVICE expect save-fails") }
             return .expectSaveFails

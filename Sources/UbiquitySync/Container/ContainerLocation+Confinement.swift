@@ -1,10 +1,12 @@
+import Foundation
 import UbiquityBase
 
 // Every folder a peer lists and every file it reads or writes below the ubiquity root goes
 // through here. A folder is used only when it, and every folder between the root and it, is a
 // real folder (`lstat`: a symbolic link is never followed), and a file is read only when it is a
 // regular file (`AtomicFile.openRegularFile`). So nothing a file-sync tool or another peer puts
-// into the cloud leads a peer out of it, or makes it wait on a FIFO.
+// into the cloud leads a peer out of it, or makes it wait on a FIFO. Reads open sealed files and
+// writes seal them when the content is encrypted (`sealing`): no other code sees a sealed byte.
 extension ContainerLocation {
     /// Whether `directory` (below the ubiquity root) is a real folder all the way down from the root.
     package func isConfined(_ directory: String) -> Bool {
@@ -22,13 +24,38 @@ extension ContainerLocation {
         isConfined(directory) ? DirectoryEntry.list(directory) : []
     }
 
-    /// Reads the regular file at `path` (below the root) whose folders are all real folders.
+    /// Reads the regular file at `path` (below the root) whose folders are all real folders, and
+    /// opens it when it is sealed (a file that fails authentication, or content whose key this
+    /// device lacks, throws: `ContentSealing.isNoKey` tells the two apart).
     package func read(_ path: String, limit: Int) throws(FileError) -> [UInt8] {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         guard isConfined(directory) else {
             throw FileError(path: path, operation: "read", message: "a folder on its way below \(ubiquityRoot) is a symbolic link or not a folder")
         }
-        return try AtomicFile.read(path, limit: limit)
+        return try sealing.open(try AtomicFile.read(path, limit: SealedFile.sealedSize(ofAtMost: limit)), path: path)
+    }
+
+    /// Writes `bytes` atomically at `path` below the root, sealed when the content is encrypted;
+    /// makes the missing folders. Throws, writing nothing, when the content is encrypted and this
+    /// device holds no key, or a folder on the way is not a real folder.
+    package func write(_ bytes: [UInt8], to path: String, modificationTime: Double? = nil) throws(FileError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let sealed = try sealing.seal(bytes, path: path)
+        try checkWritable(directory)
+        try AtomicFile.makeDirectory(directory)
+        try AtomicFile.write(sealed, to: path, modificationTime: modificationTime)
+    }
+
+    /// The key files written now are sealed under: `nil` when the content is not encrypted;
+    /// throws when it is and this device holds no key (for writes that seal on their own, such
+    /// as a baseline, sealed as it streams).
+    package func sealingKey(forWriting path: String) throws(FileError) -> ContentKey? {
+        switch sealing.state {
+        case .plain: return nil
+        case .sealed: if let key = sealing.contentKey { return key }
+        case .locked: break
+        }
+        throw FileError(path: path, operation: "write", message: ContentSealing.noKeyMessage)
     }
 
     /// Throws unless every folder of `directory` below the root that exists is a real folder

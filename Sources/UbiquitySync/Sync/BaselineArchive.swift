@@ -104,17 +104,17 @@ enum BaselineArchive {
     /// Reads only the metadata of the baseline at `path`. A sync asks several times and the
     /// archive is replaced only by rename, so the answer is kept while the file's signature
     /// (size, times, inode) stays the same.
-    static func readMetadata(_ path: String) throws(BaselineError) -> BaselineMetadata {
+    static func readMetadata(_ path: String, sealing: ContentSealing) throws(BaselineError) -> BaselineMetadata {
         guard let file = DirectoryEntry.at(path), file.isRegularFile else { throw .unreadable("no baseline at \(path)") }
         if let known = MetadataCache.shared.lookup(path, file) { return known }
-        let metadata = try readMetadataFromArchive(path)
+        let metadata = try readMetadataFromArchive(path, sealing: sealing)
         MetadataCache.shared.store(path, file, metadata)
         return metadata
     }
 
-    private static func readMetadataFromArchive(_ path: String) throws(BaselineError) -> BaselineMetadata {
+    private static func readMetadataFromArchive(_ path: String, sealing: ContentSealing) throws(BaselineError) -> BaselineMetadata {
         do {
-            let archive = try openForReading(path)
+            let archive = try openForReading(path, sealing: sealing)
             guard let entry = archive[metadataName] else { throw BaselineError.unreadable("no metadata.plist in the archive") }
             var bytes: [UInt8] = []
             _ = try archive.extract(entry) { chunk in
@@ -133,9 +133,26 @@ enum BaselineArchive {
     /// Opens the archive at `path` for reading. ZIPFoundation opens by path, so the file is
     /// opened first by the safe opener (a regular file, never a FIFO or a link) and the archive
     /// reads `/proc/self/fd/N`, which names that very file: nothing swapped in between is read.
-    static func openForReading(_ path: String) throws -> Archive {
+    ///
+    /// A sealed archive (encrypted content) is opened into a file of the device (`sealing`'s
+    /// scratch folder), which is unlinked as soon as the archive holds it open: its plaintext
+    /// never lies in the cloud and does not outlive the read.
+    static func openForReading(_ path: String, sealing: ContentSealing) throws -> Archive {
         let descriptor = try AtomicFile.openRegularFile(path)
         defer { close(descriptor) }
+        var head = [UInt8](repeating: 0, count: SealedFile.magic.count)
+        if pread(descriptor, &head, head.count, 0) == head.count, SealedFile.isSealed(head) {
+            guard let key = sealing.contentKey, let scratch = sealing.scratchDirectory else {
+                throw FileError(path: path, operation: "open", message: ContentSealing.noKeyMessage)
+            }
+            try AtomicFile.makeDirectory(scratch)
+            let opened = scratch + "/opened-" + UUID().uuidString + ".zip"
+            defer { unlink(opened) }
+            do { try SealedFile.openFile(descriptor: descriptor, to: opened, key: key) } catch let error as SealError {
+                throw BaselineError.unreadable(error.description)
+            }
+            return try Archive(url: URL(fileURLWithPath: opened), accessMode: .read)
+        }
         let checked = "/proc/self/fd/\(descriptor)"
         return try Archive(url: URL(fileURLWithPath: FileManager.default.fileExists(atPath: checked) ? checked : path), accessMode: .read)
     }
@@ -147,12 +164,12 @@ enum BaselineArchive {
 
     /// Extracts the store file into `directory`, verifying it against the metadata's checksum
     /// as it streams (never more than the bound).
-    static func extractStore(_ path: String, metadata: BaselineMetadata, into directory: String) throws(BaselineError) -> String {
+    static func extractStore(_ path: String, metadata: BaselineMetadata, into directory: String, sealing: ContentSealing) throws(BaselineError) -> String {
         let target = directory + "/" + storeName
         do {
             try? FileManager.default.removeItem(atPath: target)
             try AtomicFile.makeDirectory(directory)
-            let archive = try openForReading(path)
+            let archive = try openForReading(path, sealing: sealing)
             guard let entry = archive[storeName] else { throw BaselineError.unreadable("no store.sqlite in the archive") }
             guard FileManager.default.createFile(atPath: target, contents: nil), let output = FileHandle(forWritingAtPath: target) else {
                 throw BaselineError.unreadable("cannot write \(target)")
@@ -203,9 +220,10 @@ public enum BaselineError: Error, CustomStringConvertible, Equatable, Sendable {
 
 extension BaselineMetadata {
     /// Reads the metadata of the baseline archive at `path` (a file-sync tool uses it to keep the
-    /// dominating one of two conflicting baselines).
-    public init(archiveAt path: String) throws(BaselineError) {
-        self = try BaselineArchive.readMetadata(path)
+    /// dominating one of two conflicting baselines). A sealed archive is read only with
+    /// `sealing` holding its content's key; without, it is unreadable, as to iCloud itself.
+    public init(archiveAt path: String, sealing: ContentSealing = .none) throws(BaselineError) {
+        self = try BaselineArchive.readMetadata(path, sealing: sealing)
     }
 }
 

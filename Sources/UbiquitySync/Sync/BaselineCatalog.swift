@@ -55,6 +55,12 @@ package struct BaselineCatalog {
         let epoch = try? store.contentEpoch()
         let verified = verifiedList.map(Self.readVerified) ?? []
         var stillVerified: Set<String> = []
+        if case .locked = location.sealing.state {
+            // Encrypted content this device holds no key for: nothing can be read, and nothing
+            // unread is damaged (never quarantined).
+            if DirectoryEntry.at(location.baselinePath) != nil { atName = .unusable(ContentSealing.noKeyMessage) }
+            return
+        }
         for file in location.entries(in: directory) {
             let isAtName = file.name == Self.name
             guard isAtName || Self.isConflictCopy(file.name) else { continue }
@@ -79,7 +85,7 @@ package struct BaselineCatalog {
             let path = directory + "/" + file.name
             let metadata: BaselineMetadata
             do {
-                metadata = try BaselineArchive.readMetadata(path)
+                metadata = try BaselineArchive.readMetadata(path, sealing: location.sealing)
             } catch {
                 reject(error.description, quarantine: true)
                 continue
@@ -99,7 +105,7 @@ package struct BaselineCatalog {
                 let work = scratchDirectory + "/verify-" + UUID().uuidString
                 defer { try? FileManager.default.removeItem(atPath: work) }
                 do {
-                    _ = try BaselineArchive.extractStore(path, metadata: metadata, into: work)
+                    _ = try BaselineArchive.extractStore(path, metadata: metadata, into: work, sealing: location.sealing)
                 } catch {
                     reject(error.description, quarantine: true)
                     continue

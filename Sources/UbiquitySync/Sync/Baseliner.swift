@@ -56,7 +56,7 @@ package struct Baseliner {
             let work = scratchDirectory + "/join-" + UUID().uuidString
             defer { try? FileManager.default.removeItem(atPath: work) }
             do {
-                let stateFile = try BaselineArchive.extractStore(entry.path, metadata: entry.metadata, into: work)
+                let stateFile = try BaselineArchive.extractStore(entry.path, metadata: entry.metadata, into: work, sealing: location.sealing)
                 changes.merge(try store.joinStateFile(at: stateFile, knowledge: entry.metadata.knowledge))
                 joined.append(entry.metadata)
                 logger.log(.info, "PFUbiquityBaseline", "joinBaseline", "joined \(entry.name) of \(entry.metadata.author) at \(entry.metadata.knowledge)")
@@ -133,8 +133,19 @@ package struct Baseliner {
         do { try location.checkWritable(directory) } catch { throw SyncError.containerUnwritable(path: error.path, reason: error.message) }
         try AtomicFile.makeDirectory(directory)
         let temporary = directory + "/.baseline-" + UUID().uuidString + ".zip.nosync"
-        try BaselineArchive.write(metadata: metadata, model: store.model, storeFile: stateFile, to: temporary)
         defer { try? FileManager.default.removeItem(atPath: temporary) }
+        do {
+            if let key = try location.sealingKey(forWriting: location.baselinePath) {
+                // Encrypted content: the archive is made on the device and only its sealed form enters the cloud.
+                let plain = work + "/baseline.zip"
+                try BaselineArchive.write(metadata: metadata, model: store.model, storeFile: stateFile, to: plain)
+                try SealedFile.sealFile(plain, to: temporary, key: key)
+            } else {
+                try BaselineArchive.write(metadata: metadata, model: store.model, storeFile: stateFile, to: temporary)
+            }
+        } catch let error as FileError {
+            throw SyncError.containerUnwritable(path: error.path, reason: error.message)
+        }
         // The check and the rename happen under a lock file, so two peers on one machine (or on
         // a file system with working locks, such as NFS) never replace a baseline blindly.
         let lock = try? FileLock(directory: directory, name: ".lock.nosync", wait: true)
@@ -182,7 +193,7 @@ package struct Baseliner {
         }
         return scan.logs.first { log in
             guard log.number > knowledge[log.peerID], log.number < blocked[log.peerID] ?? .max else { return false }
-            return !ContentEpoch.logBelongsToOtherEpoch(log.path, than: epoch)
+            return !ContentEpoch.logBelongsToOtherEpoch(log.path, than: epoch, in: location)
         }
     }
 

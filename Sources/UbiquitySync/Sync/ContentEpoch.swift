@@ -79,9 +79,7 @@ package enum ContentEpoch {
         let value = PlistValue.dictionary(["format": .integer(1), "epoch": .string(removal.epoch), "generation": .integer(removal.generation),
                                            "date": .real(removal.date)])
         do {
-            try location.checkWritable(directory(location))
-            try AtomicFile.makeDirectory(directory(location))
-            try AtomicFile.write(PlistSeam.encode(value, format: .xml), to: location.contentEpochPath)
+            try location.write(PlistSeam.encode(value, format: .xml), to: location.contentEpochPath)
         } catch {
             throw SyncError.containerUnwritable(path: error.path, reason: error.message)
         }
@@ -92,8 +90,8 @@ package enum ContentEpoch {
     /// Whether the log file at `path` is readable and names another content epoch than
     /// `epoch`: a leftover of removed content (or of a removal this store has not seen yet).
     /// A file that cannot be read says nothing.
-    package static func logBelongsToOtherEpoch(_ path: String, than epoch: String?) -> Bool {
-        guard let bytes = try? AtomicFile.read(path, limit: 64 << 20), let plist = try? PlistSeam.decode(bytes),
+    package static func logBelongsToOtherEpoch(_ path: String, than epoch: String?, in location: ContainerLocation) -> Bool {
+        guard let bytes = try? location.read(path, limit: 64 << 20), let plist = try? PlistSeam.decode(bytes),
               plist["transactionNumber"] != nil else { return false }
         return plist["contentEpoch"]?.stringValue != epoch
     }

@@ -25,13 +25,11 @@ package struct Exporter {
         let directory = location.logDirectory(of: store.peerID)
         var written = 0
         do {
-            try location.checkWritable(directory)
-            try AtomicFile.makeDirectory(directory)
             for entry in pending {
                 // The file carries its export time on this peer's clock: garbage collection
                 // judges a log's age by it, and file-sync tools keep it.
                 let path = directory + "/" + entry.fileName
-                try AtomicFile.write(entry.bytes, to: path, modificationTime: store.now)
+                try location.write(entry.bytes, to: path, modificationTime: store.now)
                 try store.markSent(entry.number, file: DirectoryEntry.at(path))
                 written += 1
                 logger.log(.verbose, "PFUbiquityTransactionLogExporter", "exportLog:", "wrote transaction \(entry.number) as \(entry.fileName) (\(entry.bytes.count) bytes)")
@@ -59,11 +57,11 @@ package struct Exporter {
             if let file, file.size == sent.size && file.modificationTime == sent.modificationTime && file.inode == sent.inode { continue }
             guard let kept = try store.sentBytes(sent.number) else { continue }
             let path = directory + "/" + sent.file
-            if let file, (try? AtomicFile.read(path, limit: kept.count + 1)) == kept {
+            if let file, (try? location.read(path, limit: kept.count + 1)) == kept {
                 try store.updateSent(sent.number, file: file)   // the same bytes, delivered again
                 continue
             }
-            try writeAgain(kept, to: path, in: directory)
+            try writeAgain(kept, to: path)
             if let rewritten = DirectoryEntry.at(path) { try store.updateSent(sent.number, file: rewritten) }
             logger.log(.error, "PFUbiquityTransactionLogExporter", "repairLog:", "transaction \(sent.number) \(file == nil ? "was gone from" : "no longer held what this peer sent in") the container: written again from its copy")
             repaired.append(sent.number)
@@ -73,19 +71,19 @@ package struct Exporter {
 
     /// Whether this peer's receipt is missing, or records another content epoch or another
     /// view of the baselines (`baselineView`: what the baselines it sees hold together).
+    /// A plaintext receipt of content encrypted since is stale too: it is written again sealed.
     package func receiptIsStale(baselineView: KnowledgeVector) -> Bool {
-        guard let bytes = try? location.read(location.receiptPath(of: store.peerID), limit: 1 << 20),
-              let receipt = try? Receipt(decoding: bytes) else { return true }
+        let path = location.receiptPath(of: store.peerID)
+        guard let bytes = try? location.read(path, limit: 1 << 20), let receipt = try? Receipt(decoding: bytes) else { return true }
+        if case .sealed = location.sealing.state, let raw = try? AtomicFile.read(path, limit: 1 << 21), !SealedFile.isSealed(raw) { return true }
         return receipt.contentEpoch != (try? store.contentEpoch()) ?? nil || receipt.baselineKnowledge != baselineView
             || receipt.knowledge != store.knowledge
     }
 
     /// Writes a log again from this peer's copy, stamped with its export time as `flush` does.
-    private func writeAgain(_ bytes: [UInt8], to path: String, in directory: String) throws {
+    private func writeAgain(_ bytes: [UInt8], to path: String) throws {
         do {
-            try location.checkWritable(directory)
-            try AtomicFile.makeDirectory(directory)
-            try AtomicFile.write(bytes, to: path, modificationTime: store.now)
+            try location.write(bytes, to: path, modificationTime: store.now)
         } catch {
             throw SyncError.containerUnwritable(path: error.path, reason: error.message)
         }
@@ -97,11 +95,8 @@ package struct Exporter {
     package func writeReceipt(baselineView: KnowledgeVector) throws {
         let receipt = Receipt(peerID: store.peerID, knowledge: store.knowledge, date: store.now, modelVersionHash: location.modelHash,
                               contentEpoch: try store.contentEpoch(), baselineKnowledge: baselineView)
-        let directory = location.logDirectory(of: store.peerID)
         do {
-            try location.checkWritable(directory)
-            try AtomicFile.makeDirectory(directory)
-            try AtomicFile.write(PlistSeam.encode(receipt.plistValue, format: .binary), to: location.receiptPath(of: store.peerID))
+            try location.write(PlistSeam.encode(receipt.plistValue, format: .binary), to: location.receiptPath(of: store.peerID))
         } catch {
             throw SyncError.containerUnwritable(path: error.path, reason: error.message)
         }

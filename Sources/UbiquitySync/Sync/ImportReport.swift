@@ -32,6 +32,8 @@ public struct ImportReport: Sendable, Equatable {
     /// Names in the container that are neither logs nor receipts (temporary files, conflict
     /// copies of file-sync tools, foreign files); never imported.
     public var ignored: [String] = []
+    /// Sealed logs left unread because the content is encrypted and this device holds no key.
+    public var locked = 0
 
     package init() {}
 

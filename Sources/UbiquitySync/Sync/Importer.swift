@@ -110,7 +110,15 @@ package struct Importer {
             var bytes: [UInt8]?
             do {
                 let path = location.ubiquityRoot + "/" + candidate.relativePath
-                do { bytes = try AtomicFile.read(path, limit: maxLogBytes) } catch { throw LogError.unreadable(error.message) }
+                // The folder was listed through the confinement check already; the sealing opens the bytes.
+                do { bytes = try location.sealing.open(try AtomicFile.read(path, limit: SealedFile.sealedSize(ofAtMost: maxLogBytes)), path: path) } catch {
+                    // Encrypted content this device has no key for: the file is not damaged, only closed.
+                    if ContentSealing.isNoKey(error) {
+                        report.locked += 1
+                        continue
+                    }
+                    throw LogError.unreadable(error.message)
+                }
                 let log = try TransactionLog(decoding: bytes ?? [], model: store.model, maxBytes: maxLogBytes)
                 guard log.peerID == candidate.peerID else { throw LogError.wrongAuthor(folder: candidate.peerID, log: log.peerID) }
                 guard log.transactionNumber == candidate.number else {
@@ -236,7 +244,8 @@ package struct Importer {
         logger.log(.error, "PFUbiquityTransactionLogImporter", "quarantine:", "quarantined \(candidate.relativePath): \(reason)")
         let source = location.ubiquityRoot + "/" + candidate.relativePath
         let target = quarantineDirectory + "/" + candidate.relativePath.replacingOccurrences(of: "/", with: "__")
-        if let bytes = bytes ?? (try? AtomicFile.read(source, limit: maxLogBytes)) {
+        // The copy is of the plaintext when the file opened (a file of the device, never the cloud's).
+        if let bytes = bytes ?? (try? location.read(source, limit: maxLogBytes)) ?? (try? AtomicFile.read(source, limit: maxLogBytes)) {
             try? AtomicFile.makeDirectory(quarantineDirectory)
             try? AtomicFile.write(bytes, to: target)
         }

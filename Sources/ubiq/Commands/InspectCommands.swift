@@ -99,8 +99,17 @@ struct LogsShowCommand: ParsableCommand {
         if !FileManager.default.fileExists(atPath: path), let token = device.identityToken {
             path = "\(configuration.cloud)/\(token)/\(configuration.containerIdentifier)/\(configuration.contentURL)/\(file)"
         }
-        let bytes: [UInt8]
+        var bytes: [UInt8]
         do { bytes = try AtomicFile.read(path, limit: 64 << 20, followingLinks: true) } catch { throw CLIError("cannot read \(file): \(error.message)") }
+        if SealedFile.isSealed(bytes) {
+            // A log of encrypted content: opened with the key this device keeps.
+            let sealed = bytes
+            bytes = try global.withPeer { peer in
+                guard let location = peer.location else { throw CLIError("\(file) is sealed and this device is signed out") }
+                location.sealing.refresh()
+                do { return try location.sealing.open(sealed, path: path) } catch let error as FileError { throw CLIError("cannot open \(file): \(error.message)") }
+            }
+        }
         let log = try TransactionLog(decoding: bytes, model: configuration.model)
         if plist != nil {
             Console.outBytes(try PropertyListCodec.encode(log.plistValue, format: .xml))

@@ -64,6 +64,7 @@ struct ScenarioRunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("How many steps each 'random' block runs.", valueName: "n")) var steps: Int?
     @Option(help: ArgumentHelp("Write the timeline: HTML with an SVG (or only the SVG when FILE ends in .svg).", valueName: "file"))
     var report: String?
+    @Flag(help: "Encrypt every account's content: one key for the run, kept on every device (Docs/Scenarios.md).") var encrypted = false
     @Flag(help: "Run each device as its own OS process.") var processes = false
     @Flag(help: ArgumentHelp(
         "Run each device as its own process on a Syncthing host of its own (network namespaces as root, else loopback ports), instead of through the emulated daemon.",
@@ -95,6 +96,7 @@ struct ScenarioRunCommand: ParsableCommand {
         options.logLevel = logLevel
         options.transport = transport
         options.machines = machines
+        options.encrypted = encrypted
         options.deviceExecutable = processes || syncthing ? executable : nil
         if syncthing {
             var hosts = SyncthingOptions()
@@ -154,6 +156,7 @@ struct ScenarioFuzzCommand: ParsableCommand {
     var transport = ScenarioTransport.icloud
     @Option(help: ArgumentHelp("With --transport file-sync: how many machines the devices are spread over (default 3, fewer for fewer devices).", valueName: "n"))
     var machines: Int?
+    @Flag(help: "Encrypt every account's content: one key for the run, kept on every device (Docs/Scenarios.md).") var encrypted = false
     @Flag(help: "Run each device as its own OS process.") var processes = false
     @Flag(help: "Print each seed's scenario instead of running it.") var print = false
     @Flag(help: "Print the whole report of each seed that fails.") var verbose = false
@@ -179,6 +182,7 @@ struct ScenarioFuzzCommand: ParsableCommand {
         }
         var options = ScenarioOptions()
         options.deviceExecutable = processes ? ScenarioCommand.executable : nil
+        options.encrypted = encrypted
         options.extraFaults = try ScenarioRunCommand.parseFaults(faults)
         options.transport = transport
         options.machines = machines

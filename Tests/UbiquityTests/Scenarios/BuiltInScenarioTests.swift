@@ -6,7 +6,7 @@ import UbiquitySimulation
 /// also with each device as its own OS process (separate SQLite connections, locks, memory).
 @Suite("Built-in scenarios")
 struct BuiltInScenarioTests {
-    static let names = ["account-switch", "churn", "clock-skew", "content-removed", "corrupted-log", "first-launch", "model-upgrade", "offline-edits", "quota-exceeded"]
+    static let names = ["account-switch", "churn", "clock-skew", "content-removed", "corrupted-log", "encrypted", "first-launch", "model-upgrade", "offline-edits", "quota-exceeded"]
 
     @Test func everyBuiltInScenarioIsRunHere() {
         #expect(ScenarioFixtures.builtInNames == Self.names, "a new built-in scenario needs a place in these tests")
@@ -31,6 +31,9 @@ struct BuiltInScenarioTests {
             for device in result.devices where device.name != "mac" {
                 #expect(device.transitions.filter { $0 == "did-change:contentRemoved:account" }.count == 1, "\(device.name): \(device.transitions)")
             }
+        case "encrypted":
+            let mac = result.devices.first { $0.name == "mac" }
+            #expect(mac?.transitions.contains("did-change:initialImportCompleted:account") == true, "the Mac finished its import once given the passphrase")
         case "quota-exceeded":
             #expect(result.transfers.quotaRefusals > 0)
         case "offline-edits", "clock-skew":
@@ -42,6 +45,40 @@ struct BuiltInScenarioTests {
         default:
             break
         }
+    }
+
+    /// The encrypted scenario leaves nothing readable in the cloud: no title any device saved is
+    /// in any file there (every one is sealed but the key record), whatever the daemons did.
+    @Test func theEncryptedScenarioLeavesNoTitleInTheCloud() throws {
+        var options = try ScenarioFixtures.options()
+        options.workDirectory = options.workDirectory ?? NSTemporaryDirectory() + "ubiquity-encrypted-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: options.workDirectory!) }
+        let result = try ScenarioRunner.run(try ScenarioFixtures.builtIn("encrypted"), options: options)
+        #expect(result.passed, "\(result.text)")
+        let cloud = options.workDirectory! + "/cloud"
+        let walker = try #require(FileManager.default.enumerator(atPath: cloud))
+        var sealed = 0
+        while let relative = walker.nextObject() as? String {
+            let path = cloud + "/" + relative
+            guard let bytes = try? Data(contentsOf: URL(fileURLWithPath: path)), !relative.hasSuffix(".nosync") else { continue }
+            for secret in ["secret note", "the iPad's", "saved on the Mac", "after the damage"] {
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(relative) holds '\(secret)'")
+            }
+            if relative.contains("/.encryption/") { continue }
+            #expect(bytes.starts(with: Array("UBQSEAL".utf8)), "\(relative) is sealed")
+            sealed += 1
+        }
+        #expect(sealed > 5, "logs, receipts and a baseline are in the cloud, sealed")
+    }
+
+    /// Built-ins whose point is removals, damage and switches, with every account encrypted.
+    @Test(arguments: ["account-switch", "content-removed", "corrupted-log", "first-launch"])
+    func passesWithEncryptionOn(name: String) throws {
+        var options = try ScenarioFixtures.options()
+        options.encrypted = true
+        let result = try ScenarioFixtures.run(try ScenarioFixtures.builtIn(name), options)
+        let passed = result.passed
+        #expect(passed, "\(result.text)")
     }
 
     @Test(arguments: ["account-switch", "churn", "model-upgrade"])

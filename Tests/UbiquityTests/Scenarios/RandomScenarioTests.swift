@@ -7,10 +7,12 @@ import UbiquitySimulation
 /// fail: a daemon that silently loses downloads is caught.
 @Suite("Random scenarios")
 struct RandomScenarioTests {
-    static func run(seed: UInt64, faults: [(String, String?)] = [], removals: Bool = true, baselines: Bool = true) throws -> ScenarioResult {
+    static func run(seed: UInt64, faults: [(String, String?)] = [], removals: Bool = true, baselines: Bool = true,
+                    encrypted: Bool = false) throws -> ScenarioResult {
         let scenario = try RandomScenario.scenario(seed: seed, removals: removals, baselines: baselines)
         var options = try ScenarioFixtures.options(seed: seed)
         options.extraFaults = faults
+        options.encrypted = encrypted
         return try ScenarioFixtures.run(scenario, options)
     }
 
@@ -30,6 +32,16 @@ struct RandomScenarioTests {
         let passed = result.passed
         #expect(passed, "seed \(seed) (replay: UBIQUITY_TEST_SEED=\(seed)):\n\(result.text)\n\(RandomScenario.text(seed: seed))")
         #expect(result.saves > 20, "seed \(seed): the scenario did real work (\(result.saves) saves)")
+    }
+
+    /// The same random runs with every account's content encrypted (`--encrypted`): sealed logs,
+    /// receipts, baselines and epochs through drops, truncations, switches and removals.
+    @Test(arguments: SeededGenerator.testSeeds([1, 2, 3, 391, 576]))
+    func randomScenariosKeepEveryInvariantEncrypted(seed: UInt64) throws {
+        let result = try Self.run(seed: seed, encrypted: true)
+        let passed = result.passed
+        #expect(passed, "seed \(seed) (replay: UBIQUITY_TEST_SEED=\(seed)):\n\(result.text)\n\(RandomScenario.text(seed: seed))")
+        #expect(result.replay.contains("--encrypted"))
     }
 
     /// The sabotage: the daemon records some downloads as done without writing them, behind

@@ -54,7 +54,7 @@ final class UbiqProcess {
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         // The tests say everything explicitly: the caller's environment must not steer the tool.
         var environment = ProcessInfo.processInfo.environment
-        for name in ["UBIQUITY_CLOUD", "UBIQUITY_DEVICE", "UBIQUITY_LOG_LEVEL"] { environment[name] = nil }
+        for name in ["UBIQUITY_CLOUD", "UBIQUITY_DEVICE", "UBIQUITY_LOG_LEVEL", "UBIQUITY_PASSPHRASE", "UBIQUITY_NEW_PASSPHRASE"] { environment[name] = nil }
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))

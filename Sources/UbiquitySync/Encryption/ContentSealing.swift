@@ -1,0 +1,126 @@
+import Foundation
+import UbiquityBase
+
+/// Whether one peer's content is encrypted and whether this device holds its key: the one
+/// object every cloud read and write of that peer passes through (`ContainerLocation.read`,
+/// `write`, `openBaseline`, `storeBaseline`). A peer refreshes it at every sync, so a device
+/// that learns another one turned encryption on stops writing plaintext at once.
+public final class ContentSealing: @unchecked Sendable {
+    /// What a device can do with the content.
+    public enum State: Sendable, Equatable {
+        /// Not encrypted: files are written as they are.
+        case plain
+        /// Encrypted, and this device holds the key (its ID): files are sealed and opened.
+        case sealed(keyID: String)
+        /// Encrypted, and this device holds no key (or one for another key ID): nothing is read
+        /// or written until the passphrase is given.
+        case locked(keyID: String?)
+
+        /// `plain`, `sealed` or `locked` (as `ubiq status --json` and `ubiq encryption status --json` say).
+        public var name: String {
+            switch self {
+            case .plain: return "plain"
+            case .sealed: return "sealed"
+            case .locked: return "locked"
+            }
+        }
+    }
+
+    package static let noKeyMessage = "content is encrypted; no key on this device (give it the passphrase: 'ubiq encryption unlock')"
+
+    /// A location that never seals (tools that only list, and peers that do not sync).
+    public static let none = ContentSealing(recordPath: nil, keyFile: nil, scratchDirectory: nil)
+
+    /// `.encryption/<ContentName>.plist` in the ubiquity root.
+    package let recordPath: String?
+    /// `content.key` in the device's folder for the account.
+    package let keyFile: String?
+    /// A folder of the device where a sealed baseline is opened to be read (its plaintext never
+    /// lies in the cloud, and is unlinked as soon as the archive is open).
+    package let scratchDirectory: String?
+    private let lock = NSLock()
+    private var key: ContentKey?
+    private var current: State = .plain
+
+    package init(recordPath: String?, keyFile: String?, scratchDirectory: String?) {
+        self.recordPath = recordPath
+        self.keyFile = keyFile
+        self.scratchDirectory = scratchDirectory
+        refresh()
+    }
+
+    /// Opens sealed files with the key kept in `keyFile`, whatever the cloud's record says: for
+    /// tools that check a cloud from outside (the scenario runner's invariants).
+    public static func reading(keyFile: String, scratchDirectory: String) -> ContentSealing {
+        ContentSealing(recordPath: nil, keyFile: keyFile, scratchDirectory: scratchDirectory)
+    }
+
+    /// Seals and opens with `key`, whatever the cloud says (the scenario runner's view of a run
+    /// whose devices all hold one key).
+    package init(key: ContentKey, scratchDirectory: String) {
+        recordPath = nil
+        keyFile = nil
+        self.scratchDirectory = scratchDirectory
+        self.key = key
+        current = .sealed(keyID: key.idHex)
+    }
+
+    public var state: State { lock.withLock { current } }
+
+    /// The key record in the cloud: `nil` when there is none; throws when one is there but unreadable.
+    package func record() throws(EncryptionError) -> KeyRecord? {
+        guard let recordPath, DirectoryEntry.at(recordPath) != nil else { return nil }
+        let bytes: [UInt8]
+        do { bytes = try AtomicFile.read(recordPath, limit: 1 << 16) } catch { throw .damagedRecord(error.message) }
+        return try KeyRecord(decoding: bytes)
+    }
+
+    /// Reads the record and the device's key again. A record this device cannot read still
+    /// means the content is encrypted: a device without the key stays locked rather than write
+    /// plaintext, and one holding a key goes on sealing with it.
+    @discardableResult
+    package func refresh() -> State {
+        guard recordPath != nil || keyFile != nil else { return state }
+        let recordKeyID: String??
+        do { recordKeyID = try record().map { .some($0.keyID) } } catch { recordKeyID = .some(nil) }
+        let deviceKey = keyFile.flatMap { try? DeviceKey.read($0) }
+        let next: State
+        switch (recordKeyID, deviceKey) {
+        case let (.none, key?): next = .sealed(keyID: key.idHex)   // a record gone missing never turns sealing off
+        case let (.some(nil), key?): next = .sealed(keyID: key.idHex)   // nor one damaged
+        case let (.some(id?), key?) where id == key.idHex: next = .sealed(keyID: key.idHex)
+        case let (.some(id), _): next = .locked(keyID: id)
+        case (.none, nil): next = .plain
+        }
+        lock.withLock {
+            current = next
+            if case .sealed = next { key = deviceKey } else { key = nil }
+        }
+        return next
+    }
+
+    /// The plaintext of bytes read from the cloud: sealed ones opened, plaintext ones (content
+    /// written before encryption was turned on) as they are.
+    package func open(_ bytes: [UInt8], path: String) throws(FileError) -> [UInt8] {
+        guard SealedFile.isSealed(bytes) else { return bytes }
+        guard let key = lock.withLock({ key }) else { throw FileError(path: path, operation: "open", message: Self.noKeyMessage) }
+        do { return try SealedFile.open(bytes, key: key) } catch { throw FileError(path: path, operation: "open", message: error.description) }
+    }
+
+    /// What to write into the cloud for `bytes`: sealed when the content is encrypted; refused
+    /// when it is encrypted and this device holds no key (never plaintext into encrypted content).
+    package func seal(_ bytes: [UInt8], path: String) throws(FileError) -> [UInt8] {
+        switch lock.withLock({ (current, key) }) {
+        case (.plain, _): return bytes
+        case let (.sealed, key?):
+            do { return try SealedFile.seal(bytes, key: key) } catch { throw FileError(path: path, operation: "seal", message: "\(error)") }
+        default: throw FileError(path: path, operation: "write", message: Self.noKeyMessage)
+        }
+    }
+
+    /// The key, when the state is sealed.
+    package var contentKey: ContentKey? { lock.withLock { key } }
+
+    /// Whether a read failed because this device holds no key (not because the file is bad).
+    package static func isNoKey(_ error: FileError) -> Bool { error.message == noKeyMessage }
+}

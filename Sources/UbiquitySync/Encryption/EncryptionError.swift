@@ -1,0 +1,28 @@
+/// Why an encryption step cannot be done. Nothing in the cloud or on the device is changed
+/// when one is thrown.
+public enum EncryptionError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// The passphrase does not open the content key.
+    case wrongPassphrase
+    /// The content is encrypted and this device holds no key for it.
+    case noKey
+    case alreadyEnabled
+    case notEnabled
+    case emptyPassphrase
+    case invalidParameters(String)
+    /// The key record in the cloud, or the key kept on this device, cannot be used.
+    case damagedRecord(String)
+    case signedOut
+
+    public var description: String {
+        switch self {
+        case .wrongPassphrase: return "wrong passphrase: it does not open this content's key (nothing was changed)"
+        case .noKey: return ContentSealing.noKeyMessage
+        case .alreadyEnabled: return "the content is encrypted already: give this device the passphrase with 'ubiq encryption unlock'"
+        case .notEnabled: return "the content is not encrypted: turn encryption on with 'ubiq encryption enable'"
+        case .emptyPassphrase: return "the passphrase is empty"
+        case let .invalidParameters(reason): return reason
+        case let .damagedRecord(reason): return "the content's key record cannot be used: \(reason)"
+        case .signedOut: return "signed out: the local store is not in the cloud and is never encrypted"
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+@testable import Ubiquity
+
+/// `ubiq encryption`, run as processes: the passphrase from a file (never argv), a device
+/// without it told in one line, a wrong one refused, the key kept for daily commands.
+@Suite("CLI encryption")
+struct CLIEncryptionTests {
+    @Test func enableUnlockAndChangeThePassphrase() throws {
+        let sandbox = try CLISandbox()
+        try sandbox.initDevice("phone")
+        try sandbox.initDevice("laptop")
+        let passphrase = sandbox.root + "/passphrase", wrong = sandbox.root + "/wrong", newer = sandbox.root + "/newer"
+        try Data("river stone 42\n".utf8).write(to: URL(fileURLWithPath: passphrase))
+        try Data("not it\n".utf8).write(to: URL(fileURLWithPath: wrong))
+        try Data("a newer one\n".utf8).write(to: URL(fileURLWithPath: newer))
+
+        let refused = try sandbox.run(["encryption", "enable"], device: "phone")
+        #expect(!refused.succeeded && refused.stderr.contains("no passphrase: set UBIQUITY_PASSPHRASE"), "\(refused)")
+        let enabled = try sandbox.succeed(["encryption", "enable", "--passphrase-file", passphrase, "--scrypt-log-n", "10"], device: "phone")
+        #expect(enabled.stdout.hasPrefix("encrypted (key "), "\(enabled)")
+        try sandbox.succeed(["insert", "Note", "title=Hidden from the cloud"], device: "phone")
+        try sandbox.succeed(["sync"], device: "phone")
+
+        let locked = try sandbox.run(["sync"], device: "laptop")
+        #expect(!locked.succeeded)
+        #expect(locked.stderr.split(separator: "\n").count == 1 && locked.stderr.contains("content is encrypted; no key on this device"), "\(locked)")
+        #expect(try sandbox.succeed(["status"], device: "laptop").stdout.contains("encryption: content is encrypted; no key on this device"))
+        #expect(try sandbox.run(["doctor"], device: "laptop").stdout.contains("content is encrypted; no key on this device"))
+        let guessed = try sandbox.run(["encryption", "unlock", "--passphrase-file", wrong], device: "laptop")
+        #expect(!guessed.succeeded && guessed.stderr.contains("wrong passphrase"), "\(guessed)")
+        try sandbox.succeed(["encryption", "unlock", "--passphrase-file", passphrase], device: "laptop")
+        try sandbox.succeed(["sync"], device: "laptop")
+        #expect(try sandbox.dump("laptop").contains("Hidden from the cloud"))
+
+        let file = try #require(sandbox.succeed(["logs", "list"], device: "laptop").stdoutLines.first?.split(separator: " ").last.map(String.init))
+        #expect(try sandbox.succeed(["logs", "show", file], device: "laptop").stdout.contains("Hidden from the cloud"), "logs show opens a sealed log")
+
+        try sandbox.succeed(["encryption", "change-passphrase", "--passphrase-file", passphrase, "--new-passphrase-file", newer], device: "phone")
+        try sandbox.initDevice("tablet")
+        #expect(!(try sandbox.run(["encryption", "unlock", "--passphrase-file", passphrase], device: "tablet").succeeded))
+        try sandbox.succeed(["encryption", "unlock", "--passphrase-file", newer], device: "tablet")
+        try sandbox.succeed(["sync"], device: "tablet")
+        #expect(try sandbox.dump("tablet").contains("Hidden from the cloud"))
+        let status = try sandbox.succeed(["encryption", "status", "--json"], device: "tablet")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+        #expect(json["state"] as? String == "sealed")
+        #expect((json["scrypt"] as? [String: Any])?["logN"] as? Int == 10)
+    }
+}
