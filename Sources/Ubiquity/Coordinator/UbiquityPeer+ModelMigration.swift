@@ -72,13 +72,12 @@ extension UbiquityPeer {
         guard let location else { return 0 }
         var written = 0
         for (model, entry) in try store.previousVersionOutbox() {
-            let folder = ContainerLocation(cloud: location.cloud, identityToken: location.identityToken, containerIdentifier: location.containerIdentifier,
+            var folder = ContainerLocation(cloud: location.cloud, identityToken: location.identityToken, containerIdentifier: location.containerIdentifier,
                                            contentURL: location.contentURL, contentName: location.contentName, modelHash: model)
-            let directory = folder.logDirectory(of: peerID)
+            // The content's encryption covers every version's folder: never plaintext into it.
+            folder.sealing = location.sealing
             do throws(FileError) {
-                try folder.checkWritable(directory)
-                try AtomicFile.makeDirectory(directory)
-                try AtomicFile.write(entry.bytes, to: directory + "/" + entry.fileName, modificationTime: store.now)
+                try folder.write(entry.bytes, to: folder.logDirectory(of: peerID) + "/" + entry.fileName, modificationTime: store.now)
             } catch {
                 throw SyncError.containerUnwritable(path: error.path, reason: error.message)
             }
