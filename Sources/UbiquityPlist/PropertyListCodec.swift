@@ -57,7 +57,11 @@ public enum PropertyListCodec {
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>, limits: PlistLimits) throws(PlistError) -> PlistValue {
         switch detectFormat(bytes) {
         case .binary: return try BinaryPlistReader.decode(bytes, limits: limits)
-        case .xml: return try XMLPlistReader.decode(bytes, limits: limits)
+        case .xml:
+            // The scanner reads the usual files several times faster; whatever it declines
+            // (other encodings, rare constructs, every malformed file) libxml2 reads and judges.
+            if let value = XMLPlistScanner.decode(bytes, limits: limits) { return value }
+            return try XMLPlistReader.decode(bytes, limits: limits)
         case nil:
             throw PlistError("not a property list: neither a \"bplist00\" header nor XML", location: .byteOffset(0))
         }

@@ -8,7 +8,7 @@ import CLibXML2
 /// libxml2's own messages are captured into the `PlistError` instead of going to stderr.
 /// Nesting is tracked on an explicit stack, not by recursion.
 struct XMLPlistReader {
-    private enum Leaf { case key, string, integer, real, date, data, boolean(Bool) }
+    private typealias Leaf = XMLLeafText.Kind
 
     private enum ContainerKind { case plist, array, dictionary }
 
@@ -375,126 +375,15 @@ struct XMLPlistReader {
     // MARK: Leaf values
 
     private func value(of kind: Leaf, _ raw: UnsafeBufferPointer<UInt8>) throws(PlistError) -> PlistValue {
-        switch kind {
-        case .string, .key:
-            return .string(raw.isEmpty ? "" : String(decoding: raw, as: UTF8.self))
-        case let .boolean(b):
-            guard raw.allSatisfy(Self.isBlank) else { throw fail("<\(b)/> must be empty") }
-            return .boolean(b)
-        case .integer:
-            return try integer(Self.trimmed(raw))
-        case .real:
-            let t = Self.trimmed(raw)
-            guard let d = Self.real(t) else {
-                throw fail("malformed <real> \"\(String(decoding: t.prefix(40), as: UTF8.self))\" (expected a decimal number, nan, inf or infinity)", element: "real")
-            }
-            return .real(d)
-        case .date:
-            let t = Self.trimmed(raw)
-            guard let seconds = ISO8601Date.parse(t) else {
-                throw fail("malformed <date> \"\(String(decoding: t.prefix(40), as: UTF8.self))\" (expected YYYY-MM-DDTHH:MM:SS[.fff]Z)", element: "date")
-            }
-            return .date(seconds)
-        case .data:
-            guard let bytes = Base64.decode(raw) else { throw fail("malformed base64 in <data>", element: "data") }
-            return .data(bytes)
+        switch XMLLeafText.value(of: kind, raw) {
+        case let .success(value): return value
+        case let .failure(problem): throw fail(problem.message, element: problem.element)
         }
     }
 
-    /// The text of a `<real>`, in the grammar CoreFoundation and plistlib both accept: an
-    /// optional sign, digits with an optional point (`5.`, `.5`), an optional exponent; or,
-    /// in any case, `nan`, `inf`, `infinity` (the latter two with an optional sign). Swift's
-    /// `Double(String)` alone would also take hexadecimal (`0x10`) and `nan(…)`, which both
-    /// reject. Surrounding whitespace was trimmed (plistlib accepts it, Foundation not).
-    static func real(_ t: UnsafeBufferPointer<UInt8>) -> Double? {
-        var i = 0
-        let n = t.count
-        var negative = false
-        if i < n, t[i] == UInt8(ascii: "+") || t[i] == UInt8(ascii: "-") {
-            negative = t[i] == UInt8(ascii: "-")
-            i += 1
-        }
-        let word = String(decoding: UnsafeBufferPointer(rebasing: t[i...]), as: UTF8.self).lowercased()
-        if word == "inf" || word == "infinity" { return negative ? -.infinity : .infinity }
-        if word == "nan" { return i == 0 ? .nan : nil }  // a signed nan: both readers differ; refused
-        func digits() -> Int {
-            let start = i
-            while i < n, t[i] >= 0x30, t[i] <= 0x39 { i += 1 }
-            return i - start
-        }
-        var mantissa = digits()
-        if i < n, t[i] == UInt8(ascii: ".") {
-            i += 1
-            mantissa += digits()
-        }
-        guard mantissa > 0 else { return nil }
-        if i < n, t[i] | 0x20 == UInt8(ascii: "e") {
-            i += 1
-            if i < n, t[i] == UInt8(ascii: "+") || t[i] == UInt8(ascii: "-") { i += 1 }
-            guard digits() > 0 else { return nil }
-        }
-        guard i == n else { return nil }
-        return Double(String(decoding: t, as: UTF8.self))
-    }
+    private static func isBlank(_ c: UInt8) -> Bool { XMLLeafText.isBlank(c) }
 
-    /// Decimal with an optional sign, or hexadecimal after `0x` (with an optional sign, as
-    /// Foundation reads it); the whole signed and unsigned 64-bit range.
-    private func integer(_ t: UnsafeBufferPointer<UInt8>) throws(PlistError) -> PlistValue {
-        var i = 0
-        var negative = false
-        if i < t.count, t[i] == UInt8(ascii: "-") || t[i] == UInt8(ascii: "+") {
-            negative = t[i] == UInt8(ascii: "-")
-            i += 1
-        }
-        var radix: UInt64 = 10
-        if i + 1 < t.count, t[i] == UInt8(ascii: "0"), t[i + 1] | 0x20 == UInt8(ascii: "x") {
-            radix = 16
-            i += 2
-        }
-        guard i < t.count else { throw fail("empty or malformed <integer>", element: "integer") }
-        var magnitude: UInt64 = 0
-        while i < t.count {
-            let c = t[i]
-            let digit: UInt64
-            switch c {
-            case 0x30 ... 0x39: digit = UInt64(c - 0x30)
-            case 0x61 ... 0x66 where radix == 16: digit = UInt64(c - 0x61 + 10)
-            case 0x41 ... 0x46 where radix == 16: digit = UInt64(c - 0x41 + 10)
-            default: throw fail("malformed <integer> \"\(String(decoding: t.prefix(40), as: UTF8.self))\"", element: "integer")
-            }
-            let (shifted, o1) = magnitude.multipliedReportingOverflow(by: radix)
-            let (sum, o2) = shifted.addingReportingOverflow(digit)
-            if o1 || o2 { throw fail("integer out of range", element: "integer") }
-            magnitude = sum
-            i += 1
-        }
-        if negative {
-            if magnitude > UInt64(Int64.max) + 1 { throw fail("integer out of range", element: "integer") }
-            return .integer(magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude))
-        }
-        return magnitude <= UInt64(Int64.max) ? .integer(Int64(magnitude)) : .unsignedInteger(magnitude)
-    }
-
-    private static func isBlank(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
-
-    private static func trimmed(_ raw: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-        var lower = 0, upper = raw.count
-        while lower < upper, isBlank(raw[lower]) { lower += 1 }
-        while upper > lower, isBlank(raw[upper - 1]) { upper -= 1 }
-        return UnsafeBufferPointer(rebasing: raw[lower ..< upper])
-    }
-
-    private static func name(of leaf: Leaf) -> String {
-        switch leaf {
-        case .key: return "key"
-        case .string: return "string"
-        case .integer: return "integer"
-        case .real: return "real"
-        case .date: return "date"
-        case .data: return "data"
-        case let .boolean(b): return b ? "true" : "false"
-        }
-    }
+    private static func name(of leaf: Leaf) -> String { leaf.elementName }
 
     private static func name(of kind: ContainerKind) -> String {
         switch kind {
