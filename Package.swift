@@ -77,7 +77,8 @@ let package = Package(
         .executableTarget(
             name: "ubiq-bench",
             // "ubiq": the latency suite runs `ubiq watch`, so building the bench builds the tool too.
-            dependencies: ["Ubiquity", "UbiquityPlist", "CSQLite", "ubiq"]
+            // "UbiquitySimulation": the churn suite runs the built-in scenario in-process.
+            dependencies: ["Ubiquity", "UbiquityPlist", "UbiquitySimulation", "CSQLite", "ubiq"]
         ),
         .target(
             name: "UbiquitySimulation",

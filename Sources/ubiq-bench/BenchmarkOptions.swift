@@ -1,8 +1,8 @@
 /// What one run of `ubiq-bench` measures, parsed from its arguments:
 /// `ubiq-bench [SUITE…] [--smoke] [--large]`.
 struct BenchmarkOptions {
-    static let suites = ["save", "import", "join", "maintenance", "scaling", "logsize", "latency", "plist", "encryption"]
-    static let usage = "usage: ubiq-bench [\(suites.joined(separator: "|"))]… [--smoke] [--large]"
+    static let suites = ["save", "import", "join", "maintenance", "scaling", "logsize", "latency", "plist", "encryption", "churn"]
+    static let usage = "usage: ubiq-bench [\(suites.joined(separator: "|"))]… [--smoke] [--large] [--json]"
 
     /// The suites to run, in the order of `suites`.
     var selected: [String] = suites
@@ -12,6 +12,8 @@ struct BenchmarkOptions {
     var large = false
     /// Print the usage and run nothing.
     var help = false
+    /// Print the headline figures as one JSON object on stdout (the tables go to stderr).
+    var json = false
 
     init(_ arguments: [String]) throws(BenchmarkError) {
         var named: [String] = []
@@ -19,6 +21,7 @@ struct BenchmarkOptions {
             switch argument {
             case "--smoke": smoke = true
             case "--large": large = true
+            case "--json": json = true
             case "-h", "--help": help = true
             case _ where argument.hasPrefix("-"): throw BenchmarkError("unknown option '\(argument)' (\(Self.usage))")
             case _ where !Self.suites.contains(argument):

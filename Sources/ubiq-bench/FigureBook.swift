@@ -2,6 +2,8 @@
 /// import, join and maintenance suites print the main size, the scaling suite every size.
 final class FigureBook {
     let options: BenchmarkOptions
+    /// Every headline figure, for `--json`.
+    let sheet = FigureSheet()
     private var imports: [Int: ImportFigures] = [:]
     private var joins: [Int: JoinFigures] = [:]
 

@@ -63,6 +63,8 @@ enum ImportBenchmarks {
     static func run(_ book: FigureBook) throws -> String {
         let figures = try book.imports(book.options.mainSize)
         var table = MarkdownTable("Import vs raw SQLite", ["what", "objects", "logs", "raw SQLite", "Ubiquity import", "raw rows/s", "import rows/s", "time ratio", "import / raw speed"])
+        book.sheet.speedShare("import_insert_vs_raw", ours: figures.insert, reference: figures.rawInsert)
+        book.sheet.speedShare("import_update_vs_raw", ours: figures.update, reference: figures.rawUpdate)
         for (what, raw, ours) in [("insert", figures.rawInsert, figures.insert), ("update title", figures.rawUpdate, figures.update)] {
             let comparison = Comparison(ours: ours, reference: raw)
             table.add([what, Measurement.grouped(figures.count), Measurement.grouped(figures.logs), raw.text, ours.text,

@@ -105,6 +105,7 @@ enum JoinBenchmarks {
     static func run(_ book: FigureBook) throws -> String {
         let figures = try book.joins(book.options.mainSize)
         let comparison = Comparison(ours: figures.join, reference: figures.rawCopy)
+        book.sheet.timeMultiple("join_vs_raw_copy", ours: figures.join, reference: figures.rawCopy)
         var table = MarkdownTable("Join vs raw SQLite copy", ["objects", "in the baseline", "newer logs", "raw SQLite copy", "Ubiquity join", "time ratio"])
         table.add([Measurement.grouped(figures.count), Measurement.grouped(figures.baselineObjects), Measurement.grouped(figures.newerLogs),
                    figures.rawCopy.text, figures.join.text, comparison.times])

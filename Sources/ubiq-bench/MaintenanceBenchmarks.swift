@@ -12,6 +12,7 @@ enum MaintenanceBenchmarks {
         let (listing, status) = try measureStatus(logs: statusFiles, writers: 4, runs: options.smoke ? 1 : 5)
         let damaged = try measureDamaged(files: statusFiles, peers: options.smoke ? 10 : 100, runs: options.smoke ? 1 : 5)
 
+        book.sheet.timeMultiple("roll_vs_vacuum", ours: figures.roll, reference: figures.rawVacuum)
         var table = MarkdownTable("Baseline roll, garbage collection, status", ["operation", "size", "reference", "reference time", "Ubiquity", "time ratio"])
         table.add(["baseline roll", "\(Measurement.grouped(figures.count + options.runs(objects: figures.count))) objects → \(Measurement.grouped(Int(figures.baselineBytes))) bytes zipped",
                    "raw `VACUUM INTO` of the rows", figures.rawVacuum.text, figures.roll.text, Comparison(ours: figures.roll, reference: figures.rawVacuum).times])

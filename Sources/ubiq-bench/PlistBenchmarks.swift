@@ -26,7 +26,8 @@ enum PlistBenchmarks {
         var median: Double { times.sorted()[times.count / 2] }
     }
 
-    static func run(smoke: Bool) -> String {
+    static func run(_ book: FigureBook) -> String {
+        let smoke = book.options.smoke
         let count = smoke ? 500 : 10_000
         let runs = smoke ? 1 : 5
         let records = makeRecords(count)
@@ -76,6 +77,14 @@ enum PlistBenchmarks {
                 let decoded = try PropertyListCodec.decode(ours)
                 sink &+= decoded.arrayValue?.count ?? 0
                 return ours.count
+            }
+        }
+        func median(_ name: String) -> Double { rows.first { $0.name == name }?.median ?? .nan }
+        for tag in ["binary", "XML"] {
+            for step in ["decode", "encode"] {
+                let reference = step == "decode" ? "PropertyListDecoder" : "PropertyListEncoder"
+                book.sheet.speedUp("\(tag.lowercased())_\(step)_vs_foundation", ours: median("\(tag) \(step): UbiquityPlist"),
+                                   reference: median("\(tag) \(step): \(reference)"))
             }
         }
         return render(rows, count: count, runs: runs, sink: sink)

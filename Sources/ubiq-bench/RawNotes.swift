@@ -4,20 +4,21 @@ import Foundation
 /// The reference every Ubiquity figure is compared with: the same `Note` rows through raw
 /// SQLite prepared statements (C API), with the pragmas Ubiquity's stores use (WAL,
 /// `synchronous=NORMAL`), one table `note(gid PRIMARY KEY, title, body, created, pinned)`.
+/// `durable` makes each commit wait for the disk (`synchronous=FULL`), as a log file's fsync does.
 final class RawNotes {
     private let db: OpaquePointer
     private var insertStatement: OpaquePointer?
     private var updateStatement: OpaquePointer?
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    init(path: String) throws {
+    init(path: String, durable: Bool = false) throws {
         var handle: OpaquePointer?
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let handle else {
             sqlite3_close(handle)
             throw BenchmarkError("cannot open raw SQLite at \(path)")
         }
         db = handle
-        try execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF; PRAGMA cache_size=-65536")
+        try execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=\(durable ? "FULL" : "NORMAL"); PRAGMA foreign_keys=OFF; PRAGMA cache_size=-65536")
         try execute("CREATE TABLE IF NOT EXISTS note (gid TEXT PRIMARY KEY, title TEXT, body TEXT, created REAL, pinned INTEGER) WITHOUT ROWID")
         insertStatement = try prepare("INSERT INTO note VALUES (?, ?, ?, ?, ?)")
         updateStatement = try prepare("UPDATE note SET title = ? WHERE gid = ?")

@@ -1,7 +1,7 @@
 import Foundation
 
 // Entry point of the release-mode benchmark; see Docs/Benchmarks.md.
-//   ubiq-bench [save|import|join|maintenance|scaling|logsize|latency|plist|encryption]… [--smoke] [--large]
+//   ubiq-bench [save|import|join|maintenance|scaling|logsize|latency|plist|encryption|churn]… [--smoke] [--large] [--json]
 let options: BenchmarkOptions
 do {
     options = try BenchmarkOptions(Array(CommandLine.arguments.dropFirst()))
@@ -18,8 +18,16 @@ let build = "debug build: figures are meaningless"
 #else
 let build = "release build"
 #endif
-print("# ubiq-bench\(options.smoke ? " (smoke: tiny sizes, one run)" : options.large ? " --large" : "")\n")
-print("\(ProcessInfo.processInfo.processorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString), \(build)\n")
+/// The tables: on stdout, or on stderr under `--json`, whose object is all stdout holds.
+func report(_ text: String) {
+    if options.json {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    } else {
+        print(text)
+    }
+}
+report("# ubiq-bench\(options.smoke ? " (smoke: tiny sizes, one run)" : options.large ? " --large" : "")\n")
+report("\(ProcessInfo.processInfo.processorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString), \(build)\n")
 let book = FigureBook(options: options)
 let started = Date()
 for suite in options.selected {
@@ -27,7 +35,7 @@ for suite in options.selected {
     do {
         let text: String
         switch suite {
-        case "save": text = try SaveBenchmarks.run(options)
+        case "save": text = try SaveBenchmarks.run(book)
         case "import": text = try ImportBenchmarks.run(book)
         case "join": text = try JoinBenchmarks.run(book)
         case "maintenance": text = try MaintenanceBenchmarks.run(book)
@@ -35,9 +43,10 @@ for suite in options.selected {
         case "logsize": text = try LogSizeBenchmarks.run(options)
         case "latency": text = try LatencyBenchmarks.run(options)
         case "encryption": text = try EncryptionBenchmarks.run(options)
-        default: text = PlistBenchmarks.run(smoke: options.smoke)
+        case "churn": text = try ChurnBenchmark.run(book)
+        default: text = PlistBenchmarks.run(book)
         }
-        print(text)
+        report(text)
         fflush(nil)  // every stream: the suite's table before its timing line on stderr
         FileHandle.standardError.write(Data("ubiq-bench: \(suite) took \(Int(Date().timeIntervalSince(suiteStart))) s\n".utf8))
     } catch {
@@ -45,4 +54,5 @@ for suite in options.selected {
         exit(1)
     }
 }
-print("Total: \(Int(Date().timeIntervalSince(started))) s")
+report("Total: \(Int(Date().timeIntervalSince(started))) s")
+if options.json { print(book.sheet.json) }
