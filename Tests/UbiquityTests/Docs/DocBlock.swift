@@ -3,7 +3,7 @@ import Foundation
 /// A command block of README.md or Docs/*.md, as the docs tests read it (the convention is in
 /// Docs/Architecture.md, "Docs that run").
 ///
-/// A fence tagged `console`, or an untagged fence whose first line starts with `$ `, is a
+/// A fence tagged `console`, or an untagged fence holding a line that starts with `$ `, is a
 /// *transcript*: `$ ` lines are commands, the lines under one are what it prints (stdout and
 /// stderr as they interleave). A fence tagged `sh` or `bash` is a *script*: every line is a
 /// command whose output is not shown; it must succeed, or fail with the text of its
@@ -68,7 +68,7 @@ struct DocBlock: CustomStringConvertible {
             switch language {
             case "console": kind = .transcript
             case "sh", "bash", "shell": kind = .script
-            case "" where body.first?.hasPrefix("$ ") == true: kind = .transcript
+            case "" where body.contains { $0.hasPrefix("$ ") }: kind = .transcript
             default: continue
             }
             let marker = try Marker(above: index, in: lines, file: file)
