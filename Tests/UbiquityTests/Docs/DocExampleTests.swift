@@ -147,6 +147,32 @@ struct DocExampleTests {
         }
     }
 
+    /// A transcript that shows the wrong output fails at the line that differs, and a script
+    /// command that fails fails its block: the harness can fail.
+    @Test func aWrongDocFailsAtTheLineThatDiffers() throws {
+        let page = """
+            ```console
+            $ mkdir -p /tmp/a && cd /tmp/a && printf 'one\\ntwo\\n'
+            one
+            three
+            ```
+            ```sh
+            ubiq plist lint missing.plist
+            ```
+            """
+        let blocks = try DocBlock.parse(page, file: "P.md")
+        let runner = try DocBlockRunner(repository: Self.repository)
+        let transcript = try #require(blocks.first?.steps.first)
+        let failure = try #require(Self.check(transcript, of: blocks[0], try runner.run(transcript.command)))
+        #expect(failure.hasPrefix("P.md:4: under $ mkdir"), "\(failure)")
+        #expect(failure.contains("the doc shows: three") && failure.contains("printed:       two"), "\(failure)")
+        // The working directory carried over, and /tmp/ is the runner's own.
+        #expect(try runner.run("pwd").output == "/tmp/a\n")
+        let script = try #require(blocks.last?.steps.first)
+        let scriptFailure = try #require(Self.check(script, of: blocks[1], try runner.run(script.command)))
+        #expect(scriptFailure.hasPrefix("P.md:7: $ ubiq plist lint missing.plist\n  exit 1"), "\(scriptFailure)")
+    }
+
     @Test func maskingKeepsTheStableParts() {
         let line = "baseline by ann~2e58f8fa-d728-4b3e-aa17-bc083e1de529 at 2026-11-24T02:41:21Z, 3 s old, 3367 bytes, stamp 0001795488081560"
         #expect(DocBlockRunner.mask(line) == "baseline by ann~<UUID> at <DATE>, <N> s old, <N> bytes, stamp <N>")
