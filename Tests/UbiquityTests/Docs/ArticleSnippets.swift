@@ -1,7 +1,9 @@
-// The Swift snippets of the DocC articles (Sources/Ubiquity/Ubiquity.docc), copied verbatim:
-// here they are compiled, and ArticleSnippetTests runs them and checks that every snippet of
-// an article is still found here, line for line.
+// The Swift snippets of the DocC articles (Sources/Ubiquity/Ubiquity.docc) and of Docs/*.md, copied
+// verbatim (a page's top-level lines may sit indented in a function):
+// here they are compiled, and ArticleSnippetTests checks that every snippet is still found here,
+// line for line, and runs Getting started.
 import Ubiquity
+import UbiquitySimulation
 
 /// Opens the notes of this device, saves one note and syncs.
 func startNotes(cloud: String, device: String) throws -> UbiquitousStoreCoordinator {
@@ -35,4 +37,15 @@ func printEvents(of coordinator: UbiquitousStoreCoordinator) -> Task<Void, Never
     return Task {
         for await event in events { print(event) }   // ends when the coordinator closes
     }
+}
+
+/// Docs/Scenarios.md, "Writing a scenario": compiled, not run (it names a made-up ubiq path).
+func runScenarioFromSwift() throws {
+    let scenario = try ScenarioLibrary.load("account-switch")      // or ScenarioParser.load(path:)
+    var options = ScenarioOptions()
+    options.seed = 7
+    options.deviceExecutable = "/path/to/ubiq"                      // each device its own process; omit for in-process
+    let result = try ScenarioRunner.run(scenario, options: options)
+    print(result.text)                                              // result.passed, result.violations, result.jsonValue
+    try TimelineReport.html(result).write(toFile: "report.html", atomically: true, encoding: .utf8)
 }
