@@ -41,7 +41,11 @@ extension GarbageReport {
         var text = "deleted \(deleted.count) own log(s), kept \(kept)"
         if let note { text += " — \(note)" }
         if !blockingPeers.isEmpty {
-            text += "; held back by " + blockingPeers.sorted { $0.key < $1.key }.map { "\($0.key) (receipt at \($0.value))" }.joined(separator: ", ")
+            // "Passed" is the lesser of what the receipt says was imported and what the baseline
+            // it names holds: a peer that imported everything but has not seen the baseline yet
+            // holds logs back too, which "receipt at 0" alone made look like a bug.
+            text += "; held back by " + blockingPeers.sorted { $0.key < $1.key }.map { "\($0.key) (passed transaction \($0.value))" }.joined(separator: ", ")
+                + " — a peer passes a log once it has imported it and seen a baseline that holds it"
         }
         if !staleReceipts.isEmpty { text += "; stale receipts (older than the grace period): " + staleReceipts.joined(separator: ", ") }
         return text

@@ -140,31 +140,4 @@ struct CLIModelTests {
         let same = try sandbox.succeed(["model", "diff", containers + "/Notes.plist", containers + "/Notes.xcdatamodeld"], device: nil).stdout
         #expect(same == "no change\nsame model hash: no migration, peers on either version share their logs\n")
     }
-
-    // MARK: Docs/CLI.md
-
-    /// The commands of Docs/CLI.md's model examples print what the page shows.
-    @Test func documentedExamplesRunAsShown() throws {
-        let repository = URL(fileURLWithPath: Self.fixtures).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let doc = try String(contentsOf: repository.appendingPathComponent("Docs/CLI.md"), encoding: .utf8)
-        let lines = doc.components(separatedBy: "\n")
-        let start = try #require(lines.firstIndex { $0.hasPrefix("<!-- model-examples:") })
-        let end = try #require(lines.firstIndex { $0 == "<!-- /model-examples -->" })
-        #expect(lines[start + 1] == "```console" && lines[end - 1] == "```")
-        var steps: [(command: String, output: [String])] = []
-        for line in lines[(start + 2) ..< (end - 1)] {
-            if line.hasPrefix("$ ") { steps.append((String(line.dropFirst(2)), [])) } else { steps[steps.count - 1].output.append(line) }
-        }
-        #expect(steps.count == 12)
-        let sandbox = try CLISandbox()
-        for folder in ["containers", "Tests"] {
-            try FileManager.default.createSymbolicLink(atPath: sandbox.root + "/" + folder, withDestinationPath: repository.appendingPathComponent(folder).path)
-        }
-        let binaryFolder = URL(fileURLWithPath: try UbiqBinary.path()).deletingLastPathComponent().path
-        for step in steps {
-            let result = try CLIPlistTests.run("/bin/sh", ["-c", step.command], in: sandbox.root, path: binaryFolder)
-            let shown = step.output.isEmpty ? "" : step.output.joined(separator: "\n") + "\n"
-            #expect(result.output == shown, "$ \(step.command)")
-        }
-    }
 }

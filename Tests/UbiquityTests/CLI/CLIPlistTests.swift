@@ -163,26 +163,4 @@ struct CLIPlistTests {
             #expect(result.status == 64 && result.stdout.isEmpty && result.stderrLines == [message], "\(result)")
         }
     }
-
-    // MARK: Docs/CLI.md
-
-    @Test func documentedExamplesRunAsShown() throws {
-        let doc = try String(contentsOf: Self.tests.deletingLastPathComponent().appendingPathComponent("Docs/CLI.md"), encoding: .utf8)
-        let lines = doc.components(separatedBy: "\n")
-        let start = try #require(lines.firstIndex { $0.hasPrefix("<!-- plist-examples:") })
-        let end = try #require(lines.firstIndex { $0 == "<!-- /plist-examples -->" })
-        #expect(lines[start + 1] == "```console" && lines[end - 1] == "```")
-        var steps: [(command: String, output: [String])] = []
-        for line in lines[(start + 2) ..< (end - 1)] {
-            if line.hasPrefix("$ ") { steps.append((String(line.dropFirst(2)), [])) } else { steps[steps.count - 1].output.append(line) }
-        }
-        #expect(steps.count == 12)
-        let folder = try Folder()
-        let binaryFolder = URL(fileURLWithPath: try UbiqBinary.path()).deletingLastPathComponent().path
-        for step in steps {
-            let result = try Self.run("/bin/sh", ["-c", step.command], in: folder.path, path: binaryFolder)
-            let shown = step.output.isEmpty ? "" : step.output.joined(separator: "\n") + "\n"
-            #expect(result.output == shown, "$ \(step.command)")
-        }
-    }
 }

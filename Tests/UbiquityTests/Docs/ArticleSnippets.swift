@@ -1,0 +1,51 @@
+// The Swift snippets of the DocC articles (Sources/Ubiquity/Ubiquity.docc) and of Docs/*.md, copied
+// verbatim (a page's top-level lines may sit indented in a function):
+// here they are compiled, and ArticleSnippetTests checks that every snippet is still found here,
+// line for line, and runs Getting started.
+import Ubiquity
+import UbiquitySimulation
+
+/// Opens the notes of this device, saves one note and syncs.
+func startNotes(cloud: String, device: String) throws -> UbiquitousStoreCoordinator {
+    // The device is made once; later launches find it.
+    if (try? Device.load(from: device)) == nil {
+        _ = try Device.create(at: device, userName: "ann")   // signed in to account "default"
+    }
+    let coordinator = try UbiquitousStoreCoordinator(configuration: PeerConfiguration(
+        cloud: cloud, device: device, model: .notes, contentName: "Notes"))
+    coordinator.observe { event in print(event) }           // subscribe before addStore()
+    let choice = try coordinator.addStore()                 // returns at once
+    print(choice.kind, choice.reason)
+
+    // On a first launch the store is a fallback while the initial import runs in the
+    // background; it stops taking saves at the hand-over. A short program waits for the
+    // account store; an app saves on the fallback and makes new contexts at did-change.
+    _ = try coordinator.waitForBackgroundImport()
+
+    let context = try coordinator.newContext()
+    let note = try context.insert("Note")
+    note["title"] = .string("Groceries")
+    try context.save()                                      // one transaction; its log is exported at once
+
+    let summary = try coordinator.sync()                    // export, import, baselines, garbage
+    print(summary.line)
+    return coordinator                                      // close() it before the program ends
+}
+
+func printEvents(of coordinator: UbiquitousStoreCoordinator) -> Task<Void, Never> {
+    let events = coordinator.eventStream()          // made before addStore(): nothing is missed
+    return Task {
+        for await event in events { print(event) }   // ends when the coordinator closes
+    }
+}
+
+/// Docs/Scenarios.md, "Writing a scenario": compiled, not run (it names a made-up ubiq path).
+func runScenarioFromSwift() throws {
+    let scenario = try ScenarioLibrary.load("account-switch")      // or ScenarioParser.load(path:)
+    var options = ScenarioOptions()
+    options.seed = 7
+    options.deviceExecutable = "/path/to/ubiq"                      // each device its own process; omit for in-process
+    let result = try ScenarioRunner.run(scenario, options: options)
+    print(result.text)                                              // result.passed, result.violations, result.jsonValue
+    try TimelineReport.html(result).write(toFile: "report.html", atomically: true, encoding: .utf8)
+}
