@@ -28,6 +28,7 @@ struct ReadOnlyPeerTests {
         try context.save()
         let owner = try cloud.peer("owner")
         _ = try owner.sync()
+        _ = try owner.rollBaseline(force: true)   // the reader reads the baseline too
 
         let before = (device: files(under: cloud.devicePath("owner")), cloud: files(under: cloud.cloud))
         let reader = try UbiquityPeer.openReadOnly(configuration: cloud.configuration("owner"))
@@ -38,6 +39,7 @@ struct ReadOnlyPeerTests {
         let report = try ContainerReport.make(for: reader)
         #expect(report.peerID == owner.peerID && report.outbox == 0)
         #expect(try Doctor.examine(reader).isEmpty)
+        #expect(reader.baselineMetadata?.author == owner.peerID)
 
         // Everything that would write is refused, with a message that says why.
         #expect { try reader.sync() } throws: { "\($0)".contains("opened read-only") }

@@ -6,7 +6,7 @@ import UbiquitySync
 // Baselines, garbage collection and content removal for one peer (DESIGN §5–§6).
 extension UbiquityPeer {
     func makeBaseliner(_ location: ContainerLocation) -> Baseliner {
-        Baseliner(store: store, location: location, scratchDirectory: localDirectory + "/container/staging", logger: logger)
+        Baseliner(store: store, location: location, scratchDirectory: localDirectory + "/container/staging", readOnly: isReadOnly, logger: logger)
     }
 
     /// The metadata of the baseline under the name (`baseline.zip`), or `nil` when there is none

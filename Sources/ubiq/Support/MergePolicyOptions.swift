@@ -20,7 +20,7 @@ enum MergePolicyName: String, ExpressibleByArgument, CaseIterable {
 /// conflict (Docs/MergePolicies.md) happens from the command line and the policy decides it.
 struct MergePolicyOptions: ParsableArguments {
     @Option(name: .customLong("merge-policy"),
-            help: ArgumentHelp("How a conflict with the store is resolved: error, store-trump, object-trump, overwrite, rollback.", valueName: "policy"))
+            help: ArgumentHelp("How a conflict with the store is resolved (Docs/MergePolicies.md).", valueName: "policy"))
     var mergePolicy: MergePolicyName = .error
 
     @Option(help: ArgumentHelp("A value the change was made against (repeatable): when the store now holds another, the change conflicts and the merge policy decides.",
