@@ -34,7 +34,10 @@ mkdir -p "$man" "$bash_dir" "$zsh_dir" "$fish_dir"
 # of multi-paragraph discussions, which mdoc warns about: they become paragraph breaks.
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-"$GENERATE_MANUAL" "$UBIQ" --output-directory "$scratch" >/dev/null
+# SOURCE_DATE_EPOCH, when set, dates the page (reproducible packages); else today.
+date_option=()
+if [[ -n "${SOURCE_DATE_EPOCH:-}" ]]; then date_option=(--date "$(date -u -d "@$SOURCE_DATE_EPOCH" +%F)"); fi
+"$GENERATE_MANUAL" "$UBIQ" "${date_option[@]}" --output-directory "$scratch" >/dev/null
 sed 's/^$/.Pp/' "$scratch/ubiq.1" > "$man/ubiq.1"
 
 "$UBIQ" --generate-completion-script bash > "$bash_dir/ubiq"

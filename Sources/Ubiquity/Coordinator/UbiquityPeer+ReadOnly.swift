@@ -6,8 +6,10 @@ import UbiquitySync
 /// A peer opened to read a device that another process may own (a `ubiq watch`): no device
 /// lock is taken and nothing is written — not the store (SQLite opens it read-only; WAL lets it
 /// read while the owner writes), not `lastUsed`, not the content epoch, no catch-up, no
-/// migration. Its store, location, baselines and reports read as an ordinary peer's do; `sync`,
-/// imports, exports and saves throw `PeerError.readOnly`.
+/// migration (a sealed baseline is still read through a file of the device's staging folder,
+/// unlinked at once, as every read of one is). Its store, location, baselines and reports read
+/// as an ordinary peer's do, as of when it was opened for what it caches (its knowledge); `sync`,
+/// imports, exports, baseline rolls and saves throw.
 extension UbiquityPeer {
     /// Opens the current account's store (or the local store when signed out) for reading.
     /// A store this device never made, or one that would need writing to be opened (another

@@ -57,7 +57,7 @@ struct CLIManualTests {
         let binary = try UbiqBinary.path()
         let prefix = NSTemporaryDirectory() + "ubiq-man-test-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: prefix) }
-        var environment = ["UBIQ": binary]
+        var environment = ["UBIQ": binary, "SOURCE_DATE_EPOCH": "1700000000"]
         // The tool sits beside ubiq once built; otherwise the script builds it.
         let generator = (binary as NSString).deletingLastPathComponent + "/generate-manual"
         if FileManager.default.isExecutableFile(atPath: generator) { environment["GENERATE_MANUAL"] = generator }
@@ -72,6 +72,7 @@ struct CLIManualTests {
         // The page: mdoc with NAME and SYNOPSIS, and an entry for every command of the tree.
         let manual = try String(contentsOfFile: page, encoding: .utf8)
         #expect(manual.contains(".Sh NAME\n.Nm ubiq\n") && manual.contains(".Sh SYNOPSIS\n"))
+        #expect(manual.contains("\n.Dd November 14, 2023\n"), "SOURCE_DATE_EPOCH dates the page")
         #expect(!manual.contains("\n\n"), "blank lines became paragraph breaks")
         let dump = try run(binary, ["--experimental-dump-help"])
         let tree = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
