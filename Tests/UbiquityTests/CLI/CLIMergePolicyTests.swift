@@ -80,6 +80,28 @@ struct CLIMergePolicyTests {
         #expect(try sandbox.succeed(["get", "Note/n", "title"], device: "phone").stdoutLines == [#""new""#])
     }
 
+    /// `sync --import-resolver`: the loser of a concurrent overwrite saved again and taken by
+    /// every peer, or (the default) the winner kept.
+    @Test(arguments: ["keep-winner", "use-loser"]) func anImportResolver(resolver: String) throws {
+        let sandbox = try CLISandbox()
+        try sandbox.initDevice("phone")
+        try sandbox.initDevice("laptop")
+        _ = try sandbox.succeed(["insert", "Note", "--id", "list", "title=Groceries"], device: "phone")
+        _ = try sandbox.succeed(["sync"], device: "laptop")
+        _ = try sandbox.succeed(["update", "Note/list", "title=Shopping"], device: "phone")
+        _ = try sandbox.succeed(["update", "Note/list", "title=Errands"], device: "laptop")
+        let sync = try sandbox.succeed(["sync", "--import-resolver", resolver], device: "phone")
+        #expect(sync.stdoutLines == ["exported 0, imported 1 (0 inserted, 1 updated, 0 deleted), 0 waiting, 0 quarantined"], "\(sync)")
+        let conflicts = try sandbox.succeed(["conflicts"], device: "phone").stdoutLines
+        #expect(conflicts.count == 1 && conflicts[0].hasPrefix(#"#1 Note/list.title [update]: "Errands" (laptop~"#), "\(conflicts)")
+        _ = try sandbox.succeed(["sync"], device: "laptop")
+        let expected = resolver == "use-loser" ? #""Shopping""# : #""Errands""#
+        for device in ["phone", "laptop"] {
+            #expect(try sandbox.succeed(["get", "Note/list", "title"], device: device).stdoutLines == [expected], "\(device)")
+        }
+        #expect(try sandbox.dump("phone") == sandbox.dump("laptop"))
+    }
+
     @Test func badExpectationsAreOneLineErrors() throws {
         let sandbox = try CLISandbox()
         try sandbox.initDevice("phone")
