@@ -17,21 +17,12 @@ struct SyncCommand: ParsableCommand {
             Example: ubiq sync --import-resolver use-loser --device ./phone
             """)
 
-    /// What an import does with a concurrent overwrite it finds.
-    enum ResolverName: String, ExpressibleByArgument, CaseIterable {
-        case keepWinner = "keep-winner", useLoser = "use-loser"
-    }
-
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var resolver: ImportResolverOptions
     @Flag(help: "Print JSON.") var json = false
-    @Option(name: .customLong("import-resolver"), help: ArgumentHelp("Which value of a concurrent overwrite stays.", valueName: "resolver"))
-    var importResolver: ResolverName = .keepWinner
 
     func run() throws {
-        let resolution: ImportResolution = importResolver == .useLoser ? .useLoser : .keepWinner
-        let summary = try global.withPeer(adjust: { configuration in
-            if resolution != .keepWinner { configuration.importResolver = { _ in resolution } }
-        }) { peer in try peer.sync(reportingImportFailure: true) }
+        let summary = try global.withPeer(adjust: resolver.adjust) { peer in try peer.sync(reportingImportFailure: true) }
         Console.out(json ? summary.jsonValue.text() : summary.line)
         if let exportError = summary.exportError { throw CLIError("the export step failed: \(exportError)") }
         if let importError = summary.importError { throw CLIError("the import step failed: \(importError)") }

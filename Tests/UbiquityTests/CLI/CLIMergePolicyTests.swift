@@ -102,6 +102,31 @@ struct CLIMergePolicyTests {
         #expect(try sandbox.dump("phone") == sandbox.dump("laptop"))
     }
 
+    /// `watch --import-resolver use-loser`: the long-running peer gives the loser back too.
+    @Test func aWatchWithAnImportResolver() throws {
+        let sandbox = try CLISandbox()
+        try sandbox.initDevice("phone")
+        try sandbox.initDevice("laptop")
+        _ = try sandbox.succeed(["insert", "Note", "--id", "list", "title=Groceries"], device: "phone")
+        _ = try sandbox.succeed(["sync"], device: "laptop")
+        _ = try sandbox.succeed(["update", "Note/list", "title=Shopping"], device: "phone")
+        _ = try sandbox.succeed(["update", "Note/list", "title=Errands"], device: "laptop")
+        let watch = try sandbox.start(["watch", "--import-resolver", "use-loser"], device: "phone")
+        defer { if watch.isRunning { watch.kill(); _ = watch.wait(timeout: 10) } }
+        // Polled with a deadline: the watch imports, restores the loser and exports it.
+        let deadline = Date().addingTimeInterval(30)
+        var title = ""
+        while Date() < deadline, watch.isRunning {
+            _ = try sandbox.succeed(["sync"], device: "laptop")
+            title = try sandbox.succeed(["get", "Note/list", "title"], device: "laptop").stdout
+            if title == "\"Shopping\"\n" { break }
+            usleep(50_000)
+        }
+        #expect(title == "\"Shopping\"\n", "\(watch.stdoutSoFar)")
+        watch.send(SIGTERM)
+        #expect(watch.wait(timeout: 20).status == 0)
+    }
+
     @Test func badExpectationsAreOneLineErrors() throws {
         let sandbox = try CLISandbox()
         try sandbox.initDevice("phone")
