@@ -67,6 +67,18 @@ struct CLIReadWhileWatchingTests {
         let json = try sandbox.succeed(["fetch", "Note", "--json"], device: "watcher")
         #expect(json.stdout.contains(#""title":"Second""#), "\(json)")
 
+        // Many readers at once, while the watch imports another peer's stream of saves.
+        let soak = try sandbox.start(["soak", "--count", "100"], device: "writer")
+        let readers = try (0..<3).flatMap { _ in
+            try [["fetch", "Note", "--json"], ["dump", "--json"], ["status"], ["doctor"]].map { try sandbox.start($0, device: "watcher") }
+        }
+        for reader in readers {
+            let result = reader.wait(timeout: 60)
+            #expect(result.succeeded && result.stderr.isEmpty, "\(result)")
+        }
+        #expect(soak.wait(timeout: 120).succeeded)
+        #expect(eventually(60) { (try? sandbox.succeed(["fetch", "Note", "--json"], device: "watcher").stdout).map { (try? objectIDs(inJSON: $0).count) == 101 } == true })
+
         watch.send(SIGTERM)
         let stopped = watch.wait(timeout: 20)
         #expect(stopped.status == 0 && stopped.stdoutLines.last == "stopped", "\(stopped)")
