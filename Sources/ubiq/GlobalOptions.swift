@@ -84,6 +84,20 @@ struct GlobalOptions: ParsableArguments {
         return try body(peer)
     }
 
+    /// For the commands that only read (`fetch`, `status`, `dump`, …): opens the device as
+    /// `withPeer` does, or, while another process owns it (a `watch`), reads its store without
+    /// the lock and without writing anything (`UbiquityPeer.openReadOnly`).
+    func withReadablePeer<T>(_ body: (UbiquityPeer) throws -> T) throws -> T {
+        let peer: UbiquityPeer
+        do {
+            peer = try UbiquityPeer(configuration: try configuration())
+        } catch PeerError.device(.inUse) {
+            peer = try UbiquityPeer.openReadOnly(configuration: try configuration())
+        }
+        defer { peer.close() }
+        return try body(peer)
+    }
+
     private static func environment(_ name: String) -> String? {
         guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
         return value

@@ -85,6 +85,8 @@ public enum PeerError: Error, CustomStringConvertible, Sendable {
     case storeNeedsMigration(String)
     /// The store was made for another model version that cannot be migrated by inferred mapping.
     case migrationRefused(ModelMigrationError)
+    /// A peer opened read-only was asked to write, or has nothing to read.
+    case readOnly(String)
 
     public var description: String {
         switch self {
@@ -93,6 +95,7 @@ public enum PeerError: Error, CustomStringConvertible, Sendable {
         case let .unusableCloud(message): return message
         case let .storeNeedsMigration(message): return message
         case let .migrationRefused(error): return error.description
+        case let .readOnly(message): return message
         }
     }
 }

@@ -6,7 +6,7 @@ import UbiquitySync
 // Baselines, garbage collection and content removal for one peer (DESIGN §5–§6).
 extension UbiquityPeer {
     func makeBaseliner(_ location: ContainerLocation) -> Baseliner {
-        Baseliner(store: store, location: location, scratchDirectory: localDirectory + "/container/staging", logger: logger)
+        Baseliner(store: store, location: location, scratchDirectory: localDirectory + "/container/staging", readOnly: isReadOnly, logger: logger)
     }
 
     /// The metadata of the baseline under the name (`baseline.zip`), or `nil` when there is none
@@ -24,6 +24,7 @@ extension UbiquityPeer {
     /// Rolls a baseline now if this peer may (it has imported every visible log); with
     /// `force` regardless of the policy's thresholds.
     public func rollBaseline(force: Bool = false) throws -> BaselineDecision {
+        try refuseIfReadOnly("roll a baseline")
         guard let location else { throw SyncError.signedOut }
         return try syncLock.withLock {
             try makeBaseliner(location).rollIfNeeded(policy: configuration.baselinePolicy ?? .apple, force: force)
@@ -33,6 +34,7 @@ extension UbiquityPeer {
     /// Deletes this peer's own logs that the baseline covers and nobody needs any more.
     public func collectGarbage(policy: BaselinePolicy? = nil, now: Date? = nil) -> GarbageReport {
         guard let location else { return GarbageReport(note: "signed out: nothing in the cloud") }
+        if isReadOnly { return GarbageReport(note: "opened read-only: nothing deleted") }
         return syncLock.withLock {
             return GarbageCollector(store: store, location: location, logger: logger)
                 .collect(view: makeBaseliner(location).catalog().view, policy: policy ?? configuration.baselinePolicy ?? .apple,
@@ -44,6 +46,7 @@ extension UbiquityPeer {
     /// and receipts of this content, its baselines; writes a new content epoch so running peers
     /// notice; and empties this store. Files go, folders stay (see `removeFiles(under:)`).
     public func removeUbiquitousContent() throws {
+        try refuseIfReadOnly("remove the content")
         guard let location else { throw SyncError.signedOut }
         // Without the key of encrypted content it could delete but not write the new epoch.
         if case .locked = location.sealing.refresh() { throw SyncError.encryptedWithoutKey }

@@ -50,13 +50,18 @@ public final class UbiquityPeer: @unchecked Sendable {
         }
     }
 
-    init(configuration: PeerConfiguration, device: Device, deviceLock: FileLock?, kind: StoreKind) throws {
+    /// Whether this peer was opened with `openReadOnly`: it reads, and never writes anything.
+    public let isReadOnly: Bool
+
+    init(configuration: PeerConfiguration, device: Device, deviceLock: FileLock?, kind: StoreKind, readOnly: Bool = false) throws {
         self.configuration = configuration
         self.device = device
         self.deviceLock = deviceLock
         self.kind = kind
+        isReadOnly = readOnly
         peerID = device.peerID(peerToken: configuration.peerToken)
-        localDirectory = try Self.localDirectory(configuration, device: device, kind: kind)
+        localDirectory = try readOnly ? Self.existingLocalDirectory(configuration, device: device, kind: kind)
+                                      : Self.localDirectory(configuration, device: device, kind: kind)
         if let token = device.identityToken, kind == .account {
             location = ContainerLocation(
                 cloud: device.cloudSeenHere(configuration.cloud), identityToken: token, containerIdentifier: configuration.containerIdentifier,
@@ -69,14 +74,15 @@ public final class UbiquityPeer: @unchecked Sendable {
         var migrationLogger = configuration.logger
         migrationLogger.peerID = peerID
         migrationLogger.storeName = configuration.storeName
-        migration = try Self.migrateStoreIfNeeded(configuration, device: device, kind: kind, path: storePath, logger: migrationLogger)
+        migration = readOnly ? nil : try Self.migrateStoreIfNeeded(configuration, device: device, kind: kind, path: storePath, logger: migrationLogger)
         store = try PersistentStore(path: storePath, model: configuration.model, peerID: peerID, storeName: configuration.storeName,
-                                    contentName: configuration.contentName)
+                                    contentName: configuration.contentName, readOnly: readOnly)
         store.wallClock = configuration.clock
         var logger = configuration.logger
         logger.peerID = peerID
         logger.storeName = configuration.storeName
         self.logger = logger
+        if readOnly { return }
         if kind == .account {
             // When the account's store was last used: the cleanup of unused accounts reads it.
             try? AtomicFile.write(Array(String(configuration.clock.now.timeIntervalSince1970).utf8), to: localDirectory + "/lastUsed")
@@ -174,6 +180,7 @@ public final class UbiquityPeer: @unchecked Sendable {
     /// just migrated writes none until its migrated state is in a baseline of its model (`sync`).
     @discardableResult
     public func exportPending() throws -> Int {
+        try refuseIfReadOnly("export")
         guard let location, try store.migrationKnowledgeOwed() == nil else { return 0 }
         // Another device may have turned encryption on since: never write plaintext into it.
         location.sealing.refresh()
@@ -184,6 +191,7 @@ public final class UbiquityPeer: @unchecked Sendable {
     /// Imports what other peers wrote, rewrites the receipt, and tells subscribers.
     /// Each committed batch (of `batchSize` logs at most) is announced as a `.didImport` event.
     public func importAvailable(batchSize: Int = .max) throws -> ImportReport {
+        try refuseIfReadOnly("import")
         guard let location else { return ImportReport() }
         location.sealing.refresh()
         let report = try syncLock.withLock {
@@ -203,6 +211,7 @@ public final class UbiquityPeer: @unchecked Sendable {
     /// (joining baselines, importing logs) that fails throws — or, with
     /// `reportingImportFailure`, is reported in `importError` and ends the round there.
     public func sync(importBatchSize: Int = .max, reportingImportFailure: Bool = false) throws -> SyncSummary {
+        try refuseIfReadOnly("sync")
         var summary = SyncSummary()
         guard let location else {
             summary.signedOut = true

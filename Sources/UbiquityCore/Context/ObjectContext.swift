@@ -12,6 +12,9 @@ public final class ObjectContext {
     public var logFormat: PlistFormat = .binary
     /// How a save treats objects that changed in the store since this context read them.
     public var mergePolicy: MergePolicy = .error
+    /// The conflicts the last save found and resolved by `mergePolicy` (as they were before it
+    /// decided); empty when it found none.
+    public internal(set) var resolvedConflicts: [MergeConflict] = []
     /// Called after each successful save with the committed log (the peer exports from here).
     public var didSave: ((TransactionLog, ObjectChanges) -> Void)?
 

@@ -3,9 +3,11 @@
 extension ObjectContext {
     /// Detects conflicts and resolves them by the merge policy; throws for `.error`.
     func resolveConflicts() throws {
+        resolvedConflicts = []
         let conflicts = try detectConflicts()
         guard !conflicts.isEmpty else { return }
         if case .error = mergePolicy { throw MergeConflictsError(conflicts: conflicts) }
+        resolvedConflicts = conflicts
         for conflict in conflicts {
             switch mergePolicy {
             case .error: break
@@ -50,7 +52,7 @@ extension ObjectContext {
         return conflicts
     }
 
-    static func flatten(_ snapshot: ObjectSnapshot) -> [String: AttributeValue?] {
+    package static func flatten(_ snapshot: ObjectSnapshot) -> [String: AttributeValue?] {
         snapshot.values.merging(snapshot.toOne.mapValues { $0.map { AttributeValue.string($0.description) } }) { a, _ in a }
     }
 

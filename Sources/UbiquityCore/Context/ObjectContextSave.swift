@@ -6,8 +6,13 @@ extension ObjectContext {
     @discardableResult
     public func save() throws -> TransactionLog? {
         if let error = deferredErrors.first { throw error }
-        guard hasChanges else { return nil }
+        guard hasChanges else {
+            resolvedConflicts = []
+            return nil
+        }
         try resolveConflicts()
+        // The merge policy may have dropped every change (rollback, store trump): nothing to log.
+        guard hasChanges else { return nil }
         let doomed = try deletionClosure()
 
         var inserted: [ChangeRecord] = []

@@ -47,6 +47,15 @@ public struct PropertyAssignment: Sendable, Equatable, Codable {
         }
     }
 
+    /// What this assignment says `entity`'s property held when read (`update --expect`): an
+    /// attribute's value, or a to-one's target.
+    public func readValue(in entity: EntityDescription) throws -> ReadValue {
+        if let attribute = entity.attribute(name) { return .attribute(try value(for: attribute, of: entity)) }
+        guard let relationship = entity.relationship(name) else { throw ModelError.unknownProperty(entity: entity.name, property: name) }
+        guard !relationship.isToMany else { throw PropertyAssignmentError("\(entity.name).\(name) is a to-many relationship: only attributes and to-one relationships can be expected") }
+        return .target(text == "nil" || text.isEmpty ? nil : try GlobalID(text))
+    }
+
     /// The attribute value this assignment means for `attribute` (`nil`: absent).
     public func value(for attribute: AttributeDescription, of entity: EntityDescription) throws(PropertyAssignmentError) -> AttributeValue? {
         if text == "nil" { return nil }

@@ -27,14 +27,22 @@ public final class PersistentStore: @unchecked Sendable {
     var retiredReason: String?
 
     /// Opens or creates the store at `path`. A store made for another model or peer is refused.
-    public init(path: String, model: ObjectModel, peerID: String, storeName: String, contentName: String) throws {
+    /// With `readOnly`, an existing store is opened for reading only while another process may
+    /// write it (WAL readers never block the writer): nothing is created or written, a store
+    /// that would need writing to open (a missing file, an older schema) is refused, and every
+    /// save throws.
+    public init(path: String, model: ObjectModel, peerID: String, storeName: String, contentName: String, readOnly: Bool = false) throws {
         self.model = model
         self.peerID = peerID
         self.storeName = storeName
         self.contentName = contentName
         self.path = path
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        database = try SQLiteDatabase(path: path)
+        if readOnly {
+            guard FileManager.default.fileExists(atPath: path) else { throw StoreError.missing(path) }
+        } else {
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        }
+        database = try SQLiteDatabase(path: path, readOnly: readOnly)
         var tables: [String: EntityTable] = [:]
         var pairTables: [String: PairTable] = [:]
         for entity in model.entities {
@@ -49,6 +57,18 @@ public final class PersistentStore: @unchecked Sendable {
         self.pairTables = pairTables
         clock = HybridLogicalClock(peerID: peerID, last: nil)
         knowledgeCache = KnowledgeVector()
+        if readOnly {
+            try checkMetaForReading(model: model, peerID: peerID)
+            retiredReason = "it was opened read-only"
+        } else {
+            try createOrCheckSchema(tables: tables, pairTables: pairTables)
+        }
+        clock = HybridLogicalClock(peerID: peerID, last: try meta(.lastStamp).flatMap(Stamp.init))
+        knowledgeCache = try loadKnowledge()
+    }
+
+    /// Makes the tables the model needs and records (or checks) what the store was made for.
+    private func createOrCheckSchema(tables: [String: EntityTable], pairTables: [String: PairTable]) throws {
         try database.transaction {
             try database.execute(StoreSchema.bookkeepingSQL)
             try addQuarantineSignatureColumns()
@@ -62,8 +82,15 @@ public final class PersistentStore: @unchecked Sendable {
             let text = Self.recordedModelText(model)
             if try meta(.model) != text { try setMeta(.model, text) }
         }
-        clock = HybridLogicalClock(peerID: peerID, last: try meta(.lastStamp).flatMap(Stamp.init))
-        knowledgeCache = try loadKnowledge()
+    }
+
+    /// What `createOrCheckSchema` checks, for a store opened read-only: it must already be
+    /// this model's, this peer's and of this schema version (an upgrade would write).
+    private func checkMetaForReading(model: ObjectModel, peerID: String) throws {
+        guard let hash = try meta(.modelHash), let peer = try meta(.peerID), let schema = try meta(.schemaVersion) else { throw StoreError.missing(path) }
+        guard hash == model.hash else { throw StoreError.modelMismatch(store: hash, model: model.hash) }
+        guard peer == peerID else { throw StoreError.peerMismatch(store: peer, peer: peerID) }
+        guard schema == String(StoreSchema.version) else { throw StoreError.schemaMismatch(schema) }
     }
 
     private var lockDepth = 0
@@ -131,6 +158,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case validation(String)
     case deleteDenied(object: GlobalID, relationship: String, count: Int)
     case retired(String)
+    /// A store opened read-only does not exist (or was never set up): nothing was saved there yet.
+    case missing(String)
     /// A log was handed to the store out of causal order (a bug in the caller, never in the cloud).
     case notApplicable(peer: String, number: Int64)
 
@@ -145,6 +174,7 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
         case let .deleteDenied(object, relationship, count):
             return "cannot delete \(object): its relationship '\(relationship)' still holds \(count) object(s) (delete rule deny)"
         case let .retired(reason): return "this store no longer takes saves: \(reason)"
+        case let .missing(path): return "no store at \(path) yet (nothing was saved or synced there)"
         case let .notApplicable(peer, number): return "transaction \(number) of \(peer) is not the next applicable one"
         }
     }

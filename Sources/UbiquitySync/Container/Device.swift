@@ -102,6 +102,13 @@ public struct Device: Sendable, Equatable {
         guard CloudPath.same(cloud, normalized) else { throw .otherCloud(device: directory, remembered: cloud, given: normalized) }
     }
 
+    /// Refuses `given` when the device recorded another cloud, writing nothing (a device that
+    /// recorded none yet passes: its owner records it on open).
+    public func checkCloud(_ given: String) throws(DeviceError) {
+        let normalized = CloudPath.normalized(given)
+        if let cloud, !CloudPath.same(cloud, normalized) { throw .otherCloud(device: directory, remembered: cloud, given: normalized) }
+    }
+
     /// Makes `cloud` the cloud of the device in `directory`, on purpose (`ubiq device move-cloud`).
     /// Works while another process owns the device, as `setAccount` does.
     public static func moveCloud(to cloud: String, at directory: String) throws(DeviceError) -> Device {

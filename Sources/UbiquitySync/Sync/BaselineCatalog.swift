@@ -49,8 +49,11 @@ package struct BaselineCatalog {
     /// Lists and checks the baseline folder of `location` for `store`. A baseline not checked
     /// before (by its file signature, remembered in `verifiedList`, a file of the device's) is
     /// extracted once into `scratchDirectory` and verified; without `verifiedList`, every one
-    /// is (doctor trusts no earlier check).
-    package init(location: ContainerLocation, store: PersistentStore, scratchDirectory: String, verifiedList: String?, logger: UbiquityLogger) {
+    /// is (doctor trusts no earlier check). With `readOnly` (a peer reading a device another
+    /// process owns), the list is read but never written, and a baseline is verified in a
+    /// temporary folder outside the device.
+    package init(location: ContainerLocation, store: PersistentStore, scratchDirectory: String, verifiedList: String?, readOnly: Bool = false,
+                 logger: UbiquityLogger) {
         let directory = location.baselineDirectory
         let epoch = try? store.contentEpoch()
         let verified = verifiedList.map(Self.readVerified) ?? []
@@ -102,7 +105,7 @@ package struct BaselineCatalog {
             }
             let signature = "\(file.name)|\(file.signature)|\(metadata.storeChecksum)"
             if !verified.contains(signature) {
-                let work = scratchDirectory + "/verify-" + UUID().uuidString
+                let work = (readOnly ? NSTemporaryDirectory() + "/ubiquity-" : scratchDirectory + "/") + "verify-" + UUID().uuidString
                 defer { try? FileManager.default.removeItem(atPath: work) }
                 do {
                     _ = try BaselineArchive.extractStore(path, metadata: metadata, into: work, sealing: location.sealing)
@@ -117,7 +120,7 @@ package struct BaselineCatalog {
             entries.append(entry)
         }
         entries.sort { $0.isAtName && !$1.isAtName }
-        if let verifiedList, stillVerified != verified { Self.writeVerified(stillVerified, to: verifiedList) }
+        if let verifiedList, !readOnly, stillVerified != verified { Self.writeVerified(stillVerified, to: verifiedList) }
     }
 
     // The signatures hold the file's change time and inode: device facts, kept in a file of the

@@ -24,11 +24,14 @@ package struct Baseliner {
     /// A local folder for extracting and building archives.
     let scratchDirectory: String
     let logger: UbiquityLogger
+    /// A peer opened read-only: the catalog writes nothing on the device (`BaselineCatalog`).
+    let readOnly: Bool
 
-    package init(store: PersistentStore, location: ContainerLocation, scratchDirectory: String, logger: UbiquityLogger) {
+    package init(store: PersistentStore, location: ContainerLocation, scratchDirectory: String, readOnly: Bool = false, logger: UbiquityLogger) {
         self.store = store
         self.location = location
         self.scratchDirectory = scratchDirectory
+        self.readOnly = readOnly
         self.logger = logger
     }
 
@@ -36,7 +39,7 @@ package struct Baseliner {
     /// again, whatever was checked before.
     package func catalog(reverify: Bool = false) -> BaselineCatalog {
         BaselineCatalog(location: location, store: store, scratchDirectory: scratchDirectory,
-                        verifiedList: reverify ? nil : scratchDirectory + "/verified-baselines", logger: logger)
+                        verifiedList: reverify ? nil : scratchDirectory + "/verified-baselines", readOnly: readOnly, logger: logger)
     }
 
     // MARK: Joining

@@ -104,7 +104,7 @@ struct ConflictsListCommand: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let conflicts = try global.withPeer { peer in try peer.store.conflicts() }
+        let conflicts = try global.withReadablePeer { peer in try peer.store.conflicts() }
         if json {
             Console.out(JSONValue.array(conflicts.map(\.jsonValue)).text())
             return

@@ -20,7 +20,7 @@ struct BaselineShowCommand: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        try global.withPeer { peer in
+        try global.withReadablePeer { peer in
             guard let metadata = peer.baselineMetadata, let location = peer.location else {
                 Console.out(json ? "null" : "no baseline")
                 return

@@ -5,9 +5,17 @@ struct DeleteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
         abstract: "Delete an object (its delete rules apply: cascade, nullify, deny).",
-        discussion: "Example: ubiq delete Note/groceries")
+        discussion: """
+            With --expect attr=value the delete is made against that value, as if read before the \
+            store changed: when the store holds another, --merge-policy decides (store-trump and \
+            rollback keep the object, object-trump and overwrite delete it, error refuses).
+
+            Example: ubiq delete Note/groceries
+            Example: ubiq delete Note/groceries --expect title=Groceries --merge-policy rollback
+            """)
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var merge: MergePolicyOptions
 
     @Argument(help: "The object's global ID.")
     var id: String
@@ -16,9 +24,8 @@ struct DeleteCommand: ParsableCommand {
         let id = try GlobalID(id)
         try global.withPeer { peer in
             let context = peer.newContext()
-            guard let object = try context.object(id) else { throw StoreError.objectNotFound(id) }
-            context.delete(object)
-            try context.save()
+            context.delete(try merge.object(id, in: context))
+            try merge.save(context)
         }
     }
 }

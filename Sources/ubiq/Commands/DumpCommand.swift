@@ -18,7 +18,7 @@ struct DumpCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let output = try global.withPeer { peer in
+        let output = try global.withReadablePeer { peer in
             json ? try peer.store.dump().text() : try Self.listing(of: peer.store)
         }
         if !output.isEmpty { Console.out(output) }

@@ -33,7 +33,7 @@ struct FetchCommand: ParsableCommand {
     func run() throws {
         if let limit, limit < 0 { throw CLIError("--limit must not be negative") }
         let sortDescriptors = try sort.map(Self.sortDescriptor)
-        let output = try global.withPeer { peer in
+        let output = try global.withReadablePeer { peer in
             let store = peer.store
             let description = try store.model.entity(named: entity)
             let predicate = try condition.map { try FetchPredicate.parse($0, entity: description) }

@@ -31,7 +31,7 @@ struct GetCommand: ParsableCommand {
     func run() throws {
         if raw && json { throw CLIError("--raw and --json exclude each other") }
         let id = try GlobalID(id)
-        let value = try global.withPeer { peer -> AttributeValue? in
+        let value = try global.withReadablePeer { peer -> AttributeValue? in
             let entity = try peer.store.model.entity(named: id.entity)
             guard entity.attribute(attribute) != nil else { throw ModelError.unknownProperty(entity: id.entity, property: attribute) }
             guard let snapshot = try peer.store.snapshot(of: id) else { throw StoreError.objectNotFound(id) }

@@ -12,7 +12,7 @@ struct StatusCommand: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let report = try global.withPeer { peer in try ContainerReport.make(for: peer) }
+        let report = try global.withReadablePeer { peer in try ContainerReport.make(for: peer) }
         Console.out(json ? report.jsonValue.text() : report.text)
     }
 }
@@ -27,7 +27,7 @@ struct PeersCommand: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let report = try global.withPeer { peer in try ContainerReport.make(for: peer) }
+        let report = try global.withReadablePeer { peer in try ContainerReport.make(for: peer) }
         let versions = report.modelVersions
         if json {
             Console.out(JSONValue.array(report.peers.map { peer in
@@ -71,7 +71,7 @@ struct LogsListCommand: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let report = try global.withPeer { peer in try ContainerReport.make(for: peer) }
+        let report = try global.withReadablePeer { peer in try ContainerReport.make(for: peer) }
         let logs = report.files.filter { $0.path.hasSuffix(".1.cdt") }
         if json {
             Console.out(JSONValue.array(logs.map { .object(["path": .string($0.path), "state": .string($0.state.rawValue)]) }).text())
@@ -104,7 +104,7 @@ struct LogsShowCommand: ParsableCommand {
         if SealedFile.isSealed(bytes) {
             // A log of encrypted content: opened with the key this device keeps.
             let sealed = bytes
-            bytes = try global.withPeer { peer in
+            bytes = try global.withReadablePeer { peer in
                 guard let location = peer.location else { throw CLIError("\(file) is sealed and this device is signed out") }
                 location.sealing.refresh()
                 do { return try location.sealing.open(sealed, path: path) } catch let error as FileError { throw CLIError("cannot open \(file): \(error.message)") }
@@ -130,10 +130,12 @@ struct DoctorCommand: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let (findings, repairs) = try global.withPeer { peer -> ([DoctorFinding], [String]) in
+        // Without --fix the doctor only reads: it works while a `watch` owns the device.
+        func examine(_ peer: UbiquityPeer) throws -> ([DoctorFinding], [String]) {
             let findings = try Doctor.examine(peer)
             return (findings, fix ? Doctor.fix(findings, peer: peer) : [])
         }
+        let (findings, repairs) = try fix ? global.withPeer(examine) : global.withReadablePeer(examine)
         var allRepairs = repairs
         if fix, findings.contains(where: { $0.kind == .staleFallback }) {
             let coordinator = try UbiquitousStoreCoordinator(configuration: try global.configuration())

@@ -8,10 +8,16 @@ struct UpdateCommand: ParsableCommand {
         discussion: """
             Same value rules as 'insert' ('attr=nil' clears a value, 'attr=@FILE' sets binary data).
 
+            With --expect attr=value the change is made against that value, as if read before \
+            the store changed: when the store holds another, --merge-policy decides \
+            (Docs/MergePolicies.md); 'error', the default, refuses the save in one line.
+
             Example: ubiq update Note/groceries title="Groceries for Sunday" pinned=false
+            Example: ubiq update Note/groceries title=Mine --expect title=Groceries --merge-policy object-trump
             """)
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var merge: MergePolicyOptions
 
     @Argument(help: "The object's global ID, e.g. Note/groceries.")
     var id: String
@@ -26,9 +32,9 @@ struct UpdateCommand: ParsableCommand {
         try global.withPeer { peer in
             let assignments = try FileValues.resolve(assignments, entity: try peer.store.model.entity(named: id.entity))
             let context = peer.newContext()
-            guard let object = try context.object(id) else { throw StoreError.objectNotFound(id) }
+            let object = try merge.object(id, in: context)
             for assignment in assignments { try assignment.apply(to: object, in: context) }
-            try context.save()
+            try merge.save(context)
         }
     }
 }

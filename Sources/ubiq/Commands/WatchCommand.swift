@@ -17,6 +17,7 @@ struct WatchCommand: ParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var resolver: ImportResolverOptions
     @Flag(help: "Print one JSON object per line, with timestamps (for tools and benchmarks).") var json = false
 
     func run() throws {
@@ -34,7 +35,7 @@ struct WatchCommand: ParsableCommand {
         let deviceWatcher = try DirectoryWatcher(directory: global.devicePath) { name in if name == "device.plist" { wake.signal() } }
         defer { deviceWatcher.stop() }
         while !stop.isSet {
-            try global.withPeer { peer in try watch(peer, wake: wake, stop: stop) }
+            try global.withPeer(adjust: resolver.adjust) { peer in try watch(peer, wake: wake, stop: stop) }
         }
         _ = sources
         Console.out(json ? JSONValue.object(["event": .string("stopped"), "time": .double(Date().timeIntervalSince1970)]).text() : "stopped")
