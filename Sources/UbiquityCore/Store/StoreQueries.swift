@@ -59,7 +59,7 @@ extension PersistentStore {
         }
     }
 
-    /// The live targets of a to-many relationship of `id`, sorted by global ID.
+    /// The live targets of a to-many relationship of `id`: an ordered one's in its order, any other's sorted by global ID.
     public func targets(of relationshipName: String, of id: GlobalID) throws -> [GlobalID] {
         try locked {
             let table = try table(id.entity)
@@ -85,7 +85,8 @@ extension PersistentStore {
                     .joined(separator: " UNION ALL ") + " ORDER BY gid"
                 arguments = Array(repeating: .text(id.description), count: destinations.count)
             }
-            return try database.statement(sql).bind(arguments).rows { try GlobalID($0.string(0) ?? "") }
+            let members = try database.statement(sql).bind(arguments).rows { try GlobalID($0.string(0) ?? "") }
+            return relationship.isOrdered ? try ordered(members, of: relationshipName, of: id) : members
         }
     }
 
