@@ -265,3 +265,39 @@ struct OrderedRelationshipTests {
         #expect(Set(states).count == 1, "seed \(seed): merge states are equal")
     }
 }
+
+@Suite("Logs of ordered relationships: read back, and refused when hostile")
+struct OrderedLogTests {
+    func log(positions: [String: [GlobalID: String]], entity: String = "Playlist", relationships: [String: RelationshipChange] = [:]) throws -> TransactionLog {
+        let id = try GlobalID(entity: entity, key: "mix")
+        return TransactionLog(peerID: "ann~1", transactionNumber: 1, knowledge: KnowledgeVector(["ann~1": 1]), stamp: Stamp(wallMilliseconds: 1_000, counter: 0, peerID: "ann~1"),
+                              transactionDate: 1, modelVersionHash: OrderedRelationshipTests.model.hash, storeName: "Store", contentName: "Playlists",
+                              inserted: [], updated: [ChangeRecord(id: id, relationships: relationships, positions: positions)], deleted: [])
+    }
+
+    @Test func positionsRoundTripAndAMoveCarriesNoMembership() throws {
+        let song = try GlobalID(entity: "Song", key: "a")
+        for original in [try log(positions: ["songs": [song: "V7Kz"]]),
+                         try log(positions: ["songs": [song: "V7Kz"]], relationships: ["songs": .toMany(added: [song], removed: [])])] {
+            let read = try TransactionLog(decoding: original.encoded(format: .binary), model: OrderedRelationshipTests.model)
+            #expect(read == original)
+        }
+        #expect(try log(positions: ["songs": [song: "V7Kz"]]).text.contains("Playlist/mix songs@[Song/a:V7Kz]"))
+    }
+
+    @Test func hostilePositionsAreRefused() throws {
+        let song = try GlobalID(entity: "Song", key: "a")
+        let playlist = try GlobalID(entity: "Playlist", key: "mix")
+        for (bad, reason) in [
+            (try log(positions: ["songs": [song: "V0"]]), "invalid position key for Song/a in 'songs'"),
+            (try log(positions: ["songs": [song: "a/b"]]), "invalid position key for Song/a in 'songs'"),
+            (try log(positions: ["songs": [song: String(repeating: "V", count: 600)]]), "invalid position key for Song/a in 'songs'"),
+            (try log(positions: ["songs": [playlist: "V"]]), "invalid member in the positions of 'songs'"),
+            (try log(positions: ["playlists": [playlist: "V"]], entity: "Song"), "'playlists' is not ordered but carries positions"),
+        ] {
+            #expect { try TransactionLog(decoding: bad.encoded(format: .binary), model: OrderedRelationshipTests.model) } throws: { error in
+                "\(error)".contains(reason)
+            }
+        }
+    }
+}
