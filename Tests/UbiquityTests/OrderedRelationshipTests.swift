@@ -182,6 +182,25 @@ struct OrderedRelationshipTests {
         #expect(try a.mergeStateText() == newcomer.mergeStateText())
     }
 
+    @Test func membersAddedWithoutAPositionComeLastByID() throws {
+        let cloud = try cloud()
+        let a = try cloud.peer("a"), b = try cloud.peer("b")
+        try insert(a, [("b", 0), ("a", 1)])
+        // What a build that knew no order logs: membership only.
+        let songs = [song("z"), song("m")]
+        _ = try a.store.commitLocal(inserted: songs.map { ChangeRecord(id: $0, values: ["title": .string($0.description)]) },
+                                    updated: [ChangeRecord(id: playlist, relationships: ["songs": .toMany(added: songs, removed: [])])], deleted: [])
+        try syncAll([a, b])
+        #expect(try order(a) == ["b", "a", "m", "z"])
+        #expect(try order(b) == ["b", "a", "m", "z"])
+        // Placing one of them gives it a key like any other member.
+        let context = b.newContext()
+        try #require(try context.object(playlist)).move(song("z"), in: "songs", to: 0)
+        try context.save()
+        try syncAll([a, b])
+        #expect(try order(a) == ["z", "b", "a", "m"])
+    }
+
     @Test func indexesOutOfRangeAndUnorderedRelationshipsAreRefused() throws {
         let cloud = try cloud()
         let a = try cloud.peer("a")
@@ -256,8 +275,14 @@ struct OrderedRelationshipTests {
             }
             try context.save()
             if step % 7 == 0 { _ = try peers[Int.random(in: 0..<peers.count, using: &random)].sync() }
+            // Baselines roll now and then (when the peer may): later joins carry positions too.
+            if step % 13 == 0 { _ = try peers[Int.random(in: 0..<peers.count, using: &random)].rollBaseline(force: true) }
         }
         for _ in 0..<3 { for peer in peers { _ = try peer.sync() } }
+        _ = try peers[0].rollBaseline(force: true)
+        let newcomer = try cloud.peer("newcomer", policy: nil)
+        _ = try newcomer.sync()
+        #expect(try order(newcomer) == order(peers[0]), "seed \(seed): a newcomer reads the order from the baseline")
         let orders = try peers.map { try order($0) }
         #expect(Set(orders.map { $0.joined(separator: ",") }).count == 1, "seed \(seed): every peer holds one order: \(orders)")
         #expect(Set(orders[0]) == inserted.subtracting(gone), "seed \(seed): no insert lost, every removal held")
