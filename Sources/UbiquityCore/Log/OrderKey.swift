@@ -5,8 +5,10 @@
 /// same way on every peer (Docs/SyncSemantics.md, "Ordered to-many").
 public enum OrderKey {
     static let digits = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
-    /// The longest key a log may carry (keys grow by about one digit per 6 inserts at one place).
-    public static let maximumLength = 512
+    /// The longest key a log may carry. Appending and prepending step by one digit (a key grows
+    /// by a digit per 30 or more of them); inserts again and again between the same two
+    /// members halve the gap (a digit per 6).
+    public static let maximumLength = 1024
 
     /// Whether `key` is a key this code could have made: digits only, not empty, not ending in `0`.
     public static func isValid(_ key: String) -> Bool {
@@ -21,7 +23,8 @@ public enum OrderKey {
         let low = lower.map { Array($0.utf8).compactMap(value) } ?? []
         var high = upper.map { Array($0.utf8).compactMap(value) }
         if let h = high, !less(low, h) { high = nil }
-        let middle = midpoint(low, high)
+        let middle: [Int]
+        if lower == nil, let high { middle = before(high) } else if high == nil { middle = after(low) } else { middle = midpoint(low, high) }
         return String(decoding: (middle + suffix(of: peer)).map { digits[$0] }, as: UTF8.self)
     }
 
@@ -43,6 +46,23 @@ public enum OrderKey {
         // Neighbouring digits: keep `low`'s and go one digit deeper, above the rest of `low`.
         let rest = index < low.count ? Array(low[(index + 1)...]) : []
         return prefix + [lowDigit] + midpoint(rest, nil)
+    }
+
+    /// A key just above `low`: its shortest prefix whose last digit can grow, grown by one.
+    private static func after(_ low: [Int]) -> [Int] {
+        for (index, digit) in low.enumerated() where digit < digits.count - 1 {
+            return Array(low[..<index]) + [digit + 1]
+        }
+        return low + [digits.count / 2]
+    }
+
+    /// A key just below `high` and no prefix of it: its first digit less one, or (at 1) a 0
+    /// then a key below the rest.
+    private static func before(_ high: [Int]) -> [Int] {
+        guard let first = high.first else { return [digits.count / 2] }
+        if first > 1 { return [first - 1] }
+        if first == 1 { return [0, digits.count - 1] }
+        return [0] + before(Array(high.dropFirst()))
     }
 
     /// Three digits from the peer ID (FNV-1a), the last never `0`.
