@@ -94,7 +94,8 @@ public final class ManagedObject {
         }
     }
 
-    /// The live targets of a to-many relationship, with this context's unsaved changes.
+    /// The live targets of a to-many relationship, with this context's unsaved changes: an
+    /// ordered relationship's in their order, any other's sorted by global ID.
     public func targets(of relationship: String) throws -> [GlobalID] {
         let description = try self.relationship(relationship, toMany: true)
         return try context.targets(of: description, of: self)
