@@ -115,6 +115,29 @@ struct OrderedRelationshipTests {
         #expect(try order(a) == ["one", "two"])
     }
 
+    @Test func concurrentMovesOfOneSongAreAConflictWhoseLoserCanBeRestored() throws {
+        let cloud = try cloud()
+        let a = try cloud.peer("a"), b = try cloud.peer("b")
+        try insert(a, [("one", 0), ("two", 1), ("three", 2)])
+        try syncAll([a, b])
+        let onA = a.newContext()
+        try #require(try onA.object(playlist)).move(song("one"), in: "songs", to: 2)
+        try onA.save()
+        let onB = b.newContext()
+        try #require(try onB.object(playlist)).move(song("one"), in: "songs", to: 1)
+        try onB.save()
+        try syncAll([a, b])
+        let merged = try order(a)
+        #expect(try order(b) == merged)
+        let conflict = try #require(try a.store.conflicts().first { $0.property == "songs[Song/one].position" })
+        let winnerOrder = merged
+        #expect(winnerOrder == (conflict.winnerPeer == a.peerID ? ["two", "three", "one"] : ["two", "one", "three"]))
+        _ = try a.restoreLoser(ofConflict: conflict.id)
+        try syncAll([a, b])
+        let restored = conflict.winnerPeer == a.peerID ? ["two", "one", "three"] : ["two", "three", "one"]
+        #expect(try order(a) == restored && order(b) == restored, "the loser's place is saved again and wins everywhere")
+    }
+
     @Test func aDeletedSongLeavesTheOrderAndTheOthersKeepTheirs() throws {
         let cloud = try cloud()
         let a = try cloud.peer("a"), b = try cloud.peer("b")

@@ -157,6 +157,14 @@ public final class ObjectContext {
         }.sorted()
     }
 
+    /// Gives `member` of an ordered to-many of `object` the position `key` (a conflict's loser restored).
+    package func setPosition(_ key: String, of member: GlobalID, in relationship: String, of object: ManagedObject) throws {
+        guard let description = object.entity.relationship(relationship), description.isToMany, description.isOrdered, OrderKey.isValid(key) else {
+            throw StoreError.validation("\(object.entity.name).\(relationship) has no position \(key) to restore")
+        }
+        pendingPositions[ToManyKey(object: object.id, relationship: relationship), default: [:]][member] = key
+    }
+
     /// Gives `member` the position at `index` among the other members of an ordered to-many
     /// (`nil`: after the last), a key between its new neighbours'.
     func place(_ member: GlobalID, in relationship: RelationshipDescription, of object: ManagedObject, at index: Int?) throws {
