@@ -22,7 +22,7 @@ struct Ubiq: ParsableCommand {
         version: UbiquityVersion.string,
         subcommands: [
             DeviceCommand.self, InsertCommand.self, UpdateCommand.self, DeleteCommand.self,
-            RelateCommand.self, UnrelateCommand.self, FetchCommand.self, GetCommand.self, SyncCommand.self,
+            RelateCommand.self, UnrelateCommand.self, MoveCommand.self, FetchCommand.self, GetCommand.self, SyncCommand.self,
             DumpCommand.self, ModelCommand.self, SoakCommand.self, DemoCommand.self,
             StoreCommand.self, BaselineCommand.self, GCCommand.self, RemoveContentCommand.self, RebuildCommand.self,
             AccountCommand.self, MigrateCommand.self, ConflictsCommand.self,

@@ -29,6 +29,11 @@ extension UbiquityPeer {
         let context = newContext()
         context.mergePolicy = .propertyObjectTrump
         guard let target = try context.object(object) else { throw StoreError.objectNotFound(object) }
+        // A member's position in an ordered to-many (`songs[Song/a].position`) holds its key.
+        if let position = ConflictRecord.position(in: property), case let .attribute(.string(key)?) = value {
+            try context.setPosition(key, of: try GlobalID(position.member), in: position.relationship, of: target)
+            return try context.save()
+        }
         switch value {
         case let .member(present):
             guard let pair = ConflictRecord.pair(in: property) else { throw ModelError.unknownProperty(entity: object.entity, property: property) }

@@ -6,7 +6,8 @@ import UbiquityCore
 extension TransactionLog {
     /// `{peerID, transactionNumber, kv, stamp, transactionDate, modelVersionHash, storeName,
     /// contentName, inserted: [record], updated: [record], deleted: [gid]}`; a record is
-    /// `{id, entity, values, relationships}` with to-many changes as `{add, remove}`.
+    /// `{id, entity, values, relationships}` with to-many changes as `{add, remove}` (and
+    /// `positions` of an ordered one's placed members).
     public var jsonValue: JSONValue {
         func record(_ change: ChangeRecord) -> JSONValue {
             var relationships: [String: JSONValue] = [:]
@@ -16,6 +17,12 @@ extension TransactionLog {
                 case let .toMany(added, removed):
                     relationships[name] = .object(["add": .array(added.map { .string($0.description) }), "remove": .array(removed.map { .string($0.description) })])
                 }
+            }
+            for (name, keys) in change.positions {
+                var fields: [String: JSONValue] = [:]
+                if case let .object(existing)? = relationships[name] { fields = existing }
+                fields["positions"] = .object(Dictionary(uniqueKeysWithValues: keys.map { ($0.key.description, JSONValue.string($0.value)) }))
+                relationships[name] = .object(fields)
             }
             return .object(["id": .string(change.id.description), "entity": .string(change.id.entity),
                             "values": .object(change.values.mapValues(\.jsonValue)), "relationships": .object(relationships)])
@@ -47,7 +54,11 @@ extension TransactionLog {
                         + (removed.isEmpty ? "" : " -[\(removed.map(\.description).joined(separator: ", "))]")
                 }
             }
-            return ([change.id.description] + values + relationships).joined(separator: " ")
+            // Placements in ordered relationships: `songs@[Song/a:V12, …]`, by member.
+            let positions = change.positions.sorted { $0.key < $1.key }.map { name, keys in
+                "\(name)@[" + keys.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ", ") + "]"
+            }
+            return ([change.id.description] + values + relationships + positions).joined(separator: " ")
         }
         lines += inserted.map { "  + " + describe($0) }
         lines += updated.map { "  ~ " + describe($0) }

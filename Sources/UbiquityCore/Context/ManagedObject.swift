@@ -86,17 +86,65 @@ public final class ManagedObject {
             }
             if let target, let new = try context.object(target) { new.changedToOne[inverseName] = .some(id) }
         }
+        // The to-one side of an ordered to-many: a new member goes last, as Core Data appends it.
+        if let inverseName = description.inverse, let target, target != previous,
+           let inverse = context.store.model.entity(description.destination)?.relationship(inverseName), inverse.isToMany, inverse.isOrdered,
+           let owner = try context.object(target) {
+            try context.place(id, in: inverse, of: owner, at: nil)
+        }
     }
 
-    /// The live targets of a to-many relationship, with this context's unsaved changes.
+    /// The live targets of a to-many relationship, with this context's unsaved changes: an
+    /// ordered relationship's in their order, any other's sorted by global ID.
     public func targets(of relationship: String) throws -> [GlobalID] {
         let description = try self.relationship(relationship, toMany: true)
         return try context.targets(of: description, of: self)
     }
 
-    /// Adds `target` to a to-many relationship.
+    /// Adds `target` to a to-many relationship; in an ordered one it goes last (a member
+    /// already there keeps its place).
     public func add(_ target: GlobalID, to relationship: String) throws {
+        let description = try self.relationship(relationship, toMany: true)
+        let isMember = description.isOrdered ? try targets(of: relationship).contains(target) : false
         try context.changeToMany(relationship, of: self, target: target, present: true)
+        if description.isOrdered, !isMember { try context.place(target, in: description, of: self, at: nil) }
+    }
+
+    /// Adds `target` to an ordered to-many relationship at `index` (0…count), or moves it
+    /// there when it is a member already. Other members keep their keys: concurrent inserts
+    /// and moves on other peers merge (Docs/SyncSemantics.md, "Ordered to-many").
+    public func insert(_ target: GlobalID, into relationship: String, at index: Int) throws {
+        let description = try orderedRelationship(relationship)
+        let members = try targets(of: relationship)
+        let others = members.filter { $0 != target }.count
+        // Checked before membership changes, so a refused insert leaves the context as it was.
+        guard (0...others).contains(index) else {
+            throw StoreError.validation("index \(index) is out of range 0…\(others) for \(entity.name).\(relationship) of \(id)")
+        }
+        if !members.contains(target) {
+            try context.changeToMany(relationship, of: self, target: target, present: true)
+        }
+        try context.place(target, in: description, of: self, at: index)
+    }
+
+    /// Moves a member of an ordered to-many relationship to `index` (0…count−1): only its
+    /// position is written, so a concurrent removal elsewhere still removes it.
+    public func move(_ target: GlobalID, in relationship: String, to index: Int) throws {
+        let description = try orderedRelationship(relationship)
+        let members = try targets(of: relationship)
+        guard members.contains(target) else {
+            throw StoreError.validation("\(target) is not in \(entity.name).\(relationship) of \(id)")
+        }
+        guard (0..<members.count).contains(index) else {
+            throw StoreError.validation("index \(index) is out of range 0…\(members.count - 1) for \(entity.name).\(relationship) of \(id)")
+        }
+        try context.place(target, in: description, of: self, at: index)
+    }
+
+    private func orderedRelationship(_ name: String) throws -> RelationshipDescription {
+        let description = try relationship(name, toMany: true)
+        guard description.isOrdered else { throw StoreError.validation("\(entity.name).\(name) is not an ordered relationship") }
+        return description
     }
 
     /// Removes `target` from a to-many relationship.

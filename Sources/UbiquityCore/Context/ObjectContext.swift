@@ -29,6 +29,9 @@ public final class ObjectContext {
     var deferredErrors: [any Error] = []
     /// The targets of each to-many relationship (of a pair table) when this context first changed it.
     var toManyRead: [ToManyKey: Set<GlobalID>] = [:]
+    /// Unsaved placements in ordered to-many relationships: member → `OrderKey`, by the object
+    /// and relationship that hold the order.
+    var pendingPositions: [ToManyKey: [GlobalID: String]] = [:]
 
     struct ToManyKey: Hashable {
         let object: GlobalID
@@ -48,7 +51,7 @@ public final class ObjectContext {
 
     /// Whether anything is waiting to be saved.
     public var hasChanges: Bool {
-        !insertedIDs.isEmpty || !deletedIDs.isEmpty || !pendingPairs.isEmpty || registered.values.contains { $0.hasChanges }
+        !insertedIDs.isEmpty || !deletedIDs.isEmpty || !pendingPairs.isEmpty || !pendingPositions.isEmpty || registered.values.contains { $0.hasChanges }
     }
 
     /// Inserts a new object. With `key`, its global ID is `<entity>/<key>` (a natural key);
@@ -105,6 +108,7 @@ public final class ObjectContext {
         pairOrder.removeAll()
         deferredErrors.removeAll()
         toManyRead.removeAll()
+        pendingPositions.removeAll()
     }
 
     /// Drops cached state so the next reads see the store (e.g. after an import).
@@ -141,7 +145,42 @@ public final class ObjectContext {
         case .toOneColumn:
             break
         }
-        return result.subtracting(deletedIDs).sorted()
+        let members = result.subtracting(deletedIDs).sorted()
+        guard relationship.isOrdered else { return members }
+        return try positions(of: members, in: relationship, of: object).map(\.member)
+    }
+
+    /// `members` of an ordered to-many of `object` with their keys (unsaved ones first), in order.
+    func positions(of members: [GlobalID], in relationship: RelationshipDescription, of object: ManagedObject) throws -> [MemberPosition] {
+        let stored = object.saved == nil ? [:] : try store.positions(of: relationship.name, of: object.id)
+        let pending = pendingPositions[ToManyKey(object: object.id, relationship: relationship.name)] ?? [:]
+        return members.map { member in
+            if let key = pending[member] { return MemberPosition(member: member, key: key, stamp: nil) }
+            return stored[member] ?? MemberPosition(member: member, key: nil, stamp: nil)
+        }.sorted()
+    }
+
+    /// Gives `member` of an ordered to-many of `object` the position `key` (a conflict's loser restored).
+    package func setPosition(_ key: String, of member: GlobalID, in relationship: String, of object: ManagedObject) throws {
+        guard let description = object.entity.relationship(relationship), description.isToMany, description.isOrdered, OrderKey.isValid(key) else {
+            throw StoreError.validation("\(object.entity.name).\(relationship) has no position \(key) to restore")
+        }
+        pendingPositions[ToManyKey(object: object.id, relationship: relationship), default: [:]][member] = key
+    }
+
+    /// Gives `member` the position at `index` among the other members of an ordered to-many
+    /// (`nil`: after the last), a key between its new neighbours'.
+    func place(_ member: GlobalID, in relationship: RelationshipDescription, of object: ManagedObject, at index: Int?) throws {
+        let current = try targets(of: relationship, of: object, recordingRead: false).filter { $0 != member }
+        let others = try positions(of: current, in: relationship, of: object)
+        let index = index ?? others.count
+        guard (0...others.count).contains(index) else {
+            throw StoreError.validation("index \(index) is out of range 0…\(others.count) for \(object.entity.name).\(relationship.name) of \(object.id)")
+        }
+        let lower = index > 0 ? others[index - 1].key : nil
+        let upper = index < others.count ? others[index].key : nil
+        let key = OrderKey.between(lower, upper, peer: store.peerID)
+        pendingPositions[ToManyKey(object: object.id, relationship: relationship.name), default: [:]][member] = key
     }
 
     func changeToMany(_ relationshipName: String, of object: ManagedObject, target: GlobalID, present: Bool) throws {

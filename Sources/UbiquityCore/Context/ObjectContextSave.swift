@@ -40,6 +40,21 @@ extension ObjectContext {
                 updates[change.source]!.relationships[change.relationship] = merged(updates[change.source]!.relationships[change.relationship], added, removed)
             }
         }
+        // Placements in ordered to-many relationships ride in the record of the object holding the order.
+        for (key, placed) in pendingPositions.sorted(by: { ($0.key.object, $0.key.relationship) < ($1.key.object, $1.key.relationship) }) {
+            guard !doomed.contains(key.object) else { continue }
+            let kept = placed.filter { !doomed.contains($0.key) }
+            guard !kept.isEmpty else { continue }
+            if let index = inserted.firstIndex(where: { $0.id == key.object }) {
+                inserted[index].positions[key.relationship] = kept
+            } else {
+                if updates[key.object] == nil {
+                    updates[key.object] = ChangeRecord(id: key.object)
+                    updateOrder.append(key.object)
+                }
+                updates[key.object]!.positions[key.relationship] = kept
+            }
+        }
         let deleted = deletionOrderClosure(doomed).filter { !insertedIDs.contains($0) }
         try validateRelationships(doomed: doomed)
 

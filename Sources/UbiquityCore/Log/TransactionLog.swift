@@ -79,11 +79,16 @@ public struct ChangeRecord: Sendable, Equatable {
     /// For inserts every attribute; for updates the changed ones (whole merge groups). `nil` = absent value.
     public var values: [String: AttributeValue?]
     public var relationships: [String: RelationshipChange]
+    /// Ordered to-many relationships: the new position key of each member placed or moved
+    /// (`OrderKey`), by relationship and member. Membership itself travels in `relationships`.
+    public var positions: [String: [GlobalID: String]]
 
-    public init(id: GlobalID, values: [String: AttributeValue?] = [:], relationships: [String: RelationshipChange] = [:]) {
+    public init(id: GlobalID, values: [String: AttributeValue?] = [:], relationships: [String: RelationshipChange] = [:],
+                positions: [String: [GlobalID: String]] = [:]) {
         self.id = id
         self.values = values
         self.relationships = relationships
+        self.positions = positions
     }
 }
 

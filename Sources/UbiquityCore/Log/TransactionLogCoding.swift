@@ -21,6 +21,13 @@ extension TransactionLog {
                     relationships[name] = .dictionary(fields)
                 }
             }
+            // Positions ride in the relationship's dictionary: readers that know no order read
+            // `add` and `remove` as before and skip this key.
+            for (name, keys) in change.positions where !keys.isEmpty {
+                var fields = relationships[name]?.dictionaryValue ?? [:]
+                fields["positions"] = .dictionary(Dictionary(uniqueKeysWithValues: keys.map { ($0.key.description, PlistValue.string($0.value)) }))
+                relationships[name] = .dictionary(fields)
+            }
             return .dictionary([
                 "gid": .string(change.id.description),
                 "entity": .string(change.id.entity),
@@ -145,6 +152,24 @@ extension TransactionLog {
         return ids
     }
 
+    /// A record's `positions` of an ordered to-many: member → `OrderKey`, each checked.
+    private static func positions(_ value: PlistValue, of relationship: RelationshipDescription, record: GlobalID,
+                                  model: ObjectModel) throws(LogError) -> [GlobalID: String] {
+        guard relationship.isOrdered else { throw .malformed("record \(record): '\(relationship.name)' is not ordered but carries positions") }
+        guard let fields = value.dictionaryValue else { throw .malformed("record \(record): positions of '\(relationship.name)' are not a dictionary") }
+        var result: [GlobalID: String] = [:]
+        for (text, raw) in fields {
+            guard let id = try? GlobalID(text), model.isKind(id.entity, of: relationship.destination) else {
+                throw .malformed("record \(record): invalid member in the positions of '\(relationship.name)'")
+            }
+            guard let key = raw.stringValue, OrderKey.isValid(key) else {
+                throw .malformed("record \(record): invalid position key for \(text) in '\(relationship.name)'")
+            }
+            result[id] = key
+        }
+        return result
+    }
+
     private static func changeRecord(_ item: PlistValue, model: ObjectModel) throws(LogError) -> ChangeRecord {
         // Every record of every log comes through here: the fields are looked up once each.
         guard case let .dictionary(fields) = item else { throw .malformed("a record is not a dictionary") }
@@ -185,10 +210,16 @@ extension TransactionLog {
         for (name, raw) in rawRelationships {
             guard let relationship = entity.relationship(name) else { throw .malformed("record \(id) changes unknown relationship '\(name)'") }
             if relationship.isToMany {
-                guard raw.dictionaryValue != nil else { throw .malformed("record \(id): change of '\(name)' is not a dictionary") }
-                record.relationships[name] = .toMany(
-                    added: try relatedIDs(raw["add"], destination: relationship.destination, record: id, model: model),
-                    removed: try relatedIDs(raw["remove"], destination: relationship.destination, record: id, model: model))
+                guard let fields = raw.dictionaryValue else { throw .malformed("record \(id): change of '\(name)' is not a dictionary") }
+                if let rawPositions = fields["positions"] {
+                    record.positions[name] = try positions(rawPositions, of: relationship, record: id, model: model)
+                }
+                // A record that only places members (a move) carries no membership change.
+                if fields["positions"] == nil || fields["add"] != nil || fields["remove"] != nil {
+                    record.relationships[name] = .toMany(
+                        added: try relatedIDs(raw["add"], destination: relationship.destination, record: id, model: model),
+                        removed: try relatedIDs(raw["remove"], destination: relationship.destination, record: id, model: model))
+                }
             } else if raw.isNullMarker {
                 record.relationships[name] = .toOne(nil)
             } else {

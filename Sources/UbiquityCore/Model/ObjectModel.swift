@@ -64,6 +64,11 @@ public struct ObjectModel: Sendable, Equatable {
         entity == ancestor || (family[ancestor]?.contains(entity) ?? false)
     }
 
+    /// The entity that declares `relationship` (`entity` itself, or the ancestor it inherits it from).
+    public func declaringEntity(of relationship: String, in entity: String) -> String {
+        declaringEntity["\(entity).\(relationship)"] ?? entity
+    }
+
     /// How `relationship` of `entity` is stored and synced.
     public func storage(of relationship: RelationshipDescription, in entity: EntityDescription) -> RelationshipStorage {
         guard relationship.isToMany else { return .toOneColumn }

@@ -29,6 +29,12 @@ public struct ConflictRecord: Sendable, Equatable {
 
     /// The relationship and target a to-many pair's property (`relationship[target]`) names;
     /// `nil` for an attribute or a to-one relationship.
+    /// The relationship and member a position's property (`relationship[member].position`) names.
+    package static func position(in property: String) -> (relationship: String, member: String)? {
+        guard property.hasSuffix("].position") else { return nil }
+        return pair(in: String(property.dropLast(".position".count))).map { ($0.relationship, $0.target) }
+    }
+
     package static func pair(in property: String) -> (relationship: String, target: String)? {
         guard let open = property.firstIndex(of: "["), property.hasSuffix("]") else { return nil }
         return (String(property[..<open]), String(property[property.index(after: open)..<property.index(before: property.endIndex)]))

@@ -10,6 +10,50 @@ public enum ComparisonOperator: String, Sendable, CaseIterable {
     case contains = "CONTAINS"
     /// Prefix match on strings.
     case beginsWith = "BEGINSWITH"
+    /// Suffix match on strings.
+    case endsWith = "ENDSWITH"
+    /// Wildcard match of the whole string: `*` any run of characters, `?` one character.
+    case like = "LIKE"
+    /// An ICU regular expression matching the whole string (as NSPredicate's MATCHES).
+    case matches = "MATCHES"
+    /// Equal to one value of a list.
+    case `in` = "IN"
+}
+
+/// NSPredicate's comparison modifiers: `[c]` case-insensitive, `[d]` diacritic-insensitive.
+public struct ComparisonOptions: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    public static let caseInsensitive = ComparisonOptions(rawValue: 1)
+    public static let diacriticInsensitive = ComparisonOptions(rawValue: 2)
+}
+
+/// How a key path through a to-many relationship is compared: some member, every member, no member.
+public enum KeyPathQuantifier: String, Sendable {
+    case any = "ANY", all = "ALL", none = "NONE"
+}
+
+/// A comparison on a key path, as NSPredicate writes them: `folder.name ==[c] "trip"`,
+/// `ANY tags.name IN {"a", "b"}`, `notes.@count > 2`, `title LIKE "G*"`. Evaluated in Swift
+/// (`FetchEvaluation.swift`) over the saved objects.
+public struct KeyPathComparison: Sendable, Equatable {
+    /// Property names from the fetched entity; through to-one relationships, at most one
+    /// to-many (with a quantifier), and `@count` after a to-many.
+    public var path: [String]
+    public var quantifier: KeyPathQuantifier?
+    public var op: ComparisonOperator
+    /// One value, or `IN`'s list; `nil` is the absent value.
+    public var values: [AttributeValue?]
+    public var options: ComparisonOptions
+
+    public init(path: [String], quantifier: KeyPathQuantifier? = nil, op: ComparisonOperator, values: [AttributeValue?],
+                options: ComparisonOptions = []) {
+        self.path = path
+        self.quantifier = quantifier
+        self.op = op
+        self.values = values
+        self.options = options
+    }
 }
 
 /// A condition on an entity's attributes and to-one relationships, combined with and/or/not.
@@ -20,16 +64,31 @@ public indirect enum FetchPredicate: Sendable, Equatable {
     case and([FetchPredicate])
     case or([FetchPredicate])
     case not(FetchPredicate)
+    /// A comparison through key paths, with modifiers or an operator SQL is not asked for.
+    case keyPath(KeyPathComparison)
+
+    /// Whether the store evaluates this predicate in Swift rather than in SQL.
+    var needsEvaluation: Bool {
+        switch self {
+        case let .comparison(_, op, _): return ![.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual, .contains, .beginsWith].contains(op)
+        case let .and(parts), let .or(parts): return parts.contains { $0.needsEvaluation }
+        case let .not(part): return part.needsEvaluation
+        case .keyPath: return true
+        }
+    }
 }
 
 /// An ordering of fetched objects by one attribute.
 public struct FetchSortDescriptor: Sendable, Equatable {
     public var key: String
     public var ascending: Bool
+    /// Strings compare with case folded (Core Data's `caseInsensitiveCompare:`).
+    public var caseInsensitive: Bool
 
-    public init(_ key: String, ascending: Bool = true) {
+    public init(_ key: String, ascending: Bool = true, caseInsensitive: Bool = false) {
         self.key = key
         self.ascending = ascending
+        self.caseInsensitive = caseInsensitive
     }
 }
 
@@ -40,17 +99,26 @@ public struct FetchRequest: Sendable, Equatable {
     public var predicate: FetchPredicate?
     public var sortDescriptors: [FetchSortDescriptor]
     public var limit: Int?
+    /// How many matching objects to skip before the first returned (Core Data's `fetchOffset`).
+    public var offset: Int
     /// Whether objects of the entity's sub-entities are fetched too (Core Data's
     /// `includesSubentities`, on by default).
     public var includesSubentities: Bool
 
     public init(entity: String, predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = [], limit: Int? = nil,
-                includesSubentities: Bool = true) {
+                includesSubentities: Bool = true, offset: Int = 0) {
         self.entity = entity
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
         self.limit = limit
         self.includesSubentities = includesSubentities
+        self.offset = offset
+    }
+
+    /// Whether the store filters and sorts in Swift (key paths, modifiers, the newer operators,
+    /// case-insensitive sorts) instead of in one SQL statement.
+    var needsEvaluation: Bool {
+        (predicate?.needsEvaluation ?? false) || sortDescriptors.contains { $0.caseInsensitive }
     }
 }
 
@@ -84,7 +152,8 @@ extension FetchRequest {
         }
         order.append("gid ASC")
         sql += " ORDER BY " + order.joined(separator: ", ")
-        if let limit { sql += " LIMIT \(max(0, limit))" }
+        if let limit { sql += " LIMIT \(max(0, limit))" } else if offset > 0 { sql += " LIMIT -1" }
+        if offset > 0 { sql += " OFFSET \(offset)" }
         return (sql, arguments)
     }
 
@@ -107,6 +176,9 @@ extension FetchRequest {
             return "(" + clauses.joined(separator: " OR ") + ")"
         case let .not(part):
             return "NOT " + (try condition(part, table: table, arguments: &arguments))
+        case let .keyPath(comparison):
+            // Never reached: such a request is evaluated in Swift (`needsEvaluation`).
+            throw .unknownProperty(entity: table.entity.name, property: comparison.path.joined(separator: "."))
         case let .comparison(key, op, value):
             let column = try column(key, table: table)
             guard let value else {

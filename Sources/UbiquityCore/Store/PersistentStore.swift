@@ -17,6 +17,8 @@ public final class PersistentStore: @unchecked Sendable {
     let database: SQLiteDatabase
     let tables: [String: EntityTable]
     let pairTables: [String: PairTable]
+    /// The positions of ordered to-many relationships, by `"<owner>.<relationship>"` (`OrderTable`).
+    let orderTables: [String: OrderTable]
     private let lock = NSRecursiveLock()
     var clock: HybridLogicalClock
     private var wallClockStorage = WallClock.system
@@ -55,6 +57,7 @@ public final class PersistentStore: @unchecked Sendable {
         }
         self.tables = tables
         self.pairTables = pairTables
+        orderTables = OrderTable.all(of: model)
         clock = HybridLogicalClock(peerID: peerID, last: nil)
         knowledgeCache = KnowledgeVector()
         if readOnly {
@@ -74,6 +77,7 @@ public final class PersistentStore: @unchecked Sendable {
             try addQuarantineSignatureColumns()
             for table in tables.values.sorted(by: { $0.tableName < $1.tableName }) { try database.execute(table.createSQL) }
             for table in pairTables.values.sorted(by: { $0.tableName < $1.tableName }) { try database.execute(table.createSQL) }
+            for table in orderTables.values.sorted(by: { $0.tableName < $1.tableName }) { try database.execute(table.createSQL) }
             try checkOrWriteMeta(.modelHash, model.hash) { StoreError.modelMismatch(store: $0, model: model.hash) }
             try checkOrWriteMeta(.peerID, peerID) { StoreError.peerMismatch(store: $0, peer: peerID) }
             if try meta(.schemaVersion) == "1" { try upgradeSchemaFromVersion1(schema: "main") }

@@ -61,6 +61,11 @@ extension PersistentStore {
                     .array((0..<5).map { row.value(Int32($0)).jsonValue })
                 })
             }
+            for order in orderTables.values {
+                state[order.tableName] = .array(try database.statement("SELECT source, target, position, stamp, number FROM \(order.quotedName) ORDER BY source, target").rows { row in
+                    .array((0..<5).map { row.value(Int32($0)).jsonValue })
+                })
+            }
             state["tombstones"] = .array(try database.statement("SELECT gid, peer, number, stamp FROM Z_TOMBSTONES ORDER BY gid, peer, number").rows { row in
                 .array((0..<4).map { row.value(Int32($0)).jsonValue })
             })

@@ -44,7 +44,8 @@ extension PersistentStore {
                 for (peer, number) in knowledge.entries { try advanceKnowledge(peer: peer, to: number) }
                 // As after an import: what this peer stamps next is later than everything it now holds.
                 for sql in ["SELECT max(stamp) FROM Z_WRITERS", "SELECT max(stamp) FROM Z_TOMBSTONES"]
-                    + pairTables.values.map({ "SELECT max(stamp) FROM \($0.quotedName)" }) {
+                    + pairTables.values.map({ "SELECT max(stamp) FROM \($0.quotedName)" })
+                    + orderTables.values.map({ "SELECT max(stamp) FROM \($0.quotedName)" }) {
                     let newest = try database.statement(sql)
                     if try newest.step(), let stamp = newest.string(0).flatMap(Stamp.init) { clock.observe(stamp) }
                     newest.reset()
@@ -69,7 +70,7 @@ extension PersistentStore {
 
     /// Whether this store holds no object, pair or tombstone (a newcomer): joining is then a copy.
     private func holdsNothing() throws -> Bool {
-        for table in tables.values.map(\.quotedName) + pairTables.values.map(\.quotedName) + ["Z_TOMBSTONES"] {
+        for table in tables.values.map(\.quotedName) + pairTables.values.map(\.quotedName) + orderTables.values.map(\.quotedName) + ["Z_TOMBSTONES"] {
             let any = try database.statement("SELECT 1 FROM main.\(table) LIMIT 1")
             defer { any.reset() }
             if try any.step() { return false }
@@ -111,6 +112,19 @@ extension PersistentStore {
                       [0, 1].contains(rows.int64(2)), let stamp = rows.string(3).flatMap(Stamp.init),
                       knowledge.covers(peer: stamp.peerID, number: rows.int64(4)), rows.int64(4) >= 1, !stamp.isTooFarAhead(of: now) else {
                     throw StateFileError.invalid(table: pairs.tableName, reason: "has an invalid pair \(source.prefix(80)) → \(target.prefix(80))")
+                }
+            }
+        }
+        for order in try attachedOrderTables() {
+            let rows = try database.statement("SELECT source, target, position, stamp, number FROM baseline.\(order.quotedName)")
+            defer { rows.reset() }
+            while try rows.step() {
+                let (source, target) = (rows.string(0) ?? "", rows.string(1) ?? "")
+                guard let sourceID = try? GlobalID(source), model.isKind(sourceID.entity, of: order.owner),
+                      let targetID = try? GlobalID(target), model.isKind(targetID.entity, of: order.destination),
+                      OrderKey.isValid(rows.string(2) ?? ""), let stamp = rows.string(3).flatMap(Stamp.init),
+                      knowledge.covers(peer: stamp.peerID, number: rows.int64(4)), rows.int64(4) >= 1, !stamp.isTooFarAhead(of: now) else {
+                    throw StateFileError.invalid(table: order.tableName, reason: "has an invalid position \(source.prefix(80)) → \(target.prefix(80))")
                 }
             }
         }
@@ -172,6 +186,12 @@ extension PersistentStore {
         }
         for table in tables.values {
             try database.execute("DELETE FROM main.\(table.quotedName); INSERT INTO main.\(table.quotedName) (\(table.columnList)) SELECT \(table.columnList) FROM baseline.\(table.quotedName)")
+        }
+        for order in orderTables.values {
+            try database.execute("DELETE FROM main.\(order.quotedName)")
+        }
+        for order in try attachedOrderTables() {
+            try database.execute("INSERT INTO main.\(order.quotedName) (source, target, position, stamp, number) SELECT source, target, position, stamp, number FROM baseline.\(order.quotedName)")
         }
         forgetSlotWriters()
         var changes = ObjectChanges()
@@ -269,7 +289,43 @@ extension PersistentStore {
         for pairs in pairTables.values.sorted(by: { $0.tableName < $1.tableName }) {
             try mergeAttachedPairs(pairs, storeKnowledge: storeKnowledge, baselineKnowledge: baselineKnowledge, changes: &changes)
         }
+        for order in try attachedOrderTables() {
+            try mergeAttachedPositions(order, changes: &changes)
+        }
         return changes
+    }
+
+    /// The order tables the attached file holds: a baseline rolled by a build that kept no
+    /// order has none, and its members then keep the positions this store knows.
+    private func attachedOrderTables() throws -> [OrderTable] {
+        try orderTables.values.sorted(by: { $0.tableName < $1.tableName }).filter { order in
+            let exists = try database.statement("SELECT 1 FROM baseline.sqlite_master WHERE type = 'table' AND name = ?")
+            defer { exists.reset() }
+            try exists.bind(order.tableName, at: 1)
+            return try exists.step()
+        }
+    }
+
+    /// Positions join as slots do: the larger stamp wins each (source, member).
+    private func mergeAttachedPositions(_ order: OrderTable, changes: inout ObjectChanges) throws {
+        let rows = try database.statement("SELECT source, target, position, stamp, number FROM baseline.\(order.quotedName)")
+        defer { rows.reset() }
+        while try rows.step() {
+            let (source, target, position) = (rows.string(0) ?? "", rows.string(1) ?? "", rows.string(2) ?? "")
+            guard let stampText = rows.string(3), let stamp = Stamp(stampText) else { continue }
+            let select = try database.statement(order.selectSQL)
+            try select.bind([.text(source), .text(target)])
+            if try select.step(), let mine = select.string(1).flatMap(Stamp.init) {
+                let same = select.string(0) == position
+                select.reset()
+                guard stamp > mine else { continue }
+                if same { try database.run(order.writeSQL, [.text(source), .text(target), .text(position), .text(stampText), .integer(rows.int64(4))]); continue }
+            } else {
+                select.reset()
+            }
+            try database.run(order.writeSQL, [.text(source), .text(target), .text(position), .text(stampText), .integer(rows.int64(4))])
+            if let id = GlobalID(stored: source) { changes.note(id, wasAlive: true, isAlive: true, changed: true) }
+        }
     }
 
     private func mergeAttachedPairs(_ pairs: PairTable, storeKnowledge: KnowledgeVector, baselineKnowledge: KnowledgeVector,

@@ -77,6 +77,7 @@ extension PersistentStore {
         let table = try table(record.id.entity)
         if isInsert, try insertIfNew(record, table: table, writer: writer) {
             _ = try applyToManyChanges(record, table: table, writer: writer, changes: &changes)
+            _ = try applyPositions(record, table: table, writer: writer)
             changes.note(record.id, wasAlive: false, isAlive: true, changed: true)
             return
         }
@@ -126,6 +127,7 @@ extension PersistentStore {
         }
 
         if try applyToManyChanges(record, table: table, writer: writer, changes: &changes) { changed = true }
+        if try applyPositions(record, table: table, writer: writer) { changed = true }
 
         guard dirty || changed || isAlive != wasAlive || existing == nil else { return }
         row[EntityTable.aliveColumn] = .integer(isAlive ? 1 : 0)

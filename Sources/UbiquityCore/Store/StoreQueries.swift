@@ -25,6 +25,7 @@ extension PersistentStore {
     /// the entity's sub-entities.
     public func fetch(_ request: FetchRequest) throws -> [ObjectSnapshot] {
         try locked {
+            if request.needsEvaluation { return try evaluatedFetch(request) }
             let (sql, arguments) = try sql(of: request)
             let ids = try database.statement(sql).bind(arguments).rows { $0.string(0) ?? "" }
             return try ids.compactMap { text in
@@ -37,7 +38,7 @@ extension PersistentStore {
     }
 
     /// The SQL of a fetch: one table, or the entity's and its sub-entities' tables.
-    private func sql(of request: FetchRequest) throws -> (String, [SQLiteValue]) {
+    func sql(of request: FetchRequest) throws -> (String, [SQLiteValue]) {
         let table = try table(request.entity)
         let others = request.includesSubentities ? try model.family(of: request.entity).dropFirst().map { try self.table($0) } : []
         return try request.sql(table: table, subentityTables: others)
@@ -48,18 +49,20 @@ extension PersistentStore {
         try model.family(of: entity).map { try table($0) }
     }
 
-    /// The number of live objects matching `request` (its limit ignored).
+    /// The number of live objects matching `request` (its limit and offset ignored).
     public func count(_ request: FetchRequest) throws -> Int {
         try locked {
             var unlimited = request
             unlimited.limit = nil
+            unlimited.offset = 0
+            if unlimited.needsEvaluation { return try evaluatedFetch(unlimited).count }
             let (sql, arguments) = try sql(of: unlimited)
             let statement = try database.statement("SELECT count(*) FROM (\(sql))").bind(arguments)
             return try statement.step() ? statement.int(0) : 0
         }
     }
 
-    /// The live targets of a to-many relationship of `id`, sorted by global ID.
+    /// The live targets of a to-many relationship of `id`: an ordered one's in its order, any other's sorted by global ID.
     public func targets(of relationshipName: String, of id: GlobalID) throws -> [GlobalID] {
         try locked {
             let table = try table(id.entity)
@@ -85,7 +88,8 @@ extension PersistentStore {
                     .joined(separator: " UNION ALL ") + " ORDER BY gid"
                 arguments = Array(repeating: .text(id.description), count: destinations.count)
             }
-            return try database.statement(sql).bind(arguments).rows { try GlobalID($0.string(0) ?? "") }
+            let members = try database.statement(sql).bind(arguments).rows { try GlobalID($0.string(0) ?? "") }
+            return relationship.isOrdered ? try ordered(members, of: relationshipName, of: id) : members
         }
     }
 

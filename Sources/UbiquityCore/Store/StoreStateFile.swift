@@ -30,7 +30,7 @@ extension PersistentStore {
     package func resetToEmpty() throws {
         try locked {
             try database.transaction {
-                let tables = self.tables.values.map(\.quotedName) + pairTables.values.map(\.quotedName)
+                let tables = self.tables.values.map(\.quotedName) + pairTables.values.map(\.quotedName) + orderTables.values.map(\.quotedName)
                     + ["Z_TOMBSTONES", "Z_WRITERS", "Z_KNOWLEDGE", "Z_OUTBOX", "Z_OUTBOX_PREVIOUS", "Z_SENT"]
                 for table in tables { try database.execute("DELETE FROM \(table)") }
                 // Removed content owes no baseline of what it held.

@@ -5,14 +5,17 @@ struct RelateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "relate",
         abstract: "Point a relationship at an object (to-one: set it; to-many: add to it).",
-        discussion: "Example: ubiq relate Note/groceries tags Tag/home")
+        discussion: "Example: ubiq relate Note/groceries tags Tag/home; of an ordered to-many: ubiq relate Playlist/mix songs Song/intro --at 0")
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var link: RelationshipLink
 
+    @Option(help: "Of an ordered to-many: insert at this index (0 is first; default: last).")
+    var at: Int?
+
     func run() throws {
         try global.withPeer { peer in
-            try link.change(in: peer.newContext(), present: true)
+            try link.change(in: peer.newContext(), present: true, at: at)
         }
     }
 }
@@ -44,7 +47,7 @@ struct RelationshipLink: ParsableArguments {
     @Argument(help: "The global ID of the related object.")
     var target: String
 
-    func change(in context: ObjectContext, present: Bool) throws {
+    func change(in context: ObjectContext, present: Bool, at index: Int? = nil) throws {
         let sourceID = try GlobalID(source), targetID = try GlobalID(target)
         guard let object = try context.object(sourceID) else { throw StoreError.objectNotFound(sourceID) }
         guard let description = object.entity.relationship(relationship) else {
@@ -54,6 +57,12 @@ struct RelationshipLink: ParsableArguments {
             throw CLIError("\(object.entity.name).\(relationship) holds \(description.destination), not \(targetID)")
         }
         guard try context.object(targetID) != nil else { throw StoreError.objectNotFound(targetID) }
+        if let index {
+            guard description.isToMany, description.isOrdered else { throw CLIError("--at needs an ordered to-many relationship; \(object.entity.name).\(relationship) is not one") }
+            try object.insert(targetID, into: relationship, at: index)
+            try context.save()
+            return
+        }
         switch (description.isToMany, present) {
         case (true, true): try object.add(targetID, to: relationship)
         case (true, false): try object.remove(targetID, from: relationship)
