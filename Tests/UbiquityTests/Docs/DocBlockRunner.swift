@@ -54,6 +54,13 @@ final class DocBlockRunner {
         return Outcome(status: result.status, timedOut: result.timedOut || result.status == 124 || result.status == 137, output: output)
     }
 
+    /// The source line in an Apple-style log prefix (`-[PFUbiquityBaseline rollBaseline](204):`)
+    /// left out of every comparison: it moves with any edit of the file that logs, which says
+    /// nothing about whether the doc is right.
+    static func withoutSourceLines(_ line: String) -> String {
+        line.replacingOccurrences(of: "^(-\\[[A-Za-z]+ [A-Za-z:]+\\])\\([0-9]+\\):", with: "$1(…):", options: .regularExpression)
+    }
+
     /// Peer IDs and UUIDs, dates, long numbers (stamps), durations and byte counts as
     /// placeholders, for blocks marked `masked`: what differs between two runs of one command.
     static func mask(_ text: String) -> String {

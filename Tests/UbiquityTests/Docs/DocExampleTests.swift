@@ -69,8 +69,8 @@ struct DocExampleTests {
         case .transcript:
             var printed = outcome.output.components(separatedBy: "\n")
             if printed.last == "" { printed.removeLast() }
-            let expected = block.masked ? step.output.map(DocBlockRunner.mask) : step.output
-            let actual = block.masked ? printed.map(DocBlockRunner.mask) : printed
+            let expected = (block.masked ? step.output.map(DocBlockRunner.mask) : step.output).map(DocBlockRunner.withoutSourceLines)
+            let actual = (block.masked ? printed.map(DocBlockRunner.mask) : printed).map(DocBlockRunner.withoutSourceLines)
             guard expected != actual else { return nil }
             let index = zip(expected, actual).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(expected.count, actual.count)
             let shown = index < expected.count ? expected[index] : "(nothing more)"
