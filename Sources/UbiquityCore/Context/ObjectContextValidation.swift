@@ -3,14 +3,14 @@
 // least when required). Attribute values are checked as their records are made
 // (`AttributeDescription.validate`, ObjectContextSave.swift).
 extension ObjectContext {
-    /// Refuses a to-one set (or a to-many member added) to an object that is not alive in the
-    /// store and not inserted by this save, naming the object, the relationship and the
-    /// missing ID (what the CLI's `insert` refuses too). A target this save deletes is allowed:
-    /// the reference then reads as absent, as a reference to any deleted object does.
+    /// Refuses a to-one set (or a to-many member added) to an object the store never held and
+    /// this save does not insert, naming the object, the relationship and the missing ID (the
+    /// CLI refuses it too). A deleted target — by this save, or by another peer since the
+    /// context read it — is allowed: the reference reads as absent, as DESIGN §4 says.
     func validateTargets(doomed: Set<GlobalID>) throws {
         func exists(_ target: GlobalID) throws -> Bool {
             if doomed.contains(target) || insertedIDs.contains(target) { return true }
-            return try store.isAlive(target)
+            return try store.isAlive(target) || store.isDeleted(target)
         }
         for object in registered.values.sorted(by: { $0.id < $1.id }) where !doomed.contains(object.id) {
             for (name, target) in object.changedToOne.sorted(by: { $0.key < $1.key }) {

@@ -150,7 +150,7 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
             return "cannot delete \(object): its relationship '\(relationship)' still holds \(count) object(s) (delete rule deny)"
         case let .retired(reason): return "this store no longer takes saves: \(reason)"
         case let .missingTarget(object, relationship, target):
-            return "\(object).\(relationship) refers to \(target), which does not exist: insert it first (or in the same save)"
+            return "\(object).\(relationship) refers to \(target), which does not exist: insert it first (or in the same save), or sync if another peer made it"
         case let .notApplicable(peer, number): return "transaction \(number) of \(peer) is not the next applicable one"
         }
     }
