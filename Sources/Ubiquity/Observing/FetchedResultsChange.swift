@@ -6,10 +6,12 @@ import UbiquityCore
 /// Indexes follow a table view's batch update: `deleted` and `moved.from` index the results
 /// before the change; `inserted` and `moved.to` the results after it. Removing the deleted and
 /// moved objects (from the old results), then inserting the inserted and moved ones at their new
-/// indexes in ascending order, gives the new results (`applied(to:)`). Moves are as few as can
-/// be: the objects kept in the same relative order stay, the others move. An object whose
-/// saved values or to-one targets changed is `updated` (both indexes given) unless it moved;
-/// a moved one says whether it changed too.
+/// indexes in ascending order, gives the new results (`applied(to:)`). As in Core Data, an
+/// object moves only when a change to its own sort keys changed its place (objects around it coming and going
+/// shift indexes but are no moves), and as few move as can be. An object whose saved values or
+/// to-one targets changed is `updated` (both indexes given) unless it moved; a moved one says
+/// whether it changed too. A change only to the row's version (a write of an equal value, a
+/// to-many change) is not reported.
 public struct FetchedResultsChange: Sendable, Equatable, CustomStringConvertible {
     /// What made the results change.
     public enum Cause: String, Sendable, Equatable {
@@ -79,8 +81,8 @@ public struct FetchedResultsChange: Sendable, Equatable, CustomStringConvertible
         "\(cause.rawValue): \(inserted.count) inserted, \(deleted.count) deleted, \(updated.count) updated, \(moved.count) moved"
     }
 
-    /// The change from `old` to `new`.
-    init(cause: Cause, from old: [ObjectSnapshot], to new: [ObjectSnapshot]) {
+    /// The change from `old` to `new`, results sorted by `sortKeys` (then by ID).
+    init(cause: Cause, from old: [ObjectSnapshot], to new: [ObjectSnapshot], sortKeys: [String] = []) {
         self.cause = cause
         results = new
         var oldIndex: [GlobalID: Int] = [:]
@@ -89,14 +91,21 @@ public struct FetchedResultsChange: Sendable, Equatable, CustomStringConvertible
         for (index, snapshot) in new.enumerated() { newIndex[snapshot.id] = index }
         deleted = old.enumerated().filter { newIndex[$0.element.id] == nil }.map { Deletion(id: $0.element.id, index: $0.offset) }
         inserted = new.enumerated().filter { oldIndex[$0.element.id] == nil }.map { Insertion(id: $0.element.id, index: $0.offset) }
-        // The objects in both, in their old order; those on a longest run of increasing new
-        // indexes keep their place, every other one moves.
-        let kept = old.enumerated().compactMap { entry in newIndex[entry.element.id].map { (old: entry.offset, new: $0) } }
-        let staying = Self.longestIncreasingRun(kept.map(\.new))
+        // The objects in both, in their old order. Those whose sort keys did not change keep
+        // their order among themselves (the sort is by those keys, then ID), so they stay; of
+        // the others, the most that fit between them stay too, and the rest move. So an object
+        // moves only when its own sort keys changed, and as few move as can be.
+        let kept = old.enumerated().compactMap { entry in
+            newIndex[entry.element.id].map { index in
+                (old: entry.offset, new: index, changed: !Self.sameContent(entry.element, new[index]),
+                 resorted: sortKeys.contains { entry.element.values[$0] != new[index].values[$0] })
+            }
+        }
+        let staying = Self.staying(kept.map { (new: $0.new, changed: $0.resorted) })
         var updates: [Update] = []
         var moves: [Move] = []
         for (position, pair) in kept.enumerated() {
-            let changed = !Self.sameContent(old[pair.old], new[pair.new])
+            let changed = pair.changed
             if staying.contains(position) {
                 if changed { updates.append(Update(id: old[pair.old].id, index: pair.old, newIndex: pair.new)) }
             } else {
@@ -110,6 +119,31 @@ public struct FetchedResultsChange: Sendable, Equatable, CustomStringConvertible
     /// What the app sees of an object: its values and to-one targets (not the store's row version).
     private static func sameContent(_ a: ObjectSnapshot, _ b: ObjectSnapshot) -> Bool {
         a.values == b.values && a.toOne == b.toOne
+    }
+
+    /// The positions of `kept` (new indexes in old order) that stay: those whose sort keys did
+    /// not change on a longest increasing run (all of them, normally), then in each gap between
+    /// two of those, the re-sorted ones on a longest increasing run that fits in the gap.
+    static func staying(_ kept: [(new: Int, changed: Bool)]) -> Set<Int> {
+        let unchanged = kept.indices.filter { !kept[$0].changed }
+        var stay = Set(longestIncreasingRun(unchanged.map { kept[$0].new }).map { unchanged[$0] })
+        var candidates: [Int] = []
+        var lower = -1
+        func closeGap(upper: Int) {
+            let fitting = candidates.filter { kept[$0].new > lower && kept[$0].new < upper }
+            stay.formUnion(longestIncreasingRun(fitting.map { kept[$0].new }).map { fitting[$0] })
+            candidates.removeAll()
+        }
+        for position in kept.indices {
+            if stay.contains(position) {
+                closeGap(upper: kept[position].new)
+                lower = kept[position].new
+            } else if kept[position].changed {
+                candidates.append(position)
+            }
+        }
+        closeGap(upper: Int.max)
+        return stay
     }
 
     /// The positions in `sequence` of one longest strictly increasing subsequence (patience

@@ -36,7 +36,8 @@ public final class FetchedResultsObserver: @unchecked Sendable {
 
     deinit { cancel() }
 
-    /// The saved objects the request matches now, in its order.
+    /// The saved objects the request matches now, in its order: their IDs, values and targets
+    /// are a fresh fetch's (a row `version` may lag where nothing visible changed).
     public var results: [ObjectSnapshot] { lock.withLock { held } }
 
     /// Their global IDs.
@@ -114,7 +115,7 @@ public final class FetchedResultsObserver: @unchecked Sendable {
             guard subscription != nil else { return nil }
             let fresh = try store.fetch(request)
             failure = nil
-            let change = FetchedResultsChange(cause: cause, from: held, to: fresh)
+            let change = FetchedResultsChange(cause: cause, from: held, to: fresh, sortKeys: request.sortDescriptors.map(\.key))
             held = fresh
             guard !change.isEmpty else { return nil }
             hub.post(change)
