@@ -40,6 +40,30 @@ private func readmeSnippet(cloud: String, device: String, opened: (UbiquitousSto
 
 @Suite("The README's library snippet, under any timing and on every launch")
 struct ReadmeSnippetTests {
+    /// The snippet above is the README's, line for line (its paths and the test's hooks aside):
+    /// the README cannot drift from what this test runs.
+    @Test func theSnippetRunHereIsTheReadmes() throws {
+        let tests = URL(fileURLWithPath: #filePath)
+        let root = tests.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let start = try #require(readme.range(of: "```swift\nimport Ubiquity\n\n"))
+        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
+        let documented = readme[start.upperBound..<end.lowerBound].split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+
+        let source = try String(contentsOf: tests, encoding: .utf8)
+        let from = try #require(source.range(of: "// ---- README.md, \"Using the library\" (keep in step) ----\n"))
+        let to = try #require(source.range(of: "// ---- end of the snippet ----"))
+        let hooks: Set<String> = ["opened(coordinator)", "try beforeSave(coordinator, context)"]
+        let run = source[from.upperBound..<to.lowerBound].split(separator: "\n")
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !hooks.contains($0) }
+            .map { $0.replacingOccurrences(of: "at: device,", with: "at: \"/tmp/iphone\",")
+                .replacingOccurrences(of: "cloud: cloud, device: device,", with: "cloud: \"/tmp/cloud\", device: \"/tmp/iphone\",") }
+        // Comments are aligned in columns: spacing is not compared.
+        func words(_ lines: [String]) -> [String] { lines.map { $0.split(separator: " ").joined(separator: " ") } }
+        #expect(words(run) == words(documented.filter { !$0.isEmpty }))
+    }
+
     @Test func itWorksWithADelayBeforeSaveAndAgainOnTheSecondLaunch() throws {
         let root = NSTemporaryDirectory() + "ubiquity-readme-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: root) }
