@@ -314,6 +314,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         try peer.removeUbiquitousContent()
     }
 
+    /// The events from now on, as an `AsyncStream` (buffered, in order); it ends at `close()`.
     public func eventStream() -> AsyncStream<CoordinatorEvent> { events.stream() }
 
     /// Calls `handler` with every event from now on, on the posting thread, in order.

@@ -10,7 +10,8 @@ import UbiquityCore
 ///
 /// Reports go, in order, to every `changeStream()` and `observe` subscriber, on the thread that
 /// made the change (a context's saving thread, the sync's thread), as the coordinator's events
-/// do. `results` equals a fresh fetch once the report of the last change was made. It follows
+/// do — or, when a report is being delivered already, by that delivery right after it (so a
+/// handler may save, and its own save's report follows its return). `results` equals a fresh fetch once the report of the last change was made. It follows
 /// the store it watches when that store is handed over (the fallback's to the account store
 /// after the initial import; an account switch), reporting the difference as `storeChanged`.
 /// `cancel()` stops it.
@@ -22,6 +23,9 @@ public final class FetchedResultsObserver: @unchecked Sendable {
     private var held: [ObjectSnapshot]
     private var failure: (any Error)?
     private let hub = EventHub<FetchedResultsChange>()
+    /// Reports made and not yet delivered, and whether a thread is delivering them.
+    private var pending: [FetchedResultsChange] = []
+    private var delivering = false
     private let family: Set<String>
 
     /// Fetches `request` from `store` and keeps the results current from now on.
@@ -108,19 +112,38 @@ public final class FetchedResultsObserver: @unchecked Sendable {
         return false
     }
 
-    /// Fetches, diffs against the held results and reports, all under the lock so reports
-    /// reach subscribers in the order the results changed.
+    /// Fetches and diffs against the held results under the lock, so reports are queued in the
+    /// order the results changed; then delivers the queue.
     private func update(cause: FetchedResultsChange.Cause) throws -> FetchedResultsChange? {
-        try lock.withLock {
+        let change: FetchedResultsChange? = try lock.withLock {
             guard subscription != nil else { return nil }
             let fresh = try store.fetch(request)
             failure = nil
             let change = FetchedResultsChange(cause: cause, from: held, to: fresh, sortKeys: request.sortDescriptors.map(\.key))
             held = fresh
             guard !change.isEmpty else { return nil }
-            hub.post(change)
+            pending.append(change)
             return change
         }
+        deliverPending()
+        return change
+    }
+
+    /// Posts queued reports outside the lock, one delivery at a time: a report made during a
+    /// delivery (a handler saved, or another thread did) is posted by that delivery, after the
+    /// report in hand.
+    private func deliverPending() {
+        lock.lock()
+        guard !delivering else { return lock.unlock() }
+        delivering = true
+        while !pending.isEmpty {
+            let change = pending.removeFirst()
+            lock.unlock()
+            hub.post(change)
+            lock.lock()
+        }
+        delivering = false
+        lock.unlock()
     }
 }
 

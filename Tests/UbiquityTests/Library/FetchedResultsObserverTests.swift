@@ -83,6 +83,34 @@ struct FetchedResultsObserverTests {
         #expect(try observer.refresh() == nil, "nothing left to report")
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func aHandlerMaySaveAndItsReportFollows() throws {
+        let cloud = try TestCloud()
+        let ann = try cloud.peer("ann")
+        let observer = try ann.observeResults(Self.pinnedByTitle)
+        let reports = EventLog<[GlobalID]>()
+        let echo = try note("echo")
+        observer.observe { change in
+            reports.append(change.inserted.map(\.id))
+            guard change.inserted.contains(where: { $0.id.key == "trigger" }) else { return }
+            // An app reacting to a change by saving: no deadlock, and the order is kept.
+            let context = ann.newContext()
+            do {
+                let note = try context.insert("Note", key: echo.key)
+                try note.set("title", "echo")
+                try note.set("pinned", true)
+                try context.save()
+            } catch { reports.append([]) }
+        }
+        try save(ann) { context in
+            let note = try context.insert("Note", key: "trigger")
+            try note.set("title", "trigger")
+            try note.set("pinned", true)
+        }
+        #expect(reports.events == [[try note("trigger")], [echo]])
+        #expect(try observer.ids == notes("echo", "trigger"))
+    }
+
     @Test func theChangeStreamDeliversEachChangeInOrder() async throws {
         let cloud = try TestCloud()
         let ann = try cloud.peer("ann")
