@@ -159,6 +159,36 @@ struct FetchedResultsObserverTests {
         #expect(try observer.ids == notes("mine", "from-bob"))
     }
 
+    @Test func itFollowsAnAccountSwitchIntoTheOtherAccountsStore() throws {
+        let cloud = try TestCloud()
+        _ = try Device.create(at: cloud.devicePath("phone"), userName: "ann", identityToken: "personal")
+        let coordinator = try UbiquitousStoreCoordinator(configuration: cloud.configuration("phone"), watchesDevice: false)
+        defer { coordinator.close() }
+        try coordinator.addStore()
+        #expect(try coordinator.waitForBackgroundImport())
+        let observer = try coordinator.observeResults(Self.pinnedByTitle)
+        let reports = EventLog<FetchedResultsChange>()
+        observer.observe { reports.append($0) }
+        let context = try coordinator.newContext()
+        let personal = try context.insert("Note", key: "personal")
+        try personal.set("title", "personal")
+        try personal.set("pinned", true)
+        try context.save()
+
+        _ = try Device.setAccount("work", at: cloud.devicePath("phone"))
+        try coordinator.checkAccount()
+        #expect(try coordinator.waitForBackgroundImport())
+        let work = try context.insert("Note", key: "work")
+        try work.set("title", "work")
+        try work.set("pinned", true)
+        try context.save()
+
+        #expect(reports.events.map(\.cause) == [.saved, .storeChanged, .saved])
+        #expect(reports.events[1].deleted == [.init(id: try note("personal"), index: 0)])
+        #expect(try observer.ids == notes("work"))
+        #expect(observer.results == (try coordinator.fetch(Self.pinnedByTitle)))
+    }
+
     @Test func theDiffUsesTheFewestMoves() {
         let ids = (0..<6).map { _ in GlobalID(entity: "Note") }
         func snapshots(_ order: [Int]) -> [ObjectSnapshot] { order.map { ObjectSnapshot(id: ids[$0], values: [:], toOne: [:], version: 1) } }
