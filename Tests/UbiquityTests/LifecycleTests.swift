@@ -71,10 +71,12 @@ struct LifecycleTests {
             #expect(try store.targets(of: "notes", of: folder.id) == [fresh.id])
             #expect(try store.count(FetchRequest(entity: "Folder")) == 21)
         }
-        // The fallback is gone, and it refuses late saves with a clear error.
+        // The fallback is gone; the context made on it goes on in the account store.
         #expect(try context.save() == nil)
-        try context.insert("Note", key: "too-late")
-        #expect(throws: StoreError.self) { try context.save() }
+        try context.insert("Note", key: "after-the-handover")
+        #expect(try context.save()?.peerID == account.peerID)
+        #expect(context.store === account.store)
+        #expect(try account.store.count(FetchRequest(entity: "Note")) == 20_002)
         newcomer.close()
 
         // A later launch opens the account store directly and catches up in the background.
@@ -86,7 +88,7 @@ struct LifecycleTests {
         #expect(try relaunched.waitForBackgroundImport())
         #expect(laterEvents.events.first == .storesDidChange(nil, now: .account))
         #expect(!laterEvents.events.contains(.storesWillChange(.initialImportCompleted)))
-        #expect(try relaunched.peer?.store.count(FetchRequest(entity: "Note")) == 20_001)
+        #expect(try relaunched.peer?.store.count(FetchRequest(entity: "Note")) == 20_002)
         relaunched.close()
     }
 

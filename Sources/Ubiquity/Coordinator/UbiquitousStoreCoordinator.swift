@@ -144,12 +144,21 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             events.post(.storesWillChange(transition))
             background.runPending()
             _ = importDone.wait(timeout: .now() + 600)
-            if let previous = lock.withLock({ current }) {
-                previous.store.retire("the device switched accounts; make new contexts")
+            let previous = lock.withLock { current }
+            let reason = "the device switched from '\(old.identityToken ?? "signed out")' to '\(fresh.identityToken ?? "signed out")'"
+            if let previous {
+                // Contexts that save meanwhile wait for the new store (and refuse to carry the old account's changes into it).
+                previous.store.beginHandover(reason)
                 previous.close()
             }
             lock.withLock { currentDevice = fresh }
-            try openStore(for: fresh, transition: transition)
+            do {
+                try openStore(for: fresh, transition: transition)
+            } catch {
+                previous?.store.retire("\(reason), and its store could not be opened: \(error)")
+                throw error
+            }
+            if let previous, let next = peer { previous.store.handOver(to: next.store, reason: reason, keepsChanges: false) }
         }
     }
 
@@ -199,12 +208,20 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
 
         events.post(.storesWillChange(.initialImportCompleted))
         // From here the fallback takes no more saves: the app was told to save in will-change.
-        fallback.store.retire("the initial import completed; the app now works on the account store")
-        let migrated = try Self.replaySaves(of: fallback, into: account, configuration: configuration)
+        // A context that saves meanwhile waits, and saves into the account store after the
+        // fallback's saves (so its newer edits stay newer).
+        let handover = "the initial import completed; the app now works on the account store"
+        fallback.store.beginHandover(handover)
+        let migrated: Int
+        do { migrated = try Self.replaySaves(of: fallback, into: account, configuration: configuration) } catch {
+            fallback.store.retire("\(handover), but the fallback's saves could not be handed over: \(error)")
+            throw error
+        }
         lock.withLock {
             current = account
             reason = "the account store (initial import completed, \(migrated) fallback transaction(s) migrated)"
         }
+        fallback.store.handOver(to: account.store, reason: handover, keepsChanges: true)
         events.post(.storesDidChange(.initialImportCompleted, now: .account))
         logger.notice("PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 0")
         fallback.close()
@@ -258,10 +275,15 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// The peer of the store the app works on now.
     public var peer: UbiquityPeer? { lock.withLock { current } }
 
-    /// A context on the current store. After a store change, make new contexts.
+    /// A context on the current store. It follows the store transitions: after the initial
+    /// import's handover it saves into the account store (its unsaved changes carried over);
+    /// after an account switch it works on the new account's store once it holds no unsaved
+    /// changes of the old one. Each save is exported by the store the app is on then.
     public func newContext() throws -> ObjectContext {
         guard let peer else { throw PeerError.invalidOption("no store added: call addStore() first") }
-        return peer.newContext()
+        let context = peer.newContext()
+        context.didSave = { [weak self] _, _ in _ = try? self?.peer?.exportPending() }
+        return context
     }
 
     /// Waits until the background import (initial import or launch catch-up) has finished;
@@ -292,6 +314,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         try peer.removeUbiquitousContent()
     }
 
+    /// The events from now on, as an `AsyncStream` (buffered, in order); it ends at `close()`.
     public func eventStream() -> AsyncStream<CoordinatorEvent> { events.stream() }
 
     /// Calls `handler` with every event from now on, on the posting thread, in order.

@@ -27,7 +27,9 @@ public final class ManagedObject {
     /// Holds unsaved attribute or to-one changes.
     public var hasChanges: Bool { !changedValues.isEmpty || !changedToOne.isEmpty }
 
-    /// An attribute's current value in this context.
+    /// An attribute's current value in this context. Setting through the subscript cannot
+    /// throw (Swift's setters do not), so a wrong type or an unknown name set here is
+    /// recorded and thrown by the next `save()`; `set(_:_:)` and `setValue(_:for:)` throw at the call.
     public subscript(_ attribute: String) -> AttributeValue? {
         get { (try? value(for: attribute)) ?? nil }
         set {
@@ -62,6 +64,19 @@ public final class ManagedObject {
         } else {
             changedValues[attribute] = .some(value)
         }
+    }
+
+    /// Sets an attribute from a Swift value (`"Groceries"`, `42`, `true`, a `Date`…; `nil`
+    /// clears it). A value the attribute cannot hold — another type, or an integer out of an
+    /// Integer 16/32 attribute's range — or an unknown name throws here, not at `save()`.
+    public func set(_ attribute: String, _ value: (any AttributeValueConvertible)?) throws {
+        let converted = value?.attributeValue
+        if let converted, let description = entity.attribute(attribute) ?? entity.transientAttribute(attribute),
+           description.type.accepts(converted), let range = description.type.integerRange,
+           case let .integer(number) = converted, !range.contains(number) {
+            throw ValidationError.outOfRange(entity: entity.name, property: attribute, type: description.type, value: number)
+        }
+        try setValue(converted, for: attribute)
     }
 
     /// The target of a to-one relationship (`nil` if empty or its target is deleted).

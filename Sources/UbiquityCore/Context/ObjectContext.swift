@@ -6,8 +6,13 @@ import UbiquityPlist
 /// Reads see the saved state plus this context's unsaved changes; `fetch` selects by saved
 /// values. `save()` applies the delete rules, validates, and commits data and outbox entry
 /// together; the log is then exported by the peer.
+///
+/// A store transition does not strand a context: when its store is handed over (the fallback
+/// to the account store after the initial import; one account's store to another's), the
+/// context moves to the new store at its next call (`ObjectContextHandover.swift`).
 public final class ObjectContext {
-    public let store: PersistentStore
+    /// The store this context reads and saves; it changes when that store is handed over.
+    public internal(set) var store: PersistentStore
     /// The format of logs written for this context's saves.
     public var logFormat: PlistFormat = .binary
     /// How a save treats objects that changed in the store since this context read them.
@@ -58,6 +63,7 @@ public final class ObjectContext {
     /// inserting a key that is alive already throws `StoreError.objectExists`.
     @discardableResult
     public func insert(_ entityName: String, key: String? = nil) throws -> ManagedObject {
+        try followHandover()
         let entity = try store.model.entity(named: entityName)
         guard !entity.isAbstract else { throw ModelError.abstractEntity(entityName) }
         let id = try key.map { try GlobalID(entity: entityName, key: $0) } ?? GlobalID(entity: entityName)
@@ -73,6 +79,7 @@ public final class ObjectContext {
 
     /// The object with `id` as this context sees it, or `nil` if it is not alive.
     public func object(_ id: GlobalID) throws -> ManagedObject? {
+        try followHandover()
         if let object = registered[id] { return object.isDeleted ? nil : object }
         guard let snapshot = try store.snapshot(of: id) else { return nil }
         let object = ManagedObject(id: id, entity: try store.model.entity(named: id.entity), context: self, saved: snapshot)
@@ -82,7 +89,8 @@ public final class ObjectContext {
 
     /// The saved objects matching `request`, as this context sees them.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
-        try store.fetch(request).compactMap { snapshot in
+        try followHandover()
+        return try store.fetch(request).compactMap { snapshot in
             if let object = registered[snapshot.id] { return object.isDeleted ? nil : object }
             let object = ManagedObject(id: snapshot.id, entity: try store.model.entity(named: snapshot.id.entity), context: self, saved: snapshot)
             registered[snapshot.id] = object

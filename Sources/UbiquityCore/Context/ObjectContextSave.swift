@@ -3,8 +3,21 @@
 extension ObjectContext {
     /// Saves every change as one local transaction and returns its log, or `nil` when there
     /// was nothing to save. On error nothing is saved and the changes stay in the context.
+    ///
+    /// A save that meets its store being handed over (the initial import finishing) waits for
+    /// the new store and saves there.
     @discardableResult
     public func save() throws -> TransactionLog? {
+        try followHandover()
+        do {
+            return try saveOnce()
+        } catch StoreError.retired where (try? store.successor()) != nil {
+            try followHandover()
+            return try saveOnce()
+        }
+    }
+
+    private func saveOnce() throws -> TransactionLog? {
         if let error = deferredErrors.first { throw error }
         guard hasChanges else {
             resolvedConflicts = []
@@ -56,6 +69,7 @@ extension ObjectContext {
             }
         }
         let deleted = deletionOrderClosure(doomed).filter { !insertedIDs.contains($0) }
+        try validateTargets(doomed: doomed)
         try validateRelationships(doomed: doomed)
 
         guard let (log, changes) = try store.commitLocal(inserted: inserted, updated: updateOrder.compactMap { updates[$0] },

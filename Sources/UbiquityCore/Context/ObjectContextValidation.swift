@@ -3,6 +3,26 @@
 // least when required). Attribute values are checked as their records are made
 // (`AttributeDescription.validate`, ObjectContextSave.swift).
 extension ObjectContext {
+    /// Refuses a to-one set (or a to-many member added) to an object the store never held and
+    /// this save does not insert, naming the object, the relationship and the missing ID (the
+    /// CLI refuses it too). A deleted target — by this save, or by another peer since the
+    /// context read it — is allowed: the reference reads as absent, as DESIGN §4 says.
+    func validateTargets(doomed: Set<GlobalID>) throws {
+        func exists(_ target: GlobalID) throws -> Bool {
+            if doomed.contains(target) || insertedIDs.contains(target) { return true }
+            return try store.isAlive(target) || store.isDeleted(target)
+        }
+        for object in registered.values.sorted(by: { $0.id < $1.id }) where !doomed.contains(object.id) {
+            for (name, target) in object.changedToOne.sorted(by: { $0.key < $1.key }) {
+                if let target, try !exists(target) { throw StoreError.missingTarget(object: object.id, relationship: name, target: target) }
+            }
+        }
+        for change in pairOrder where pendingPairs[change] == true && !doomed.contains(change.source) {
+            if try !exists(change.target) { throw StoreError.missingTarget(object: change.source, relationship: change.relationship, target: change.target) }
+            if try !exists(change.source) { throw StoreError.missingTarget(object: change.target, relationship: change.relationship, target: change.source) }
+        }
+    }
+
     /// Checks every object this save inserts or changes, and every object whose relationships
     /// it changes from the other side (a member added, moved or deleted). Throws the first
     /// `ValidationError`; models without count rules cost nothing.

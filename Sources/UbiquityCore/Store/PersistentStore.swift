@@ -25,8 +25,12 @@ public final class PersistentStore: @unchecked Sendable {
     var knowledgeCache: KnowledgeVector
     /// `Z_WRITERS` rows by id (`SlotWriters.swift`).
     var slotWriterCache: [Int64: SlotWriter] = [:]
-    /// Set when the store was handed over (a fallback after the initial import): saves then fail.
-    var retiredReason: String?
+    /// Set when the store stops taking saves: retired, or handed over to a successor that
+    /// contexts follow (StoreHandover.swift).
+    var retirement: StoreRetirement?
+    let retirementChanged = NSCondition()
+    /// Told of every committed change (the fetched-results observers subscribe here).
+    package let changeObservers = StoreChangeObservers()
 
     /// Opens or creates the store at `path`. A store made for another model or peer is refused.
     /// With `readOnly`, an existing store is opened for reading only while another process may
@@ -143,8 +147,6 @@ public final class PersistentStore: @unchecked Sendable {
     /// Seconds since 1970 on this store's wall clock.
     package var now: Double { wallClockStorage.now.timeIntervalSince1970 }
 
-    /// Refuses every later save with `StoreError.retired(reason)`.
-    package func retire(_ reason: String) { locked { retiredReason = reason } }
 
     func table(_ entity: String) throws -> EntityTable {
         guard let table = tables[entity] else { throw ModelError.unknownEntity(entity) }
@@ -164,6 +166,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case retired(String)
     /// A store opened read-only does not exist (or was never set up): nothing was saved there yet.
     case missing(String)
+    /// A save refers, through a relationship, to an object that neither the store nor the save holds.
+    case missingTarget(object: GlobalID, relationship: String, target: GlobalID)
     /// A log was handed to the store out of causal order (a bug in the caller, never in the cloud).
     case notApplicable(peer: String, number: Int64)
 
@@ -179,6 +183,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
             return "cannot delete \(object): its relationship '\(relationship)' still holds \(count) object(s) (delete rule deny)"
         case let .retired(reason): return "this store no longer takes saves: \(reason)"
         case let .missing(path): return "no store at \(path) yet (nothing was saved or synced there)"
+        case let .missingTarget(object, relationship, target):
+            return "\(object).\(relationship) refers to \(target), which does not exist: insert it first (or in the same save), or sync if another peer made it"
         case let .notApplicable(peer, number): return "transaction \(number) of \(peer) is not the next applicable one"
         }
     }

@@ -28,7 +28,7 @@ extension PersistentStore {
     /// store, in one transaction, after validating every row against the model. Returns the
     /// objects that changed, as an import reports them. History and the outbox are untouched.
     package func joinStateFile(at path: String, knowledge: KnowledgeVector) throws -> ObjectChanges {
-        try locked {
+        let joined = try locked {
             database.resetActiveStatements()
             try database.execute("ATTACH DATABASE \(SQLiteDatabase.quoteLiteral(path)) AS baseline")
             defer {
@@ -54,6 +54,8 @@ extension PersistentStore {
                 return changes
             }
         }
+        if !joined.isEmpty { changeObservers.notify(.joined(joined)) }
+        return joined
     }
 
     /// The attached file's schema version, after checking it was made for this model.

@@ -39,6 +39,7 @@ extension PersistentStore {
                 knowledgeCache = KnowledgeVector()
             }
         }
+        changeObservers.notify(.reset)
     }
 
     /// The size of the store file in bytes (for the baseline heuristics).

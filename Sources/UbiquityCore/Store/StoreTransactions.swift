@@ -45,8 +45,8 @@ extension PersistentStore {
     public func commitLocal(inserted: [ChangeRecord], updated: [ChangeRecord], deleted: [GlobalID],
                             format: PlistFormat = .binary) throws -> (log: TransactionLog, changes: ObjectChanges)? {
         guard !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty) else { return nil }
-        return try locked {
-            if let retiredReason { throw StoreError.retired(retiredReason) }
+        let committed = try locked {
+            if let retirement { throw StoreError.retired(retirement.reason) }
             let savedClock = clock
             do {
                 return try database.transaction {
@@ -76,6 +76,8 @@ extension PersistentStore {
                 throw error
             }
         }
+        changeObservers.notify(.committed(committed.1, local: true))
+        return committed
     }
 
     /// Applies imported logs in the given order, in one SQLite transaction. Each must be the
@@ -88,7 +90,7 @@ extension PersistentStore {
     /// applies. Only a failure that is no log's fault (the disk full, the database locked or
     /// damaged) rolls back the whole batch and throws.
     public func applyImported(_ logs: [TransactionLog]) throws -> ImportApplication {
-        try locked {
+        let application = try locked {
             let savedClock = clock
             do {
                 return try database.transaction {
@@ -135,6 +137,8 @@ extension PersistentStore {
                 throw error
             }
         }
+        if !application.changes.isEmpty { changeObservers.notify(.committed(application.changes, local: false)) }
+        return application
     }
 
     /// Whether applying a log failed because of what the log holds (so it is set aside and the

@@ -52,6 +52,28 @@ public struct Device: Sendable, Equatable {
         return device
     }
 
+    /// The device in `directory`: loaded when `device.plist` is there (an app's second launch),
+    /// else created as `create` does (its first). A device there of another user is refused:
+    /// `userName` says whose device the app expects. `create` stays strict for tools that must
+    /// not adopt a device by mistake.
+    public static func openOrCreate(at directory: String, userName: String = "user",
+                                    identityToken: String? = defaultAccount) throws(DeviceError) -> Device {
+        let existing: Device
+        do throws(DeviceError) { existing = try load(from: directory) } catch {
+            guard case .notInitialized = error else { throw error }
+            do throws(DeviceError) {
+                return try create(at: directory, userName: userName, identityToken: identityToken)
+            } catch .alreadyExists {
+                // Another process created it between the two looks: use theirs.
+                existing = try load(from: directory)
+            }
+        }
+        guard existing.userName == userName else {
+            throw .invalid("the device at \(directory) belongs to user '\(existing.userName)', not '\(userName)'")
+        }
+        return existing
+    }
+
     /// Reads `device.plist` from `directory`.
     public static func load(from directory: String) throws(DeviceError) -> Device {
         let path = directory + "/device.plist"

@@ -61,6 +61,7 @@ final class EventLog<Event: Sendable>: @unchecked Sendable {
     private var storage: [Event] = []
     func append(_ event: Event) { lock.withLock { storage.append(event) } }
     var events: [Event] { lock.withLock { storage } }
+    func clear() { lock.withLock { storage.removeAll() } }
 }
 
 extension UbiquityPeer {
