@@ -66,7 +66,7 @@ public final class PersistentStore: @unchecked Sendable {
         knowledgeCache = KnowledgeVector()
         if readOnly {
             try checkMetaForReading(model: model, peerID: peerID)
-            retiredReason = "it was opened read-only"
+            retirement = .retired("it was opened read-only")
         } else {
             try createOrCheckSchema(tables: tables, pairTables: pairTables)
         }
