@@ -29,6 +29,9 @@ public final class PersistentStore: @unchecked Sendable {
     /// contexts follow (StoreHandover.swift).
     var retirement: StoreRetirement?
     let retirementChanged = NSCondition()
+    /// Opened to read beside another process that owns the device: every save throws (a read
+    /// only store is not retired, so its contexts read without looking for a successor).
+    let isReadOnly: Bool
     /// Told of every committed change (the fetched-results observers subscribe here).
     package let changeObservers = StoreChangeObservers()
 
@@ -39,6 +42,7 @@ public final class PersistentStore: @unchecked Sendable {
     /// save throws.
     public init(path: String, model: ObjectModel, peerID: String, storeName: String, contentName: String, readOnly: Bool = false) throws {
         self.model = model
+        isReadOnly = readOnly
         self.peerID = peerID
         self.storeName = storeName
         self.contentName = contentName
@@ -66,7 +70,6 @@ public final class PersistentStore: @unchecked Sendable {
         knowledgeCache = KnowledgeVector()
         if readOnly {
             try checkMetaForReading(model: model, peerID: peerID)
-            retirement = .retired("it was opened read-only")
         } else {
             try createOrCheckSchema(tables: tables, pairTables: pairTables)
         }

@@ -47,6 +47,7 @@ extension PersistentStore {
         guard !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty) else { return nil }
         let committed = try locked {
             if let retirement { throw StoreError.retired(retirement.reason) }
+            if isReadOnly { throw StoreError.retired("it was opened read-only") }
             let savedClock = clock
             do {
                 return try database.transaction {

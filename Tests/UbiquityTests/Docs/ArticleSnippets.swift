@@ -39,6 +39,16 @@ func printEvents(of coordinator: UbiquitousStoreCoordinator) -> Task<Void, Never
     }
 }
 
+func watchPinnedNotes(of coordinator: UbiquitousStoreCoordinator) throws -> FetchedResultsObserver {
+    let request = try coordinator.request("Note", where: "pinned == true", sortedBy: [FetchSortDescriptor("title")])
+    let pinned = try coordinator.observeResults(request)
+    pinned.observe { change in
+        for insertion in change.inserted { print("new at", insertion.index, insertion.id) }
+        for move in change.moved { print("moved", move.id, "from", move.from, "to", move.to) }
+    }
+    return pinned   // keep it: releasing or cancel() stops it
+}
+
 /// Docs/Scenarios.md, "Writing a scenario": compiled, not run (it names a made-up ubiq path).
 func runScenarioFromSwift() throws {
     let scenario = try ScenarioLibrary.load("account-switch")      // or ScenarioParser.load(path:)
