@@ -231,6 +231,7 @@ public final class UbiquityPeer: @unchecked Sendable {
         do {
             summary.exported += try exportPending()
             summary.repaired = try syncLock.withLock { try Exporter(store: store, location: location, logger: logger).repairSentLogs() }
+            _ = try syncLock.withLock { try Exporter(store: store, location: location, logger: logger).repairExternalData() }
         } catch let error as SyncError {
             summary.exportError = error.description
         }
@@ -279,8 +280,11 @@ public final class UbiquityPeer: @unchecked Sendable {
             summary.garbage = syncLock.withLock {
                 let catalog = baseliner.catalog()
                 baseliner.deleteRedundantCopies(catalog)
-                return GarbageCollector(store: store, location: location, logger: logger)
-                    .collect(view: catalog.view, policy: policy, now: configuration.clock.now, scan: scan)
+                let collector = GarbageCollector(store: store, location: location, logger: logger)
+                let report = collector.collect(view: catalog.view, policy: policy, now: configuration.clock.now, scan: scan)
+                // The logs just collected name nothing any more: a fresh listing.
+                summary.externalDataGarbage = collector.collectExternalData(catalog: catalog, policy: policy, now: configuration.clock.now)
+                return report
             }
         }
         summary.outboxPending = try store.pendingOutbox().count

@@ -46,6 +46,11 @@ public struct ContainerReport: Sendable {
     public let modelVersions: ModelVersionReport?
     /// Whether the content is encrypted and this device holds the key.
     public var encryption: ContentSealing.State = .plain
+    /// External data files in the cloud for this content, and their bytes.
+    public var externalDataFiles = 0
+    public var externalDataBytes: Int64 = 0
+    /// What the last import waited for: logs whose external data had not arrived or was damaged.
+    public var externalDataWaits: [String] = []
 
     /// Builds the report for `peer` (a store of the device; its container when it has one).
     public static func make(for peer: UbiquityPeer, storeKind: StoreKind? = nil, storeReason: String? = nil) throws -> ContainerReport {
@@ -104,6 +109,12 @@ public struct ContainerReport: Sendable {
             baseline: baseline, baselineBytes: baselineBytes, quarantined: try store.quarantined(), files: files.sorted { $0.0 < $1.0 },
             transfers: transfers, modelVersions: try ModelVersionReport.make(for: peer))
         report.encryption = peer.encryptionState
+        if let location = peer.location {
+            let external = location.entries(in: location.externalDataDirectory).filter { $0.isRegularFile && !$0.name.hasPrefix(".") }
+            report.externalDataFiles = external.count
+            report.externalDataBytes = external.reduce(0) { $0 + $1.size }
+        }
+        report.externalDataWaits = try store.externalDataWaits()
         return report
     }
 
@@ -163,6 +174,10 @@ public struct ContainerReport: Sendable {
         if let modelVersions {
             lines.append("  model versions:")
             lines += modelVersions.lines.map { "    " + $0 }
+        }
+        if externalDataFiles > 0 || !externalDataWaits.isEmpty {
+            lines.append("  external data: \(externalDataFiles) file(s), \(externalDataBytes) bytes")
+            lines += externalDataWaits.map { "  waiting: \($0)" }
         }
         lines.append("  quarantined: \(quarantined.isEmpty ? "none" : quarantined.map { "\($0.path) (\($0.reason))" }.joined(separator: "; "))")
         if let transfers {

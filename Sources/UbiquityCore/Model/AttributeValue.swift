@@ -15,6 +15,9 @@ public enum AttributeValue: Hashable, Sendable {
     case boolean(Bool)
     case date(secondsSince1970: Double)
     case binary([UInt8])
+    /// A binary value stored outside the row and the log (an attribute that allows external
+    /// storage): its bytes are in the store's external data folder and the cloud's `.externalData`.
+    case externalBinary(ExternalDataReference)
     case uuid(UUID)
     case uri(URL)
 
@@ -31,7 +34,7 @@ public enum AttributeValue: Hashable, Sendable {
         case .float: return .float
         case .boolean: return .boolean
         case .date: return .date
-        case .binary: return .binary
+        case .binary, .externalBinary: return .binary
         case .uuid: return .uuid
         case .uri: return .uri
         }
@@ -44,6 +47,7 @@ public enum AttributeValue: Hashable, Sendable {
     public var floatValue: Float? { if case let .float(v) = self { return v } else { return nil } }
     public var boolValue: Bool? { if case let .boolean(v) = self { return v } else { return nil } }
     public var binaryValue: [UInt8]? { if case let .binary(v) = self { return v } else { return nil } }
+    public var externalReference: ExternalDataReference? { if case let .externalBinary(v) = self { return v } else { return nil } }
     public var uriValue: URL? { if case let .uri(v) = self { return v } else { return nil } }
     public var dateValue: Date? {
         if case let .date(v) = self { return Date(timeIntervalSince1970: v) } else { return nil }
@@ -65,6 +69,7 @@ extension AttributeValue: CustomStringConvertible {
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             return formatter.string(from: Date(timeIntervalSince1970: v))
         case let .binary(v): return "<\(v.count) bytes>"
+        case let .externalBinary(reference): return reference.description
         case let .uuid(v): return v.uuidString
         case let .uri(v): return v.absoluteString
         }

@@ -45,6 +45,8 @@ extension PersistentStore {
     public func commitLocal(inserted: [ChangeRecord], updated: [ChangeRecord], deleted: [GlobalID],
                             format: PlistFormat = .binary) throws -> (log: TransactionLog, changes: ObjectChanges)? {
         guard !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty) else { return nil }
+        // Large values become files before the transaction: a log never names a file not written.
+        let inserted = try externalizing(inserted), updated = try externalizing(updated)
         return try locked {
             if let retiredReason { throw StoreError.retired(retiredReason) }
             let savedClock = clock

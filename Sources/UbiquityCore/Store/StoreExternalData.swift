@@ -1,0 +1,76 @@
+import Foundation
+import UbiquityBase
+
+// External binary values in the store: large values of attributes that allow external storage
+// become files of the store's `ExternalDataFolder` when saved, and rows, logs and baselines hold
+// only their reference (Docs/ContainerFormat.md, "External binary data").
+extension PersistentStore {
+    /// Records as they are committed: each inline binary value of an attribute that allows
+    /// external storage and is at least `ExternalDataReference.threshold` bytes long becomes a
+    /// file of the folder and a reference. Throws when a reference names a file this store does
+    /// not hold: a log naming it could never be applied anywhere.
+    func externalizing(_ records: [ChangeRecord]) throws -> [ChangeRecord] {
+        var result = records
+        for index in result.indices {
+            let entity = try model.entity(named: result[index].id.entity)
+            for (name, value) in result[index].values {
+                guard let attribute = entity.attribute(name), attribute.allowsExternalBinaryDataStorage else { continue }
+                switch value {
+                case let .binary(bytes)? where bytes.count >= ExternalDataReference.threshold:
+                    result[index].values[name] = .externalBinary(try externalData.add(bytes))
+                case let .externalBinary(reference)?:
+                    guard externalData.contains(reference) else {
+                        throw StoreError.validation("\(entity.name).\(name) names external data \(reference.sha256) that this store does not hold (add it with PersistentStore.externalData first)")
+                    }
+                default:
+                    break
+                }
+            }
+        }
+        return result
+    }
+
+    /// Every external value the store's live objects hold now.
+    public func externalReferences() throws -> Set<ExternalDataReference> {
+        try locked {
+            var references = Set<ExternalDataReference>()
+            for table in tables.values {
+                for attribute in table.entity.attributes where attribute.allowsExternalBinaryDataStorage {
+                    let column = "\"a_\(attribute.name)\""
+                    let statement = try database.statement("SELECT \(column) FROM \(table.quotedName) WHERE alive = 1 AND typeof(\(column)) = 'text'")
+                    while try statement.step() {
+                        if let reference = statement.string(0).flatMap(ExternalDataReference.init(sqliteText:)) { references.insert(reference) }
+                    }
+                }
+            }
+            return references
+        }
+    }
+
+    /// Records what the last import waited for (`ExternalDataWait.line`), replacing the last record.
+    package func recordExternalDataWaits(_ lines: [String]) throws {
+        try locked { try setMeta(.externalDataWaits, lines.joined(separator: "\n")) }
+    }
+
+    /// What the last import waited for: logs whose external data had not arrived or was damaged.
+    public func externalDataWaits() throws -> [String] {
+        try locked { try meta(.externalDataWaits).map { $0.split(separator: "\n").map(String.init) } ?? [] }
+    }
+
+    /// The external values the store's objects hold whose files are not in its folder (not
+    /// arrived yet: a baseline joined before its files came).
+    public func missingExternalData() throws -> [ExternalDataReference] {
+        try externalReferences().filter { !externalData.contains($0) }.sorted { $0.sha256 < $1.sha256 }
+    }
+}
+
+extension TransactionLog {
+    /// The external values this log names.
+    public var externalReferences: Set<ExternalDataReference> {
+        var references = Set<ExternalDataReference>()
+        for record in inserted + updated {
+            for case let .externalBinary(reference)? in record.values.values { references.insert(reference) }
+        }
+        return references
+    }
+}
