@@ -78,7 +78,8 @@ extension AttributeValue: CustomStringConvertible {
 
 extension AttributeType {
     /// Parses the textual form used by the CLI and model files (`title=Hello`, `pinned=true`,
-    /// `created=2024-05-01T10:00:00Z` or `created=2024-05-01`, `data=base64:AAEC`, `price=12.50`, `link=https://…`).
+    /// `created=2024-05-01T10:00:00Z` or `created=2024-05-01`, `data=base64:AAEC`, `price=12.50`, `link=https://…`;
+    /// `data=sha256:<hex>:<size>` names an external value the store holds already).
     /// Integers are read whole; whether they fit a narrower type is validation's to say.
     public func parse(_ text: String) -> AttributeValue? {
         switch self {
@@ -104,6 +105,8 @@ extension AttributeType {
             formatter.formatOptions = [.withFullDate]
             return formatter.date(from: text).map(AttributeValue.date)
         case .binary, .transformable:
+            // `sha256:<hex>:<size>`: an external value already in the store's folder (base64 has no ':').
+            if text.hasPrefix("sha256:") { return ExternalDataReference(sqliteText: text).map(AttributeValue.externalBinary) }
             let payload = text.hasPrefix("base64:") ? String(text.dropFirst(7)) : text
             return Data(base64Encoded: payload).map { .binary([UInt8]($0)) }
         case .uuid: return UUID(uuidString: text).map(AttributeValue.uuid)
