@@ -266,3 +266,72 @@ struct ExternalDataTests {
         #expect(try b.store.externalData.bytes(of: reference) == bytes)
     }
 }
+
+/// External data under the emulated iCloud daemon's faults: files and logs travel as separate
+/// transfers, delayed, reordered and cut short, so a log may arrive before its file or a file in
+/// part. The value is never applied wrong, other logs keep flowing, and everything converges.
+@Suite("External binary data through the emulated daemon")
+struct ExternalDataDaemonTests {
+    struct Outcome {
+        var sawWait = false
+        var sawQuarantine = false
+    }
+
+    static func run(seed: UInt64) throws -> Outcome {
+        let root = NSTemporaryDirectory() + "ubiquity-external-daemon-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let cloud = EmulatedCloud(path: root + "/cloud")
+        try AtomicFile.makeDirectory(cloud.path)
+        var plan = FaultPlan()
+        plan.delay = 0...90
+        plan.reorder = true
+        plan.truncateRate = 0.5
+        plan.retryAfter = 5...30
+        var daemons: [TransferDaemon] = []
+        var peers: [UbiquityPeer] = []
+        for (index, name) in ["phone", "mac"].enumerated() {
+            _ = try Device.create(at: root + "/" + name, userName: name, mirrorsCloud: true)
+            daemons.append(TransferDaemon(name: name, device: root + "/" + name, cloud: cloud, plan: plan, seed: seed * 10 + UInt64(index)))
+            peers.append(try UbiquityPeer(configuration: PeerConfiguration(cloud: cloud.path, device: root + "/" + name, model: ExternalDataTests.model,
+                                                                           contentName: "Photos", baselinePolicy: nil, logger: .silent)))
+        }
+        let (phone, mac) = (peers[0], peers[1])
+        var generator = SeededGenerator(seed: seed)
+        let bytes = (0..<300_000).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        try ExternalDataTests.save(phone, "p1", image: .binary(bytes), caption: "with its file")
+        try ExternalDataTests.save(phone, "p2", image: nil, caption: "after it")
+        try ExternalDataTests.save(mac, "m1", image: nil, caption: "mac's own")
+        var outcome = Outcome()
+        for now in stride(from: 0, through: 600, by: 5) {
+            for (peer, daemon) in zip(peers, daemons) {
+                let summary = try peer.sync()
+                daemon.noteMirrorChanged()
+                daemon.round(now: Double(now))
+                if peer === mac {
+                    if !summary.imported.missingExternalData.isEmpty { outcome.sawWait = true }
+                    if summary.imported.quarantined.contains(where: { $0.path.hasPrefix(".externalData/") }) { outcome.sawQuarantine = true }
+                }
+            }
+            // Never applied wrong: once the object is there, so are exactly its bytes.
+            if let value = try ExternalDataTests.image(mac, "p1") {
+                let reference = try #require(value.externalReference)
+                #expect(try mac.store.externalData.bytes(of: reference) == bytes, "seed \(seed) at \(now) s")
+            }
+        }
+        #expect(try mac.store.snapshot(of: GlobalID(entity: "Photo", key: "p2")) != nil, "seed \(seed): everything arrived")
+        #expect(try phone.dumpText() == mac.dumpText(), "seed \(seed): converged")
+        for peer in peers { peer.close() }
+        return outcome
+    }
+
+    /// Fixed seeds (`UBIQUITY_SEED` adds one): across them both faults happen at least once.
+    @Test func aLogBeforeItsFileAndATruncatedFileConverge() throws {
+        var seeds: [UInt64] = [1, 2, 3]
+        if let extra = ProcessInfo.processInfo.environment["UBIQUITY_SEED"].flatMap(UInt64.init) { seeds.append(extra) }
+        var outcomes: [UInt64: Outcome] = [:]
+        for seed in seeds { outcomes[seed] = try Self.run(seed: seed) }
+        let seen = outcomes.sorted { $0.key < $1.key }.map { "seed \($0.key): wait \($0.value.sawWait), quarantine \($0.value.sawQuarantine)" }
+        #expect(outcomes.values.contains { $0.sawWait }, "some seed delivers a log before its file: \(seen)")
+        #expect(outcomes.values.contains { $0.sawQuarantine }, "some seed delivers a file cut short: \(seen)")
+    }
+}
