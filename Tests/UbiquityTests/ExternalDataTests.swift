@@ -71,9 +71,11 @@ struct ExternalDataTests {
         let a = try cloud.peer("a", policy: Self.policy), b = try cloud.peer("b", policy: Self.policy)
         let source = cloud.root + "/photo.bin"
         let written = try Self.makeFile(source, count: 50 << 20, seed: 17)
-        let reference = try a.store.externalData.add(fileAt: source)
+        let context = a.newContext()
+        try context.insert("Photo", key: "p1").setValue(contentsOf: URL(fileURLWithPath: source), for: "image")
+        try context.save()
+        let reference = try #require(try Self.image(a, "p1")?.externalReference)
         #expect(reference.sha256 == written.sha256 && reference.size == 50 << 20)
-        try Self.save(a, "p1", image: .externalBinary(reference))
         _ = try a.sync()
 
         let files = try Self.externalFiles(a)
@@ -84,7 +86,10 @@ struct ExternalDataTests {
         let summary = try b.sync()
         #expect(summary.imported.applied.count == 1)
         #expect(try Self.image(b, "p1") == .externalBinary(reference))
-        #expect(try StreamingFile.sha256(of: b.store.externalData.path(of: reference)) == written, "byte-identical on b")
+        let copy = cloud.root + "/copy.bin"
+        let reader = b.newContext()
+        try #require(try reader.object(GlobalID(entity: "Photo", key: "p1"))).writeValue(of: "image", to: URL(fileURLWithPath: copy))
+        #expect(try StreamingFile.sha256(of: copy) == written, "byte-identical on b")
         #expect(try a.dumpText() == b.dumpText())
 
         // Nobody refers to it any more: the logs naming it go by the log rule, then the file.
