@@ -248,6 +248,28 @@ struct ExternalDataTests {
         #expect(try newcomer.store.missingExternalData().isEmpty)
     }
 
+    /// Moving the local store's objects into an account store brings their files along: the
+    /// stores keep separate folders, and the account's peers receive the value.
+    @Test func migratingTheLocalStoreCarriesTheFiles() throws {
+        let cloud = try TestCloud(model: Self.model, contentName: "Photos")
+        let phone = try cloud.coordinator("phone", account: nil)
+        try phone.addStore()
+        let bytes = [UInt8](repeating: 7, count: 120_000)
+        let local = try phone.newContext()
+        try local.insert("Photo", key: "offline").setValue(.binary(bytes), for: "image")
+        try local.save()
+        _ = try Device.setAccount("alice", at: cloud.devicePath("phone"))
+        try phone.checkAccount()
+        try phone.waitForBackgroundImport()
+        #expect(try phone.migrateLocalStoreToAccount().copied == 1)
+        _ = try phone.sync()
+        let other = try cloud.peer("other", account: "alice", policy: nil)
+        _ = try other.sync()
+        let reference = try #require(try Self.image(other, "offline")?.externalReference)
+        #expect(try other.store.externalData.bytes(of: reference) == bytes)
+        phone.close()
+    }
+
     /// With encryption on, the file in the cloud is sealed and named by a keyed hash: the cloud
     /// shows neither the bytes nor their SHA-256; a device with the key reads the value.
     @Test func encryptedContentSealsTheFileUnderAKeyedName() throws {

@@ -71,6 +71,13 @@ public struct ExternalDataFolder: Sendable {
         }
     }
 
+    /// Copies a value from another store's folder (a migration between stores), streamed and
+    /// checked; nothing when it is here already. Throws `missing` when neither folder holds it.
+    public func copy(_ reference: ExternalDataReference, from other: ExternalDataFolder) throws {
+        guard !contains(reference) else { return }
+        guard try adopt(reference, produce: { write in try other.read(reference, write) }) else { throw ExternalDataError.missing(reference) }
+    }
+
     /// Calls `body` with the value's bytes, a chunk at a time.
     public func read(_ reference: ExternalDataReference, _ body: ([UInt8]) throws -> Void) throws {
         guard contains(reference) else { throw ExternalDataError.missing(reference) }
