@@ -145,6 +145,8 @@ public struct ContainerReport: Sendable {
                 "quarantined": .array(quarantined.map { .object(["path": .string($0.path), "reason": .string($0.reason)]) }),
                 "files": .array(files.map { .object(["path": .string($0.path), "state": .string($0.state.rawValue)]) }),
                 "modelVersions": modelVersions?.jsonValue ?? .null,
+                "externalData": .object(["files": .int(Int64(externalDataFiles)), "bytes": .int(externalDataBytes),
+                                         "waiting": .array(externalDataWaits.map(JSONValue.string))]),
                 "transfers": transfers.map { status in
                     .object(["offline": .bool(status.offline), "quotaExceeded": .bool(status.quotaExceeded),
                              "waitingUploads": .int(Int64(status.waitingUploads)), "waitingDownloads": .int(Int64(status.waitingDownloads))])
