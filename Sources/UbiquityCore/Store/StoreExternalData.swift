@@ -1,5 +1,6 @@
 import Foundation
 import UbiquityBase
+import UbiquityPlist
 
 // External binary values in the store: large values of attributes that allow external storage
 // become files of the store's `ExternalDataFolder` when saved, and rows, logs and baselines hold
@@ -70,6 +71,25 @@ extension TransactionLog {
         var references = Set<ExternalDataReference>()
         for record in inserted + updated {
             for case let .externalBinary(reference)? in record.values.values { references.insert(reference) }
+        }
+        return references
+    }
+}
+
+extension ExternalDataReference {
+    /// The external values an encoded log names, read without its model (a log of an earlier
+    /// model version too): every `{externalData, size}` dictionary among its records' values.
+    /// Throws when the bytes are no plist.
+    public static func all(inLog bytes: [UInt8]) throws -> Set<ExternalDataReference> {
+        var references = Set<ExternalDataReference>()
+        let plist = try PlistSeam.decode(bytes)
+        for key in ["inserted", "updated"] {
+            for record in plist[key]?.arrayValue ?? [] {
+                guard case let .dictionary(values)? = record["values"] else { continue }
+                for value in values.values {
+                    if let reference = ExternalDataReference(plist: value) { references.insert(reference) }
+                }
+            }
         }
         return references
     }

@@ -47,11 +47,10 @@ package struct Exporter {
 
     /// Writes the external values a log names into the cloud (fsynced) before the log itself,
     /// so no peer ever sees a log whose file was never written.
-    private func uploadExternalData(of bytes: [UInt8]) throws {
+    package func uploadExternalData(of bytes: [UInt8]) throws {
         // Only a log holding the key's text can name external data: most logs are not decoded again.
         guard bytes.count > 12, Self.containsMarker(bytes) else { return }
-        let log = try TransactionLog(decoding: bytes, model: store.model)
-        for reference in log.externalReferences.sorted(by: { $0.sha256 < $1.sha256 }) {
+        for reference in try ExternalDataReference.all(inLog: bytes).sorted(by: { $0.sha256 < $1.sha256 }) {
             try location.uploadExternalData(reference, from: store.externalData, now: store.now)
             logger.log(.verbose, "PFUbiquityTransactionLogExporter", "exportLog:", "external data \(reference.sha256) (\(reference.size) bytes) is in the container")
         }

@@ -125,14 +125,14 @@ extension GarbageCollector {
         }
         var named = Set(catalog.entries.flatMap(\.metadata.externalData))
         for log in scan.logs {
-            guard let bytes = try? location.read(log.path, limit: 64 << 20), let decoded = try? TransactionLog(decoding: bytes, model: store.model) else {
+            guard let bytes = try? location.read(log.path, limit: 64 << 20), let references = try? ExternalDataReference.all(inLog: bytes) else {
                 return keepAll("log \(log.peerID)/\(log.name) cannot be read: it may name any of them")
             }
-            named.formUnion(decoded.externalReferences.map(\.sha256))
+            named.formUnion(references.map(\.sha256))
         }
         for entry in (try? store.pendingOutbox()) ?? [] {
-            guard let decoded = try? TransactionLog(decoding: entry.bytes, model: store.model) else { return keepAll("an outbox log cannot be read") }
-            named.formUnion(decoded.externalReferences.map(\.sha256))
+            guard let references = try? ExternalDataReference.all(inLog: entry.bytes) else { return keepAll("an outbox log cannot be read") }
+            named.formUnion(references.map(\.sha256))
         }
         // Each hash under both names it may have (plain, and keyed when the content is sealed).
         var names = Set<String>()
