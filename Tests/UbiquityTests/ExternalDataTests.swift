@@ -270,6 +270,27 @@ struct ExternalDataTests {
         phone.close()
     }
 
+    /// A value saved before encryption was turned on gets a sealed copy under its keyed name at
+    /// the next sync, and the plaintext file is collected (`encryption status` lists it until then).
+    @Test func turningEncryptionOnSealsEarlierValuesAndCollectsThePlainFile() throws {
+        let cloud = try TestCloud(model: Self.model, contentName: "Photos")
+        let a = try cloud.peer("a", policy: Self.policy)
+        let bytes = [UInt8](repeating: 3, count: 110_000)
+        try Self.save(a, "p1", image: .binary(bytes))
+        _ = try a.sync()
+        let reference = try #require(try Self.image(a, "p1")?.externalReference)
+        #expect(try Self.externalFiles(a).map(\.name) == [reference.sha256], "the plaintext file before")
+        try a.enableEncryption(passphrase: "correct horse", parameters: .fast)
+        _ = try a.sync()
+        let names = try Self.externalFiles(a).map(\.name)
+        #expect(names == [try #require(a.location).externalDataName(reference)], "only the sealed copy is left: \(names)")
+        #expect(try a.encryptionStatus().plaintextFiles.allSatisfy { !$0.hasPrefix(".externalData/") })
+        let b = try cloud.peer("b", policy: nil)
+        try b.unlockEncryption(passphrase: "correct horse")
+        _ = try b.sync()
+        #expect(try b.store.externalData.bytes(of: reference) == bytes)
+    }
+
     /// With encryption on, the file in the cloud is sealed and named by a keyed hash: the cloud
     /// shows neither the bytes nor their SHA-256; a device with the key reads the value.
     @Test func encryptedContentSealsTheFileUnderAKeyedName() throws {

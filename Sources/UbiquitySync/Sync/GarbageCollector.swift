@@ -135,10 +135,14 @@ extension GarbageCollector {
             named.formUnion(references.map(\.sha256))
         }
         // Each hash under both names it may have (plain, and keyed when the content is sealed).
+        // A plaintext file of content encrypted since is no longer needed once its sealed copy is there.
+        let present = Set(files.map(\.name))
         var names = Set<String>()
         for hash in named {
-            names.insert(hash)
-            if let reference = ExternalDataReference(sha256: hash, size: 0) { names.formUnion(location.externalDataNames(reference)) }
+            guard let reference = ExternalDataReference(sha256: hash, size: 0) else { continue }
+            let current = location.externalDataName(reference)
+            names.insert(current)
+            if current != hash && !present.contains(current) { names.insert(hash) }
         }
         let cutoff = now.timeIntervalSince1970 - policy.externalDataGracePeriod
         for file in files {
