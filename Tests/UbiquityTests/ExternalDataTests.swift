@@ -164,6 +164,9 @@ struct ExternalDataTests {
         #expect(first.imported.missingExternalData.first?.damage != nil)
         #expect(try b.store.snapshot(of: GlobalID(entity: "Photo", key: "p1")) == nil)
         #expect(!b.store.externalData.contains(reference), "nothing of the damaged file is kept")
+        let findings = try Doctor.examine(b)
+        #expect(findings.map(\.kind) == [.missingExternalData], "\(findings.map(\.message))")
+        #expect(findings.first?.message.contains("its file is quarantined") == true)
         // Unchanged, it is not read again.
         let again = try b.sync()
         #expect(again.imported.quarantined.isEmpty && again.imported.missingExternalData.count == 1)

@@ -98,7 +98,9 @@ public enum Doctor {
         findings += receiptFindings(scan, location: location)
         // Logs that read well but that this store refused when it applied them.
         var damaged = Set(verification.problems.map(\.path))
-        for record in try peer.store.quarantined() where !record.path.hasPrefix(".baseline/") && !damaged.contains(record.path) {
+        // (Quarantined external data files are reported with the logs that wait for them, below.)
+        for record in try peer.store.quarantined() where !record.path.hasPrefix(".baseline/") && !record.path.hasPrefix(".externalData/")
+            && !damaged.contains(record.path) {
             guard let file = DirectoryEntry.at(location.ubiquityRoot + "/" + record.path), record.matches(file) else { continue }
             damaged.insert(record.path)
             let author = String(record.path.prefix { $0 != "/" })
