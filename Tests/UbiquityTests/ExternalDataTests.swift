@@ -106,6 +106,9 @@ struct ExternalDataTests {
         #expect(collected.garbage?.deleted.count == 2, "both of a's logs are collected")
         #expect(collected.externalDataGarbage?.deleted == [reference.sha256])
         #expect(try Self.externalFiles(a).isEmpty)
+        #expect(!a.store.externalData.contains(reference), "a's own copy goes with its last log")
+        _ = try b.sync()
+        #expect(!b.store.externalData.contains(reference), "and b's: no row, conflict or log of its own names it")
     }
 
     /// A log that arrives before its file waits (status and doctor name the hash), never

@@ -48,6 +48,48 @@ extension PersistentStore {
         }
     }
 
+    /// Deletes files of the store's folder that nothing of the store may still need — no row
+    /// (alive or deleted), conflict record, unsent or sent log of its own names them — and that
+    /// are older than `gracePeriod` seconds (a file just fetched for a log that still waits, or
+    /// just added for a save not made yet, is younger). Returns the hashes deleted. The caller
+    /// makes sure no other store shares the folder meanwhile (a fallback).
+    public func collectExternalData(gracePeriod: Double, now: Double) throws -> [String] {
+        let files = DirectoryEntry.list(externalData.directory).filter { $0.isRegularFile && ExternalDataReference(sha256: $0.name, size: 0) != nil }
+        guard !files.isEmpty else { return [] }
+        return try locked {
+            var retained = Set<String>()
+            func keep(_ text: String?) {
+                if let reference = text.flatMap(ExternalDataReference.init(sqliteText:)) { retained.insert(reference.sha256) }
+            }
+            for table in tables.values {
+                for attribute in table.entity.attributes where attribute.type == .binary || attribute.type == .transformable {
+                    let column = "\"a_\(attribute.name)\""
+                    let statement = try database.statement("SELECT \(column) FROM \(table.quotedName) WHERE typeof(\(column)) = 'text'")
+                    while try statement.step() { keep(statement.string(0)) }
+                }
+            }
+            let conflicts = try database.statement("SELECT winner_value, loser_value FROM Z_CONFLICTS WHERE typeof(winner_value) = 'text' OR typeof(loser_value) = 'text'")
+            while try conflicts.step() {
+                keep(conflicts.string(0))
+                keep(conflicts.string(1))
+            }
+            // Logs of its own still kept: a damaged one is written again, and its file with it.
+            for table in ["Z_OUTBOX", "Z_OUTBOX_PREVIOUS", "Z_SENT"] {
+                let statement = try database.statement("SELECT bytes FROM \(table) WHERE instr(bytes, CAST('externalData' AS BLOB)) > 0")
+                while try statement.step() {
+                    guard let bytes = statement.blob(0) else { continue }
+                    guard let references = try? ExternalDataReference.all(inLog: bytes) else { return [] }
+                    retained.formUnion(references.map(\.sha256))
+                }
+            }
+            var deleted: [String] = []
+            for file in files where !retained.contains(file.name) && file.modificationTime <= now - gracePeriod {
+                if unlink(externalData.directory + "/" + file.name) == 0 { deleted.append(file.name) }
+            }
+            return deleted
+        }
+    }
+
     /// Records what the last import waited for (`ExternalDataWait.line`), replacing the last record.
     package func recordExternalDataWaits(_ lines: [String]) throws {
         try locked { try setMeta(.externalDataWaits, lines.joined(separator: "\n")) }
