@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+@testable import UbiquitySync
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,7 +48,9 @@ struct CLIExternalDataTests {
         }
     }
 
-    @Test func twoHundredMegabytesStreamThroughEveryCommandUnderAMemoryBound() throws {
+    /// Plain, and with encryption on (the file sealed and opened as it streams).
+    @Test(arguments: [false, true])
+    func twoHundredMegabytesStreamThroughEveryCommandUnderAMemoryBound(encrypted: Bool) throws {
         let sandbox = try CLISandbox()
         // The big files live in memory-backed /dev/shm when there is one: quick to write and read.
         let scratch = (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm/" : NSTemporaryDirectory()) + "ubiq-external-" + UUID().uuidString
@@ -60,6 +63,13 @@ struct CLIExternalDataTests {
         for device in ["a", "b"] {
             let result = try Self.run(sandbox.binary, ["device", "init", "--user", device, "--cloud", scratch + "/cloud", "--device", scratch + "/" + device], output: scratch + "/init")
             #expect(result.status == 0)
+        }
+        if encrypted {
+            try AtomicFile.write(Array("correct horse".utf8), to: scratch + "/passphrase")
+            for (device, command) in [("a", ["encryption", "enable", "--scrypt-log-n", "10"]), ("b", ["encryption", "unlock"])] {
+                let result = try Self.run(sandbox.binary, command + ["--passphrase-file", scratch + "/passphrase"] + common + ["--device", scratch + "/" + device], output: scratch + "/out")
+                #expect(result.status == 0, "\(String(decoding: (try? AtomicFile.read(scratch + "/out.err", limit: 1 << 16)) ?? [], as: UTF8.self))")
+            }
         }
         let small = try Self.run(sandbox.binary, ["insert", "Photo", "--id", "small", "caption=hi"] + common + ["--device", scratch + "/a"], output: scratch + "/out")
         #expect(small.status == 0)
@@ -79,7 +89,14 @@ struct CLIExternalDataTests {
         #expect(read.status == 0)
         #expect(read.peakKiB < bound, "get --raw peaked at \(read.peakKiB) KiB; a small save at \(small.peakKiB) KiB")
         #expect(try StreamingFile.sha256(of: scratch + "/read.bin") == written, "read back byte for byte")
-        let files = DirectoryEntry.list(scratch + "/cloud/default/iCloud.ubiquity.default/CoreData/.externalData/Notes").map(\.name)
-        #expect(files == [written.sha256])
+        let folder = scratch + "/cloud/default/iCloud.ubiquity.default/CoreData/.externalData/Notes"
+        let files = DirectoryEntry.list(folder)
+        #expect(files.count == 1)
+        if encrypted {
+            #expect(files.first?.name != written.sha256, "a keyed name")
+            #expect(SealedFile.isSealedFile(folder + "/" + (files.first?.name ?? "")))
+        } else {
+            #expect(files.map(\.name) == [written.sha256])
+        }
     }
 }
