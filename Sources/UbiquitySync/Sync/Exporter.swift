@@ -23,13 +23,15 @@ package struct Exporter {
         let pending = try store.pendingOutbox()
         guard !pending.isEmpty else { return 0 }
         let directory = location.logDirectory(of: store.peerID)
+        // Logs of a model without external storage name no file: they are not searched.
+        let mayNameFiles = store.model.entities.contains { $0.attributes.contains(where: \.allowsExternalBinaryDataStorage) }
         var written = 0
         do {
             for entry in pending {
                 // The file carries its export time on this peer's clock: garbage collection
                 // judges a log's age by it, and file-sync tools keep it.
                 let path = directory + "/" + entry.fileName
-                try uploadExternalData(of: entry.bytes)
+                if mayNameFiles { try uploadExternalData(of: entry.bytes) }
                 try location.write(entry.bytes, to: path, modificationTime: store.now)
                 try store.markSent(entry.number, file: DirectoryEntry.at(path))
                 written += 1
