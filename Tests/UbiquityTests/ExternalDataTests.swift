@@ -235,6 +235,44 @@ struct ExternalDataTests {
         #expect(try a.store.pendingOutbox().isEmpty)
     }
 
+    /// Hostile logs: a reference for an attribute without external storage, or one whose hash is
+    /// not 64 lower-case hex digits, breaks the model: the log is quarantined, never applied.
+    @Test func aForgedReferenceIsQuarantined() throws {
+        let cloud = try TestCloud(model: Self.model, contentName: "Photos")
+        let b = try cloud.peer("b", policy: nil)
+        let location = try #require(b.location)
+        let mallory = "mallory~00000000-0000-4000-8000-000000000001"
+        let ghost = try #require(ExternalDataReference(sha256: String(repeating: "cd", count: 32), size: 10))
+        let forged: [(String, PlistValue)] = [
+            ("thumbnail", ghost.plistValue),
+            ("image", .dictionary(["externalData": .string("../../etc/passwd"), "size": .integer(10)])),
+        ]
+        for (index, (attribute, value)) in forged.enumerated() {
+            let number = Int64(index + 1)
+            let log = TransactionLog(
+                peerID: mallory, transactionNumber: number, knowledge: KnowledgeVector([mallory: number]),
+                stamp: Stamp(wallMilliseconds: Int64(b.store.now * 1000) + number, counter: 0, peerID: mallory),
+                transactionDate: b.store.now, modelVersionHash: Self.model.hash, storeName: b.store.storeName, contentName: "Photos",
+                inserted: [ChangeRecord(id: try GlobalID(entity: "Photo", key: "forged-\(number)"))], updated: [], deleted: [])
+            var fields = log.payload()
+            guard case var .array(records)? = fields["inserted"], case var .dictionary(record) = records[0] else { continue }
+            record["values"] = .dictionary([attribute: value])
+            records[0] = .dictionary(record)
+            fields["inserted"] = .array(records)
+            fields["checksum"] = .string(CanonicalEncoding.sha256Hex(of: .dictionary(fields)))
+            try AtomicFile.makeDirectory(location.logDirectory(of: mallory))
+            try AtomicFile.write(PlistSeam.encode(.dictionary(fields), format: .binary), to: location.logDirectory(of: mallory) + "/" + log.fileName)
+        }
+        let summary = try b.sync()
+        #expect(summary.imported.applied.isEmpty)
+        let reasons = summary.imported.quarantined.map(\.reason)
+        #expect(reasons.count == 2, "\(reasons)")
+        #expect(reasons.first?.contains("Photo.thumbnail does not allow external storage") == true, "\(reasons)")
+        #expect(reasons.last?.contains("value of 'image' is a dictionary, not binary") == true, "\(reasons)")
+        #expect(try b.store.count(FetchRequest(entity: "Photo")) == 0)
+        #expect(DirectoryEntry.list(b.store.externalData.directory).isEmpty, "nothing fetched for a refused log")
+    }
+
     /// A newcomer that starts from a baseline gets the files the baseline's values name.
     @Test func aNewcomerFromABaselineFetchesItsFiles() throws {
         let cloud = try TestCloud(model: Self.model, contentName: "Photos")
