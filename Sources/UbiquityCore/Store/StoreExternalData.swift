@@ -54,7 +54,9 @@ extension PersistentStore {
     /// just added for a save not made yet, is younger). Returns the hashes deleted. The caller
     /// makes sure no other store shares the folder meanwhile (a fallback).
     public func collectExternalData(gracePeriod: Double, now: Double) throws -> [String] {
-        let files = DirectoryEntry.list(externalData.directory).filter { $0.isRegularFile && ExternalDataReference(sha256: $0.name, size: 0) != nil }
+        let files = DirectoryEntry.list(externalData.directory).filter {
+            $0.isRegularFile && ExternalDataReference(sha256: $0.name, size: 0) != nil && $0.modificationTime <= now - gracePeriod
+        }
         guard !files.isEmpty else { return [] }
         return try locked {
             var retained = Set<String>()
@@ -68,6 +70,8 @@ extension PersistentStore {
                     while try statement.step() { keep(statement.string(0)) }
                 }
             }
+            // Most syncs stop here: every old file is a value some row holds.
+            guard files.contains(where: { !retained.contains($0.name) }) else { return [] }
             let conflicts = try database.statement("SELECT winner_value, loser_value FROM Z_CONFLICTS WHERE typeof(winner_value) = 'text' OR typeof(loser_value) = 'text'")
             while try conflicts.step() {
                 keep(conflicts.string(0))
@@ -83,7 +87,7 @@ extension PersistentStore {
                 }
             }
             var deleted: [String] = []
-            for file in files where !retained.contains(file.name) && file.modificationTime <= now - gracePeriod {
+            for file in files where !retained.contains(file.name) {
                 if unlink(externalData.directory + "/" + file.name) == 0 { deleted.append(file.name) }
             }
             return deleted

@@ -115,6 +115,14 @@ extension GarbageCollector {
             report.note = note
             return report
         }
+        // Only files old enough and not named by this store's own objects could go: most syncs
+        // stop here, without reading a log.
+        let cutoff = now.timeIntervalSince1970 - policy.externalDataGracePeriod
+        let live = Set(((try? store.externalReferences()) ?? []).map { location.externalDataName($0) })
+        guard files.contains(where: { $0.modificationTime <= cutoff && !live.contains($0.name) }) else {
+            report.kept = files.count
+            return report
+        }
         guard catalog.setAside.isEmpty else { return keepAll("a baseline file cannot be read: it may name any of them") }
         let contentFolder = { (peer: String) in "\(location.ubiquityRoot)/\(peer)/\(location.contentName)" }
         let scan = scan ?? ContainerScan(location: location)
@@ -144,7 +152,6 @@ extension GarbageCollector {
             names.insert(current)
             if current != hash && !present.contains(current) { names.insert(hash) }
         }
-        let cutoff = now.timeIntervalSince1970 - policy.externalDataGracePeriod
         for file in files {
             guard !names.contains(file.name), file.modificationTime <= cutoff, location.isConfined(directory),
                   unlink(directory + "/" + file.name) == 0 else {
