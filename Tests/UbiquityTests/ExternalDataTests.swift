@@ -137,7 +137,9 @@ struct ExternalDataTests {
         #expect(waiting.imported.applied.map(\.peerID) == [c.peerID], "c's log flows; a's wait")
         #expect(try b.store.snapshot(of: GlobalID(entity: "Photo", key: "p1")) == nil, "never applied without its value")
         #expect(try b.store.snapshot(of: GlobalID(entity: "Photo", key: "p2")) == nil, "its author's later log waits behind it")
-        let status = try ContainerReport.make(for: b).text
+        let report = try ContainerReport.make(for: b)
+        let status = report.text
+        #expect(!report.files.contains { $0.path.hasPrefix(".externalData/") }, "the file is not in the cloud")
         #expect(status.contains("waiting: transaction 1 of \(a.peerID) waits for external data \(reference.sha256): not arrived yet"), "\(status)")
         let doctor = try Doctor.examine(b)
         #expect(doctor.contains { $0.kind == .missingExternalData && $0.message.contains(reference.sha256) })
@@ -149,6 +151,8 @@ struct ExternalDataTests {
         _ = try a.sync()
         #expect(try a.dumpText() == b.dumpText())
         #expect(try b.store.externalDataWaits().isEmpty)
+        let files = try ContainerReport.make(for: b).files.filter { $0.path.hasPrefix(".externalData/") }
+        #expect(files.map(\.path) == [".externalData/Photos/\(reference.sha256)"] && files.map(\.state) == [.current])
     }
 
     /// A file cut short in transfer is quarantined and the value never applied wrong; its author

@@ -94,6 +94,15 @@ public struct ContainerReport: Sendable {
                     if relative.split(separator: "/").dropFirst().first.map(String.init) == location.contentName { files.append((relative, state)) }
                 }
             }
+            if daemon == nil {
+                // External data: Current when this device holds the value, else Stored in Cloud.
+                let held = Dictionary(try store.externalReferences().flatMap { reference in
+                    location.externalDataNames(reference).map { ($0, store.externalData.contains(reference)) }
+                }, uniquingKeysWith: { $0 || $1 })
+                for file in location.entries(in: location.externalDataDirectory) where file.isRegularFile && !file.name.hasPrefix(".") {
+                    files.append((".externalData/\(location.contentName)/\(file.name)", held[file.name] == true ? .current : .storedInCloud))
+                }
+            }
             for entry in try store.pendingOutbox() {
                 files.append(("\(peer.peerID)/\(location.contentName)/\(location.modelHash)/\(entry.fileName)", .dataNotPresent))
             }
