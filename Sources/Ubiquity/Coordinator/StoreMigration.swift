@@ -31,6 +31,10 @@ enum StoreMigration {
                     continue
                 }
                 var record = ChangeRecord(id: snapshot.id, values: snapshot.values)
+                // External values travel with their files (stores of other accounts keep other folders).
+                for case let .externalBinary(reference)? in snapshot.values.values {
+                    try target.externalData.copy(reference, from: source.externalData)
+                }
                 for (name, value) in snapshot.toOne { record.relationships[name] = .toOne(value) }
                 for relationship in entity.relationships where relationship.isToMany {
                     guard case .pairTable(_, _, true) = source.model.storage(of: relationship, in: entity) else { continue }

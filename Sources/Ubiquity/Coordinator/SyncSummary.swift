@@ -34,6 +34,8 @@ public struct SyncSummary: Sendable, Equatable {
     public var adoptedBaseline: String?
     public var baseline: BaselineDecision?
     public var garbage: GarbageReport?
+    /// External data files deleted from the cloud because nothing names them any more.
+    public var externalDataGarbage: ExternalDataGarbageReport?
 
     /// One line for people: `exported 2, imported 5 (3 inserted, 1 updated, 0 deleted), 0 waiting, 0 quarantined`.
     public var line: String {
@@ -45,6 +47,7 @@ public struct SyncSummary: Sendable, Equatable {
         if !repaired.isEmpty { text += ", repaired damaged log(s) \(repaired.map(String.init).joined(separator: ", "))" }
         if case .rolled? = baseline { text += ", rolled a baseline" }
         if let deleted = garbage?.deleted.count, deleted > 0 { text += ", deleted \(deleted) old log(s)" }
+        if let deleted = externalDataGarbage?.deleted.count, deleted > 0 { text += ", deleted \(deleted) external data file(s)" }
         if let exportError { text += " — export failed: \(exportError)" }
         if let importError { text += " — import failed: \(importError)" }
         return text

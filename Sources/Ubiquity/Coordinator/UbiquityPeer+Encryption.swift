@@ -204,6 +204,8 @@ extension UbiquityPeer {
             visit(location.logDirectory(of: folder.name), location.relativeLogPath(folder.name, "").dropLast().description)
         }
         visit(location.baselineDirectory, ".baseline/\(location.contentName)/\(location.modelHash)")
+        // External values saved before: plain files under their plain SHA-256, collected when nothing names them.
+        visit(location.externalDataDirectory, ".externalData/\(location.contentName)")
         if DirectoryEntry.at(location.contentEpochPath) != nil, !SealedFile.isSealedFile(location.contentEpochPath) {
             paths.append(".content/\(location.contentName).plist")
         }

@@ -76,10 +76,14 @@ extension UbiquityPeer {
                                            contentURL: location.contentURL, contentName: location.contentName, modelHash: model)
             // The content's encryption covers every version's folder: never plaintext into it.
             folder.sealing = location.sealing
-            do throws(FileError) {
+            do {
+                // Its external values first, into the folder every model version shares.
+                try Exporter(store: store, location: folder, logger: logger).uploadExternalData(of: entry.bytes)
                 try folder.write(entry.bytes, to: folder.logDirectory(of: peerID) + "/" + entry.fileName, modificationTime: store.now)
-            } catch {
+            } catch let error as FileError {
                 throw SyncError.containerUnwritable(path: error.path, reason: error.message)
+            } catch let error as ExternalDataError {
+                throw SyncError.containerUnwritable(path: folder.externalDataDirectory, reason: error.description)
             }
             try store.markPreviousVersionSent(model: model, number: entry.number)
             written += 1

@@ -240,6 +240,7 @@ public final class UbiquityPeer: @unchecked Sendable {
         do {
             summary.exported += try exportPending()
             summary.repaired = try syncLock.withLock { try Exporter(store: store, location: location, logger: logger).repairSentLogs() }
+            _ = try syncLock.withLock { try Exporter(store: store, location: location, logger: logger).repairExternalData() }
         } catch let error as SyncError {
             summary.exportError = error.description
         }
@@ -288,13 +289,32 @@ public final class UbiquityPeer: @unchecked Sendable {
             summary.garbage = syncLock.withLock {
                 let catalog = baseliner.catalog()
                 baseliner.deleteRedundantCopies(catalog)
-                return GarbageCollector(store: store, location: location, logger: logger)
-                    .collect(view: catalog.view, policy: policy, now: configuration.clock.now, scan: scan)
+                let collector = GarbageCollector(store: store, location: location, logger: logger)
+                let report = collector.collect(view: catalog.view, policy: policy, now: configuration.clock.now, scan: scan)
+                // The logs just collected name nothing any more: a fresh listing.
+                summary.externalDataGarbage = collector.collectExternalData(catalog: catalog, policy: policy, now: configuration.clock.now)
+                collectLocalExternalData(policy: policy)
+                return report
             }
         }
         summary.outboxPending = try store.pendingOutbox().count
         summary.knowledge = store.knowledge
         return summary
+    }
+
+    /// Deletes the device's files of external values this store no longer needs — only for an
+    /// account or local store with no fallback beside it, which shares the folder.
+    private func collectLocalExternalData(policy: BaselinePolicy) {
+        let storeFolder = (store.path as NSString).deletingLastPathComponent
+        guard (storeFolder as NSString).lastPathComponent == "store" else { return }
+        let fallback = (storeFolder as NSString).deletingLastPathComponent + "/fallback"
+        guard !DirectoryEntry.list(fallback).contains(where: { $0.name.hasSuffix(".sqlite") }) else { return }
+        do {
+            let deleted = try store.collectExternalData(gracePeriod: policy.externalDataGracePeriod, now: configuration.clock.now.timeIntervalSince1970)
+            if !deleted.isEmpty { logger.log(.info, "PFUbiquityGarbageCollector", "collect", "deleted \(deleted.count) external data file(s) of this device nothing needs") }
+        } catch {
+            logger.log(.warning, "PFUbiquityGarbageCollector", "collect", "external data of this device not collected: \(error)")
+        }
     }
 
     /// A stream of this peer's events, from now on.

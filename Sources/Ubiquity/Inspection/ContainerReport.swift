@@ -46,6 +46,11 @@ public struct ContainerReport: Sendable {
     public let modelVersions: ModelVersionReport?
     /// Whether the content is encrypted and this device holds the key.
     public var encryption: ContentSealing.State = .plain
+    /// External data files in the cloud for this content, and their bytes.
+    public var externalDataFiles = 0
+    public var externalDataBytes: Int64 = 0
+    /// What the last import waited for: logs whose external data had not arrived or was damaged.
+    public var externalDataWaits: [String] = []
 
     /// Builds the report for `peer` (a store of the device; its container when it has one).
     public static func make(for peer: UbiquityPeer, storeKind: StoreKind? = nil, storeReason: String? = nil) throws -> ContainerReport {
@@ -89,6 +94,15 @@ public struct ContainerReport: Sendable {
                     if relative.split(separator: "/").dropFirst().first.map(String.init) == location.contentName { files.append((relative, state)) }
                 }
             }
+            if daemon == nil {
+                // External data: Current when this device holds the value, else Stored in Cloud.
+                let held = Dictionary(try store.externalReferences().flatMap { reference in
+                    location.externalDataNames(reference).map { ($0, store.externalData.contains(reference)) }
+                }, uniquingKeysWith: { $0 || $1 })
+                for file in location.entries(in: location.externalDataDirectory) where file.isRegularFile && !file.name.hasPrefix(".") {
+                    files.append((".externalData/\(location.contentName)/\(file.name)", held[file.name] == true ? .current : .storedInCloud))
+                }
+            }
             for entry in try store.pendingOutbox() {
                 files.append(("\(peer.peerID)/\(location.contentName)/\(location.modelHash)/\(entry.fileName)", .dataNotPresent))
             }
@@ -104,6 +118,12 @@ public struct ContainerReport: Sendable {
             baseline: baseline, baselineBytes: baselineBytes, quarantined: try store.quarantined(), files: files.sorted { $0.0 < $1.0 },
             transfers: transfers, modelVersions: try ModelVersionReport.make(for: peer))
         report.encryption = peer.encryptionState
+        if let location = peer.location {
+            let external = location.entries(in: location.externalDataDirectory).filter { $0.isRegularFile && !$0.name.hasPrefix(".") }
+            report.externalDataFiles = external.count
+            report.externalDataBytes = external.reduce(0) { $0 + $1.size }
+        }
+        report.externalDataWaits = try store.externalDataWaits()
         return report
     }
 
@@ -134,6 +154,8 @@ public struct ContainerReport: Sendable {
                 "quarantined": .array(quarantined.map { .object(["path": .string($0.path), "reason": .string($0.reason)]) }),
                 "files": .array(files.map { .object(["path": .string($0.path), "state": .string($0.state.rawValue)]) }),
                 "modelVersions": modelVersions?.jsonValue ?? .null,
+                "externalData": .object(["files": .int(Int64(externalDataFiles)), "bytes": .int(externalDataBytes),
+                                         "waiting": .array(externalDataWaits.map(JSONValue.string))]),
                 "transfers": transfers.map { status in
                     .object(["offline": .bool(status.offline), "quotaExceeded": .bool(status.quotaExceeded),
                              "waitingUploads": .int(Int64(status.waitingUploads)), "waitingDownloads": .int(Int64(status.waitingDownloads))])
@@ -163,6 +185,10 @@ public struct ContainerReport: Sendable {
         if let modelVersions {
             lines.append("  model versions:")
             lines += modelVersions.lines.map { "    " + $0 }
+        }
+        if externalDataFiles > 0 || !externalDataWaits.isEmpty {
+            lines.append("  external data: \(externalDataFiles) file(s), \(externalDataBytes) bytes")
+            lines += externalDataWaits.map { "  waiting: \($0)" }
         }
         lines.append("  quarantined: \(quarantined.isEmpty ? "none" : quarantined.map { "\($0.path) (\($0.reason))" }.joined(separator: "; "))")
         if let transfers {

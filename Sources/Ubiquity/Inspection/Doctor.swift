@@ -14,6 +14,8 @@ public struct DoctorFinding: Sendable {
         case duplicatePeer
         /// The content is encrypted and this device holds no key.
         case encryptedWithoutKey
+        /// A log (or a value from a baseline) waits for an external data file not arrived or damaged.
+        case missingExternalData
     }
 
     public let kind: Kind
@@ -96,7 +98,9 @@ public enum Doctor {
         findings += receiptFindings(scan, location: location)
         // Logs that read well but that this store refused when it applied them.
         var damaged = Set(verification.problems.map(\.path))
-        for record in try peer.store.quarantined() where !record.path.hasPrefix(".baseline/") && !damaged.contains(record.path) {
+        // (Quarantined external data files are reported with the logs that wait for them, below.)
+        for record in try peer.store.quarantined() where !record.path.hasPrefix(".baseline/") && !record.path.hasPrefix(".externalData/")
+            && !damaged.contains(record.path) {
             guard let file = DirectoryEntry.at(location.ubiquityRoot + "/" + record.path), record.matches(file) else { continue }
             damaged.insert(record.path)
             let author = String(record.path.prefix { $0 != "/" })
@@ -117,6 +121,12 @@ public enum Doctor {
             findings.append(DoctorFinding(kind: .missingPredecessor,
                 message: "missing transaction \(knowledge[peerID] + 1) of peer \(peerID) since \(since); \(mine.count) later log(s) wait for it",
                 repair: "the file never arrived: check the file-sync tool on that peer's machine, or let \(peerID) sync again so its outbox writes it", fixable: false))
+        }
+
+        // Logs waiting for their external data (as the last import found them).
+        for wait in try peer.store.externalDataWaits() {
+            findings.append(DoctorFinding(kind: .missingExternalData, message: wait,
+                repair: "the file never arrived or arrived damaged: check the file-sync tool, or let the peer that saved the value sync again so it writes the file again", fixable: false))
         }
 
         // Garbage collection held back.

@@ -28,6 +28,8 @@ extension AttributeDescription {
             if !number.isFinite { throw .notFinite(entity: entity, property: name) }
         case let .float(number):
             if !number.isFinite { throw .notFinite(entity: entity, property: name) }
+        case .externalBinary:
+            if !allowsExternalBinaryDataStorage { throw .externalNotAllowed(entity: entity, property: name) }
         default:
             break
         }
@@ -45,6 +47,7 @@ extension AttributeDescription {
         let length: Int? = switch value {
         case let .string(text): text.utf16.count
         case let .binary(bytes): bytes.count
+        case let .externalBinary(reference): Int(clamping: reference.size)
         default: nil
         }
         if let length {

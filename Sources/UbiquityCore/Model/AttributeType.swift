@@ -58,6 +58,7 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
         switch (self, value) {
         case (.integer16, .integer), (.integer32, .integer), (.integer, .integer): return true
         case (.binary, .binary), (.transformable, .binary), (.undefined, _): return true
+        case (.binary, .externalBinary), (.transformable, .externalBinary): return true
         default: return value.type == self
         }
     }

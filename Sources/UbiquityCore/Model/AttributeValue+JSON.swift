@@ -15,6 +15,7 @@ extension AttributeValue {
         case let .boolean(v): return .bool(v)
         case let .date(v): return .double(v)
         case let .binary(v): return .string(Data(v).base64EncodedString())
+        case let .externalBinary(reference): return .object(["externalData": .string(reference.sha256), "size": .int(reference.size)])
         case let .uuid(v): return .string(v.uuidString)
         case let .uri(v): return .string(v.absoluteString)
         }

@@ -15,6 +15,9 @@ public enum AttributeValue: Hashable, Sendable {
     case boolean(Bool)
     case date(secondsSince1970: Double)
     case binary([UInt8])
+    /// A binary value stored outside the row and the log (an attribute that allows external
+    /// storage): its bytes are in the store's external data folder and the cloud's `.externalData`.
+    case externalBinary(ExternalDataReference)
     case uuid(UUID)
     case uri(URL)
 
@@ -31,7 +34,7 @@ public enum AttributeValue: Hashable, Sendable {
         case .float: return .float
         case .boolean: return .boolean
         case .date: return .date
-        case .binary: return .binary
+        case .binary, .externalBinary: return .binary
         case .uuid: return .uuid
         case .uri: return .uri
         }
@@ -44,6 +47,7 @@ public enum AttributeValue: Hashable, Sendable {
     public var floatValue: Float? { if case let .float(v) = self { return v } else { return nil } }
     public var boolValue: Bool? { if case let .boolean(v) = self { return v } else { return nil } }
     public var binaryValue: [UInt8]? { if case let .binary(v) = self { return v } else { return nil } }
+    public var externalReference: ExternalDataReference? { if case let .externalBinary(v) = self { return v } else { return nil } }
     public var uriValue: URL? { if case let .uri(v) = self { return v } else { return nil } }
     public var dateValue: Date? {
         if case let .date(v) = self { return Date(timeIntervalSince1970: v) } else { return nil }
@@ -65,6 +69,7 @@ extension AttributeValue: CustomStringConvertible {
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             return formatter.string(from: Date(timeIntervalSince1970: v))
         case let .binary(v): return "<\(v.count) bytes>"
+        case let .externalBinary(reference): return reference.description
         case let .uuid(v): return v.uuidString
         case let .uri(v): return v.absoluteString
         }
@@ -73,7 +78,8 @@ extension AttributeValue: CustomStringConvertible {
 
 extension AttributeType {
     /// Parses the textual form used by the CLI and model files (`title=Hello`, `pinned=true`,
-    /// `created=2024-05-01T10:00:00Z` or `created=2024-05-01`, `data=base64:AAEC`, `price=12.50`, `link=https://…`).
+    /// `created=2024-05-01T10:00:00Z` or `created=2024-05-01`, `data=base64:AAEC`, `price=12.50`, `link=https://…`;
+    /// `data=sha256:<hex>:<size>` names an external value the store holds already).
     /// Integers are read whole; whether they fit a narrower type is validation's to say.
     public func parse(_ text: String) -> AttributeValue? {
         switch self {
@@ -99,6 +105,8 @@ extension AttributeType {
             formatter.formatOptions = [.withFullDate]
             return formatter.date(from: text).map(AttributeValue.date)
         case .binary, .transformable:
+            // `sha256:<hex>:<size>`: an external value already in the store's folder (base64 has no ':').
+            if text.hasPrefix("sha256:") { return ExternalDataReference(sqliteText: text).map(AttributeValue.externalBinary) }
             let payload = text.hasPrefix("base64:") ? String(text.dropFirst(7)) : text
             return Data(base64Encoded: payload).map { .binary([UInt8]($0)) }
         case .uuid: return UUID(uuidString: text).map(AttributeValue.uuid)

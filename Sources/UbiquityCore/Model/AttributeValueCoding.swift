@@ -19,6 +19,7 @@ extension AttributeValue {
         case let .boolean(v): return .boolean(v)
         case let .date(v): return .real(v)
         case let .binary(v): return .data(v)
+        case let .externalBinary(reference): return reference.plistValue
         case let .uuid(v): return .string(v.uuidString)
         case let .uri(v): return .string(v.absoluteString)
         }
@@ -43,6 +44,9 @@ extension AttributeValue {
         case let (.boolean, .boolean(v)): self = .boolean(v)
         case let (.date, .real(v)), let (.date, .date(v)): self = .date(secondsSince1970: v)
         case let (.binary, .data(v)), let (.transformable, .data(v)): self = .binary(v)
+        case (.binary, .dictionary), (.transformable, .dictionary):
+            guard let reference = ExternalDataReference(plist: plist) else { return nil }
+            self = .externalBinary(reference)
         case let (.uuid, .string(v)): guard let uuid = UUID(uuidString: v) else { return nil }; self = .uuid(uuid)
         case let (.uri, .string(v)): guard let value = AttributeValue.uri(v) else { return nil }; self = value
         default: return nil

@@ -25,6 +25,8 @@ public enum ValidationError: Error, CustomStringConvertible, Equatable, Sendable
     case tooFewMembers(entity: String, property: String, count: Int, minimum: Int)
     /// A to-many holding more members than its maximum count.
     case tooManyMembers(entity: String, property: String, count: Int, maximum: Int)
+    /// An external binary value for an attribute that does not allow external storage.
+    case externalNotAllowed(entity: String, property: String)
 
     /// The entity whose rule is broken.
     public var entity: String {
@@ -32,7 +34,7 @@ public enum ValidationError: Error, CustomStringConvertible, Equatable, Sendable
         case let .missingValue(entity, _), let .wrongType(entity, _, _, _), let .outOfRange(entity, _, _, _),
              let .belowMinimum(entity, _, _, _), let .aboveMaximum(entity, _, _, _), let .tooShort(entity, _, _, _),
              let .tooLong(entity, _, _, _), let .patternMismatch(entity, _, _), let .notFinite(entity, _),
-             let .tooFewMembers(entity, _, _, _), let .tooManyMembers(entity, _, _, _):
+             let .tooFewMembers(entity, _, _, _), let .tooManyMembers(entity, _, _, _), let .externalNotAllowed(entity, _):
             return entity
         }
     }
@@ -43,7 +45,7 @@ public enum ValidationError: Error, CustomStringConvertible, Equatable, Sendable
         case let .missingValue(_, property), let .wrongType(_, property, _, _), let .outOfRange(_, property, _, _),
              let .belowMinimum(_, property, _, _), let .aboveMaximum(_, property, _, _), let .tooShort(_, property, _, _),
              let .tooLong(_, property, _, _), let .patternMismatch(_, property, _), let .notFinite(_, property),
-             let .tooFewMembers(_, property, _, _), let .tooManyMembers(_, property, _, _):
+             let .tooFewMembers(_, property, _, _), let .tooManyMembers(_, property, _, _), let .externalNotAllowed(_, property):
             return property
         }
     }
@@ -64,6 +66,7 @@ public enum ValidationError: Error, CustomStringConvertible, Equatable, Sendable
         case .notFinite: return "validation failed: \(path) is not a finite number"
         case let .tooFewMembers(_, _, count, minimum): return "validation failed: \(path) holds \(count) object(s), fewer than its minimum count \(minimum)"
         case let .tooManyMembers(_, _, count, maximum): return "validation failed: \(path) holds \(count) object(s), more than its maximum count \(maximum)"
+        case .externalNotAllowed: return "validation failed: \(path) does not allow external storage, and the value is an external file"
         }
     }
 }

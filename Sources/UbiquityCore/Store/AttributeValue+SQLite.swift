@@ -15,6 +15,7 @@ extension AttributeValue {
         case let .boolean(v): return .integer(v ? 1 : 0)
         case let .date(v): return .real(v)
         case let .binary(v): return .blob(v)
+        case let .externalBinary(reference): return .text(reference.sqliteText)
         case let .uuid(v): return .text(v.uuidString)
         case let .uri(v): return .text(v.absoluteString)
         }
@@ -37,6 +38,9 @@ extension AttributeValue {
         case let (.date, .real(v)): self = .date(secondsSince1970: v)
         case let (.date, .integer(v)): self = .date(secondsSince1970: Double(v))
         case let (.binary, .blob(v)), let (.transformable, .blob(v)): self = .binary(v)
+        case let (.binary, .text(v)), let (.transformable, .text(v)):
+            guard let reference = ExternalDataReference(sqliteText: v) else { return nil }
+            self = .externalBinary(reference)
         case let (.uuid, .text(v)): guard let uuid = UUID(uuidString: v) else { return nil }; self = .uuid(uuid)
         case let (.uri, .text(v)): guard let value = AttributeValue.uri(v) else { return nil }; self = value
         default: return nil

@@ -13,6 +13,8 @@ public final class PersistentStore: @unchecked Sendable {
     public let storeName: String
     public let contentName: String
     public let path: String
+    /// Where the store keeps its external binary values (`StoreExternalData.swift`).
+    public let externalData: ExternalDataFolder
 
     let database: SQLiteDatabase
     let tables: [String: EntityTable]
@@ -47,6 +49,7 @@ public final class PersistentStore: @unchecked Sendable {
         self.storeName = storeName
         self.contentName = contentName
         self.path = path
+        externalData = ExternalDataFolder(storePath: path)
         if readOnly {
             guard FileManager.default.fileExists(atPath: path) else { throw StoreError.missing(path) }
         } else {

@@ -17,6 +17,9 @@ enum StoreMetadataKey: String {
     /// The knowledge the store had when it was migrated, kept until the new version's
     /// baselines hold it (then removed).
     case migrationKnowledge
+    /// What the last import waited for: one line per log whose external data has not arrived
+    /// (`<peer> <number> <sha256>` and, for a damaged file, its reason), for `status` and `doctor`.
+    case externalDataWaits
 }
 
 extension PersistentStore {

@@ -45,9 +45,11 @@ extension PersistentStore {
     public func commitLocal(inserted: [ChangeRecord], updated: [ChangeRecord], deleted: [GlobalID],
                             format: PlistFormat = .binary) throws -> (log: TransactionLog, changes: ObjectChanges)? {
         guard !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty) else { return nil }
+        if isReadOnly { throw StoreError.retired("it was opened read-only") }
+        // Large values become files before the transaction: a log never names a file not written.
+        let inserted = try externalizing(inserted), updated = try externalizing(updated)
         let committed = try locked {
             if let retirement { throw StoreError.retired(retirement.reason) }
-            if isReadOnly { throw StoreError.retired("it was opened read-only") }
             let savedClock = clock
             do {
                 return try database.transaction {

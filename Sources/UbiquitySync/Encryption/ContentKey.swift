@@ -34,6 +34,13 @@ package struct ContentKey: Sendable {
         HKDF<SHA256>.deriveKey(inputKeyMaterial: key, salt: Data(salt), info: Data("ubiquity sealed file 1".utf8), outputByteCount: Self.keySize)
     }
 
+    /// The cloud name of an external value of encrypted content: HMAC-SHA256 of its plaintext
+    /// SHA-256 under a key derived from the content key, so the cloud shows no content hash.
+    package func externalDataName(sha256: String) -> String {
+        let nameKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Data("ubiquity external data name 1".utf8), outputByteCount: Self.keySize)
+        return Self.hex(Array(HMAC<SHA256>.authenticationCode(for: Data(sha256.utf8), using: nameKey)))
+    }
+
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
     static func bytes(hex: String) -> [UInt8]? {

@@ -96,6 +96,31 @@ package enum SealedFile {
         }
     }
 
+    /// Seals what `read` yields (a chunk at a most per call; empty at the end) into `write`.
+    package static func sealStream(key: ContentKey, read: (Int) throws -> [UInt8], write: ([UInt8]) throws -> Void) throws {
+        try seal(key: key, read: read, write: write)
+    }
+
+    /// Opens the sealed file at `descriptor` (from its start), handing the plaintext to
+    /// `write` a chunk at a time.
+    package static func openStream(descriptor: Int32, key: ContentKey, write: ([UInt8]) throws -> Void) throws {
+        lseek(descriptor, 0, SEEK_SET)
+        let input = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
+        var failure: Error?
+        do {
+            try open(key: key, read: { (count: Int) throws(SealError) -> [UInt8] in
+                do { return Array(try input.read(upToCount: count) ?? Data()) } catch { throw SealError.unreadable("\(error)") }
+            }, write: { (bytes: [UInt8]) throws(SealError) in
+                do { try write(bytes) } catch {
+                    failure = error
+                    throw SealError.unreadable("\(error)")
+                }
+            })
+        } catch {
+            throw failure ?? error
+        }
+    }
+
     private static func createFile(_ path: String) throws -> FileHandle {
         unlink(path)
         let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)

@@ -30,6 +30,9 @@ public struct BaselineMetadata: Sendable, Equatable {
     /// The conflict copies of `baseline.zip` its author had joined when it rolled this one
     /// (`<file name>|<store checksum>` each): they may be deleted once this one is under the name.
     public var resolves: [String] = []
+    /// The SHA-256 of every external value the baseline's state holds: garbage collection
+    /// keeps their files in the cloud while the baseline may still be joined.
+    public var externalData: [String] = []
 
     var plistValue: PlistValue {
         var fields: [String: PlistValue] = [
@@ -39,6 +42,7 @@ public struct BaselineMetadata: Sendable, Equatable {
             "storeChecksum": .string(storeChecksum), "modelChecksum": .string(modelChecksum),
         ]
         if !resolves.isEmpty { fields["resolves"] = .array(resolves.map(PlistValue.string)) }
+        if !externalData.isEmpty { fields["externalData"] = .array(externalData.map(PlistValue.string)) }
         if let contentEpoch {
             fields["contentEpoch"] = .string(contentEpoch)
             fields["contentEpochGeneration"] = .integer(contentEpochGeneration)
@@ -63,6 +67,7 @@ public struct BaselineMetadata: Sendable, Equatable {
         contentEpochGeneration = plist["contentEpochGeneration"]?.int64Value ?? 0
         contentEpochDate = plist["contentEpochDate"]?.doubleValue ?? 0
         resolves = plist["resolves"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        externalData = plist["externalData"]?.arrayValue?.compactMap(\.stringValue) ?? []
         guard created.isFinite, contentEpochDate.isFinite else { throw .unreadable("metadata.plist: a date that is not a finite number") }
     }
 

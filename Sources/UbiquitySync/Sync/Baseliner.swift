@@ -132,6 +132,7 @@ package struct Baseliner {
         metadata.contentEpochGeneration = removal?.generation ?? 0
         metadata.contentEpochDate = removal?.date ?? 0
         metadata.resolves = BaselineProtocol.resolvedByRoll(catalog.candidates).sorted()
+        metadata.externalData = try store.externalReferences().map(\.sha256).sorted()
         let directory = location.baselineDirectory
         do { try location.checkWritable(directory) } catch { throw SyncError.containerUnwritable(path: error.path, reason: error.message) }
         try AtomicFile.makeDirectory(directory)

@@ -23,12 +23,15 @@ package struct Exporter {
         let pending = try store.pendingOutbox()
         guard !pending.isEmpty else { return 0 }
         let directory = location.logDirectory(of: store.peerID)
+        // Logs of a model without external storage name no file: they are not searched.
+        let mayNameFiles = store.model.entities.contains { $0.attributes.contains(where: \.allowsExternalBinaryDataStorage) }
         var written = 0
         do {
             for entry in pending {
                 // The file carries its export time on this peer's clock: garbage collection
                 // judges a log's age by it, and file-sync tools keep it.
                 let path = directory + "/" + entry.fileName
+                if mayNameFiles { try uploadExternalData(of: entry.bytes) }
                 try location.write(entry.bytes, to: path, modificationTime: store.now)
                 try store.markSent(entry.number, file: DirectoryEntry.at(path))
                 written += 1
@@ -37,8 +40,57 @@ package struct Exporter {
         } catch let error as FileError {
             logger.log(.warning, "PFUbiquityTransactionLogExporter", "exportLog:", "\(error); \(pending.count - written) log(s) wait in the outbox")
             throw SyncError.containerUnwritable(path: error.path, reason: error.message)
+        } catch let error as ExternalDataError {
+            logger.log(.error, "PFUbiquityTransactionLogExporter", "exportLog:", "\(error); \(pending.count - written) log(s) wait in the outbox")
+            throw SyncError.containerUnwritable(path: location.externalDataDirectory, reason: error.description)
         }
         return written
+    }
+
+    /// Writes the external values a log names into the cloud (fsynced) before the log itself,
+    /// so no peer ever sees a log whose file was never written.
+    package func uploadExternalData(of bytes: [UInt8]) throws {
+        // Only a log holding the key's text can name external data: most logs are not decoded again.
+        guard bytes.count > 12, Self.containsMarker(bytes) else { return }
+        for reference in try ExternalDataReference.all(inLog: bytes).sorted(by: { $0.sha256 < $1.sha256 }) {
+            try location.uploadExternalData(reference, from: store.externalData, now: store.now)
+            logger.log(.verbose, "PFUbiquityTransactionLogExporter", "exportLog:", "external data \(reference.sha256) (\(reference.size) bytes) is in the container")
+        }
+    }
+
+    private static let marker = Array("externalData".utf8)
+
+    private static func containsMarker(_ bytes: [UInt8]) -> Bool {
+        let first = marker[0]
+        var index = 0
+        while index + marker.count <= bytes.count {
+            if bytes[index] == first, bytes[index..<index + marker.count].elementsEqual(marker) { return true }
+            index += 1
+        }
+        return false
+    }
+
+    /// Writes again each external value this peer's live objects hold (and has the bytes of)
+    /// whose file in the cloud is gone or of the wrong size: cut short by a transfer, or
+    /// deleted. Any peer holding the bytes may: the name says what they must be. Returns the
+    /// hashes written.
+    package func repairExternalData() throws -> [String] {
+        var repaired: [String] = []
+        let sealed = (try? location.sealingKey(forWriting: location.externalDataDirectory)) ?? nil
+        if case .locked = location.sealing.state { return [] }
+        for reference in try store.externalReferences().sorted(by: { $0.sha256 < $1.sha256 }) where store.externalData.contains(reference) {
+            let path = location.externalDataDirectory + "/" + location.externalDataName(reference)
+            if let entry = DirectoryEntry.at(path), entry.isRegularFile,
+               Int64(entry.size) == ContainerLocation.fileSize(of: reference, sealed: sealed != nil) { continue }
+            do {
+                try location.uploadExternalData(reference, from: store.externalData, now: store.now)
+            } catch let error as FileError {
+                throw SyncError.containerUnwritable(path: error.path, reason: error.message)
+            }
+            logger.log(.error, "PFUbiquityTransactionLogExporter", "repairExternalData:", "external data \(reference.sha256) was gone from the container or cut short: written again")
+            repaired.append(reference.sha256)
+        }
+        return repaired
     }
 
     /// Writes again, from the copy kept since, each of this peer's logs whose file in the

@@ -87,3 +87,82 @@ package struct GarbageCollector {
         return report
     }
 }
+
+/// What a collection of external data did.
+public struct ExternalDataGarbageReport: Sendable, Equatable {
+    /// Files deleted from `.externalData/<ContentName>/` (names).
+    public var deleted: [String] = []
+    /// Files kept: named by a log, a baseline or this peer's outbox, or not old enough yet.
+    public var kept = 0
+    /// Why nothing was collected, when that is so.
+    public var note: String?
+}
+
+extension GarbageCollector {
+    /// Deletes external data files that no log in the cloud, no baseline file (conflict copies
+    /// included) and nothing in this peer's outbox names, and that are older than
+    /// `policy.externalDataGracePeriod`. Logs leave the cloud only by the log rule, so a file
+    /// goes only once every log naming it was collected and the baselines no longer hold it.
+    /// Nothing is deleted while something that might name a file cannot be read (a log or
+    /// baseline that does not open, logs of another model version).
+    package func collectExternalData(catalog: BaselineCatalog, policy: BaselinePolicy, now: Date, scan: ContainerScan? = nil) -> ExternalDataGarbageReport {
+        var report = ExternalDataGarbageReport()
+        let directory = location.externalDataDirectory
+        let files = location.entries(in: directory).filter { $0.isRegularFile && !$0.name.hasPrefix(".") }
+        guard !files.isEmpty else { return report }
+        func keepAll(_ note: String) -> ExternalDataGarbageReport {
+            report.kept = files.count
+            report.note = note
+            return report
+        }
+        // Only files old enough and not named by this store's own objects could go: most syncs
+        // stop here, without reading a log.
+        let cutoff = now.timeIntervalSince1970 - policy.externalDataGracePeriod
+        let live = Set(((try? store.externalReferences()) ?? []).map { location.externalDataName($0) })
+        guard files.contains(where: { $0.modificationTime <= cutoff && !live.contains($0.name) }) else {
+            report.kept = files.count
+            return report
+        }
+        guard catalog.setAside.isEmpty else { return keepAll("a baseline file cannot be read: it may name any of them") }
+        let contentFolder = { (peer: String) in "\(location.ubiquityRoot)/\(peer)/\(location.contentName)" }
+        let scan = scan ?? ContainerScan(location: location)
+        for peer in scan.peers {
+            if location.entries(in: contentFolder(peer)).contains(where: { $0.isDirectory && $0.name != location.modelHash }) {
+                return keepAll("logs of another model version may name them")
+            }
+        }
+        var named = Set(catalog.entries.flatMap(\.metadata.externalData))
+        for log in scan.logs {
+            guard let bytes = try? location.read(log.path, limit: 64 << 20), let references = try? ExternalDataReference.all(inLog: bytes) else {
+                return keepAll("log \(log.peerID)/\(log.name) cannot be read: it may name any of them")
+            }
+            named.formUnion(references.map(\.sha256))
+        }
+        for entry in (try? store.pendingOutbox()) ?? [] {
+            guard let references = try? ExternalDataReference.all(inLog: entry.bytes) else { return keepAll("an outbox log cannot be read") }
+            named.formUnion(references.map(\.sha256))
+        }
+        // Each hash under both names it may have (plain, and keyed when the content is sealed).
+        // A plaintext file of content encrypted since is no longer needed once its sealed copy is there.
+        let present = Set(files.map(\.name))
+        var names = Set<String>()
+        for hash in named {
+            guard let reference = ExternalDataReference(sha256: hash, size: 0) else { continue }
+            let current = location.externalDataName(reference)
+            names.insert(current)
+            if current != hash && !present.contains(current) { names.insert(hash) }
+        }
+        for file in files {
+            guard !names.contains(file.name), file.modificationTime <= cutoff, location.isConfined(directory),
+                  unlink(directory + "/" + file.name) == 0 else {
+                report.kept += 1
+                continue
+            }
+            report.deleted.append(file.name)
+        }
+        if !report.deleted.isEmpty {
+            logger.log(.info, "PFUbiquityGarbageCollector", "collect", "deleted \(report.deleted.count) external data file(s) nothing names, kept \(report.kept)")
+        }
+        return report
+    }
+}

@@ -21,6 +21,23 @@ public struct ImportReport: Sendable, Equatable {
         }
     }
 
+    /// A log that waits for an external value's file: not arrived yet (`damage` nil) or damaged.
+    public struct ExternalDataWait: Sendable, Equatable {
+        public let peerID: String
+        public let number: Int64
+        public let sha256: String
+        /// Why the file in the cloud was refused (it is quarantined); `nil` when there is none.
+        public let damage: String?
+
+        /// The line `status` and `doctor` show.
+        public var line: String {
+            "transaction \(number) of \(peerID) waits for external data \(sha256)" + (damage.map { ": its file is quarantined (\($0))" } ?? ": not arrived yet")
+        }
+    }
+
+    /// Logs waiting for their external data (their author's later logs wait behind them).
+    public var missingExternalData: [ExternalDataWait] = []
+
     /// Logs applied, in the order applied.
     public var applied: [(peerID: String, number: Int64)] = []
     public var changes = ObjectChanges()

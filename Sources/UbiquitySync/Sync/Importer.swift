@@ -100,6 +100,8 @@ package struct Importer {
         // arrived, or wrote it unreadable first) loses its record.
         let epoch = try store.contentEpoch()
         var pending: [String: [Int64: (log: TransactionLog, arrived: Double)]] = [:]
+        // Logs whose external data has not arrived, by author and number: what they wait for.
+        var dataWaits: [String: [Int64: String]] = [:]
         var byLog: [String: Candidate] = [:]
         for candidate in candidates {
             if pending[candidate.peerID]?[candidate.number] != nil {
@@ -136,6 +138,12 @@ package struct Importer {
                 // writes after, toward the largest a stamp can hold.
                 guard !log.stamp.isTooFarAhead(of: now) else { throw LogError.stampTooFarAhead(log.stamp, now: now) }
                 try clearRecord(of: candidate, records)
+                // Its external values first: a log never applies without them (DESIGN §10).
+                if let wait = try awaitExternalData(of: log, records: records, now: now, report: &report) {
+                    report.missingExternalData.append(wait)
+                    dataWaits[candidate.peerID, default: [:]][candidate.number] = wait.sha256
+                    continue
+                }
                 pending[candidate.peerID, default: [:]][candidate.number] = (log, candidate.entry.modificationTime)
                 byLog["\(candidate.peerID):\(candidate.number)"] = candidate
             } catch let error as LogError {
@@ -218,6 +226,10 @@ package struct Importer {
                 logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped transaction \(number) of \(peer): \(reason)")
             }
             guard logs[next] == nil else { continue }
+            if let hash = dataWaits[peer]?[next] {
+                logger.log(.warning, "PFUbiquityTransactionLogImporter", "scan", "transaction \(next) of peer \(peer) waits for external data \(hash); \(count) later log(s) wait behind it")
+                continue
+            }
             let since = Date(timeIntervalSince1970: min(logs.values.map(\.arrived).min() ?? .infinity, skipped?.arrived ?? .infinity))
             let quarantined = setAside[peer]?[next]
             report.missingPredecessors.append(.init(peerID: peer, number: next, waitingSince: since, quarantineReason: quarantined))
@@ -227,7 +239,51 @@ package struct Importer {
                 logger.log(.warning, "PFUbiquityTransactionLogImporter", "scan", "missing transaction \(next) of peer \(peer) since \(since); \(count) later log(s) wait for it")
             }
         }
+        report.waiting += report.missingExternalData.count
+        // Values a joined baseline brought whose files had not arrived then.
+        var storeWaits: [String] = []
+        for reference in try store.missingExternalData() {
+            switch location.fetchExternalData(reference, into: store.externalData) {
+            case .present: continue
+            case .missing, .locked: storeWaits.append("a value in the store waits for external data \(reference.sha256): not arrived yet")
+            case let .damaged(path, reason): storeWaits.append("a value in the store waits for external data \(reference.sha256): \(path) is damaged (\(reason))")
+            }
+        }
+        try store.recordExternalDataWaits(report.missingExternalData.map(\.line) + storeWaits)
         return report
+    }
+
+    /// Brings in the external values `log` names (`ContainerLocation.fetchExternalData`);
+    /// returns what it waits for when one is not there yet or its file is damaged. A damaged
+    /// file is quarantined (recorded, not copied: it may be large) and, unchanged, not read again.
+    private func awaitExternalData(of log: TransactionLog, records: [String: QuarantineRecord], now: Double,
+                                   report: inout ImportReport) throws -> ImportReport.ExternalDataWait? {
+        for reference in log.externalReferences.sorted(by: { $0.sha256 < $1.sha256 }) where !store.externalData.contains(reference) {
+            let known = location.externalDataNames(reference).lazy.compactMap { name -> (String, String)? in
+                let relative = ".externalData/\(location.contentName)/\(name)"
+                guard let record = records[relative], let file = DirectoryEntry.at(location.ubiquityRoot + "/" + relative),
+                      record.holds(for: file, now: now) else { return nil }
+                return (relative, record.reason)
+            }.first
+            if let (_, reason) = known {
+                return .init(peerID: log.peerID, number: log.transactionNumber, sha256: reference.sha256, damage: reason)
+            }
+            switch location.fetchExternalData(reference, into: store.externalData) {
+            case .present:
+                continue
+            case .missing, .locked:
+                logger.log(.info, "PFUbiquityTransactionLogImporter", "scan", "transaction \(log.transactionNumber) of \(log.peerID) waits for external data \(reference.sha256)")
+                return .init(peerID: log.peerID, number: log.transactionNumber, sha256: reference.sha256, damage: nil)
+            case let .damaged(path, reason):
+                logger.log(.error, "PFUbiquityTransactionLogImporter", "quarantine:", "quarantined \(path): \(reason)")
+                if let file = DirectoryEntry.at(location.ubiquityRoot + "/" + path) {
+                    try store.recordQuarantine(path: path, file: file, reason: reason, retryAfter: nil)
+                }
+                report.quarantined.append((path, reason))
+                return .init(peerID: log.peerID, number: log.transactionNumber, sha256: reference.sha256, damage: reason)
+            }
+        }
+        return nil
     }
 
     /// A file that verifies now loses an earlier record (it was whole only later).

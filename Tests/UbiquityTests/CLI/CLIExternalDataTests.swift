@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+@testable import Ubiquity
+@testable import UbiquitySync
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A 200 MB external value is saved, exported, imported and read through `ubiq` without the
+/// process ever holding more than a few MB of it: each command's peak resident size (its own,
+/// from `wait4`, so tests running beside it do not count) stays within 64 MB of a small save's.
+@Suite("ubiq streams external binary data")
+struct CLIExternalDataTests {
+    /// A finished child: its exit status and peak resident size in KiB.
+    struct Finished {
+        let status: Int32
+        let peakKiB: Int
+    }
+
+    /// Runs `ubiq` with `arguments`, standard output into `output`, and reads its own rusage.
+    static func run(_ binary: String, _ arguments: [String], output: String) throws -> Finished {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, output + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([binary] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, binary, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw CLISandbox.CommandFailed(result: UbiqResult(arguments: arguments, status: spawned, signaled: false, timedOut: false, stdout: "", stderr: "spawn failed")) }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        return Finished(status: status, peakKiB: usage.ru_maxrss)
+    }
+
+    /// 200 MB: a seeded megabyte, each copy stamped with its index so no two are alike.
+    static func makeFile(_ path: String, megabytes: Int) throws -> StreamingFile.Written {
+        var generator = SeededGenerator(seed: 200)
+        let block = (0..<(1 << 20)).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return try StreamingFile.write(to: path) { write in
+            for index in 0..<megabytes {
+                var chunk = block
+                withUnsafeBytes(of: UInt64(index).bigEndian) { chunk.replaceSubrange(0..<8, with: $0) }
+                try write(chunk)
+            }
+        }
+    }
+
+    /// Plain, and with encryption on (the file sealed and opened as it streams).
+    @Test(arguments: [false, true])
+    func twoHundredMegabytesStreamThroughEveryCommandUnderAMemoryBound(encrypted: Bool) throws {
+        let sandbox = try CLISandbox()
+        // The big files live in memory-backed /dev/shm when there is one: quick to write and read.
+        let scratch = (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm/" : NSTemporaryDirectory()) + "ubiq-external-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        // containers/models/Photos.plist of this package (Tests/UbiquityTests/CLI/ is three folders down).
+        let model = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("containers/models/Photos.plist").path
+        let common = ["--model", model, "--cloud", scratch + "/cloud"]
+        for device in ["a", "b"] {
+            let result = try Self.run(sandbox.binary, ["device", "init", "--user", device, "--cloud", scratch + "/cloud", "--device", scratch + "/" + device], output: scratch + "/init")
+            #expect(result.status == 0)
+        }
+        if encrypted {
+            try AtomicFile.write(Array("correct horse".utf8), to: scratch + "/passphrase")
+            for (device, command) in [("a", ["encryption", "enable", "--scrypt-log-n", "10"]), ("b", ["encryption", "unlock"])] {
+                let result = try Self.run(sandbox.binary, command + ["--passphrase-file", scratch + "/passphrase"] + common + ["--device", scratch + "/" + device], output: scratch + "/out")
+                #expect(result.status == 0, "\(String(decoding: (try? AtomicFile.read(scratch + "/out.err", limit: 1 << 16)) ?? [], as: UTF8.self))")
+            }
+        }
+        let small = try Self.run(sandbox.binary, ["insert", "Photo", "--id", "small", "caption=hi"] + common + ["--device", scratch + "/a"], output: scratch + "/out")
+        #expect(small.status == 0)
+        let bound = small.peakKiB + 64 * 1024
+
+        let source = scratch + "/photo.bin"
+        let written = try Self.makeFile(source, megabytes: 200)
+        let insert = try Self.run(sandbox.binary, ["insert", "Photo", "--id", "big", "image=@" + source] + common + ["--device", scratch + "/a"], output: scratch + "/out")
+        #expect(insert.status == 0, "\(String(decoding: (try? AtomicFile.read(scratch + "/out.err", limit: 1 << 16)) ?? [], as: UTF8.self))")
+        #expect(insert.peakKiB < bound, "insert (save and export) peaked at \(insert.peakKiB) KiB; a small save at \(small.peakKiB) KiB")
+
+        let sync = try Self.run(sandbox.binary, ["sync"] + common + ["--device", scratch + "/b"], output: scratch + "/out")
+        #expect(sync.status == 0)
+        #expect(sync.peakKiB < bound, "sync (import) peaked at \(sync.peakKiB) KiB; a small save at \(small.peakKiB) KiB")
+
+        let read = try Self.run(sandbox.binary, ["get", "Photo/big", "image", "--raw"] + common + ["--device", scratch + "/b"], output: scratch + "/read.bin")
+        #expect(read.status == 0)
+        #expect(read.peakKiB < bound, "get --raw peaked at \(read.peakKiB) KiB; a small save at \(small.peakKiB) KiB")
+        #expect(try StreamingFile.sha256(of: scratch + "/read.bin") == written, "read back byte for byte")
+        let folder = scratch + "/cloud/default/iCloud.ubiquity.default/CoreData/.externalData/Notes"
+        let files = DirectoryEntry.list(folder)
+        #expect(files.count == 1)
+        if encrypted {
+            #expect(files.first?.name != written.sha256, "a keyed name")
+            #expect(SealedFile.isSealedFile(folder + "/" + (files.first?.name ?? "")))
+        } else {
+            #expect(files.map(\.name) == [written.sha256])
+        }
+    }
+}
