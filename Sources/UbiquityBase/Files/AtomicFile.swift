@@ -11,8 +11,7 @@ public enum AtomicFile {
     /// file carries that time, as a file-sync tool keeps the source's. `mode`: the new file's
     /// permissions (a key kept on a device is 0600 from its first byte).
     public static func write(_ bytes: [UInt8], to path: String, modificationTime: Double? = nil, mode: mode_t = 0o644) throws(FileError) {
-        let directory = (path as NSString).deletingLastPathComponent
-        let temporary = directory + "/." + (path as NSString).lastPathComponent + "." + UUID().uuidString.prefix(8) + ".nosync"
+        let (directory, temporary) = temporaryPath(for: path)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw FileError(path: temporary, operation: "create", errno: errno) }
         var offset = 0
@@ -29,12 +28,7 @@ public enum AtomicFile {
             }
             offset += written
         }
-        if let modificationTime {
-            let seconds = modificationTime.rounded(.down)
-            let time = timespec(tv_sec: Int(seconds), tv_nsec: Int((modificationTime - seconds) * 1e9))
-            var times = [time, time]
-            _ = futimens(descriptor, &times)
-        }
+        if let modificationTime { setModificationTime(modificationTime, of: descriptor) }
         if fsync(descriptor) != 0 {
             let error = FileError(path: temporary, operation: "fsync", errno: errno)
             close(descriptor)
@@ -42,6 +36,27 @@ public enum AtomicFile {
             throw error
         }
         close(descriptor)
+        try publish(temporary, as: path, in: directory)
+    }
+
+    /// The folder of `path` and a fresh temporary name beside it, hidden and `.nosync` so no
+    /// reader and no file-sync tool takes it for the file.
+    static func temporaryPath(for path: String) -> (directory: String, temporary: String) {
+        let directory = (path as NSString).deletingLastPathComponent
+        return (directory, directory + "/." + (path as NSString).lastPathComponent + "." + UUID().uuidString.prefix(8) + ".nosync")
+    }
+
+    /// Gives the open file `seconds` since 1970 as its access and modification times.
+    static func setModificationTime(_ seconds: Double, of descriptor: Int32) {
+        let whole = seconds.rounded(.down)
+        let time = timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9))
+        var times = [time, time]
+        _ = futimens(descriptor, &times)
+    }
+
+    /// Renames the written and fsynced `temporary` to `path` and fsyncs the folder, so the
+    /// rename survives a crash; the temporary file is removed when the rename fails.
+    static func publish(_ temporary: String, as path: String, in directory: String) throws(FileError) {
         guard rename(temporary, path) == 0 else {
             let error = FileError(path: path, operation: "rename", errno: errno)
             unlink(temporary)

@@ -27,42 +27,33 @@ public enum StreamingFile {
     public static func write(to path: String, modificationTime: Double? = nil, mode: mode_t = 0o644,
                              accept: ((Written) throws -> Bool)? = nil,
                              produce: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws -> Written {
-        let directory = (path as NSString).deletingLastPathComponent
-        let temporary = directory + "/." + (path as NSString).lastPathComponent + "." + UUID().uuidString.prefix(8) + ".nosync"
+        let (directory, temporary) = AtomicFile.temporaryPath(for: path)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw FileError(path: temporary, operation: "create", errno: errno) }
         var hasher = SHA256()
         var size: Int64 = 0
+        var isOpen = true
         do {
             try produce { bytes in
                 hasher.update(data: bytes)
                 size += Int64(bytes.count)
                 try writeAll(bytes, to: descriptor, path: temporary)
             }
-            if let modificationTime {
-                let seconds = modificationTime.rounded(.down)
-                let time = timespec(tv_sec: Int(seconds), tv_nsec: Int((modificationTime - seconds) * 1e9))
-                var times = [time, time]
-                _ = futimens(descriptor, &times)
-            }
+            if let modificationTime { AtomicFile.setModificationTime(modificationTime, of: descriptor) }
             guard fsync(descriptor) == 0 else { throw FileError(path: temporary, operation: "fsync", errno: errno) }
             let written = Written(sha256: hasher.finalize().map { String(format: "%02x", $0) }.joined(), size: size)
             if let accept, try !accept(written) { throw Abandoned() }
             close(descriptor)
-            guard rename(temporary, path) == 0 else {
-                let error = FileError(path: path, operation: "rename", errno: errno)
-                unlink(temporary)
-                throw error
-            }
-            let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if directoryDescriptor >= 0 {
-                fsync(directoryDescriptor)
-                close(directoryDescriptor)
-            }
+            isOpen = false
+            // publish removes the temporary file itself when the rename fails.
+            try AtomicFile.publish(temporary, as: path, in: directory)
             return written
         } catch {
-            close(descriptor)
-            unlink(temporary)
+            // Closed once only: a second close could close a descriptor another thread just opened.
+            if isOpen {
+                close(descriptor)
+                unlink(temporary)
+            }
             throw error
         }
     }
