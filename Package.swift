@@ -89,11 +89,12 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityPlistTests",
-            dependencies: ["UbiquityPlist", "UbiquitySimulation"]
+            // UbiquityBase: the seeded generator the randomized tests draw from.
+            dependencies: ["UbiquityPlist", "UbiquityBase"]
         ),
         .testTarget(
             name: "UbiquityTests",
-            dependencies: ["Ubiquity", "UbiquityCore", "UbiquitySync", "UbiquitySimulation", "ubiq"]
+            dependencies: ["Ubiquity", "UbiquityBase", "UbiquityCore", "UbiquitySync", "UbiquitySimulation", "ubiq"]
         ),
     ]
 )

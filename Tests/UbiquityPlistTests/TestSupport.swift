@@ -1,6 +1,6 @@
 import Foundation
 @testable import UbiquityPlist
-@_exported import UbiquitySimulation
+@_exported import UbiquityBase
 
 enum Samples {
     /// One value of every kind with the edges the codec must preserve exactly.

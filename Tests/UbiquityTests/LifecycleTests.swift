@@ -121,12 +121,23 @@ struct LifecycleTests {
         #expect(attempt { $0.contentURL = "Data/cache.nosync" }.contains(".nosync"))
         try AtomicFile.write([1], to: cloud.root + "/a-file")
         #expect(attempt { $0.cloud = cloud.root + "/a-file/cloud" }.contains("cannot be created"))
+        #expect(attempt { _ in } == "accepted")
+    }
+
+    @Test(.enabled(if: getuid() != 0, "root writes into any folder: run as another user to check this"))
+    func aCloudTheDeviceCannotWriteIsRefused() throws {
+        let cloud = try TestCloud()
+        _ = try Device.create(at: cloud.devicePath("d"), userName: "d")
         let readOnly = cloud.root + "/read-only"
         try AtomicFile.makeDirectory(readOnly)
         chmod(readOnly, 0o500)
         defer { chmod(readOnly, 0o700) }
-        if getuid() != 0 { #expect(attempt { $0.cloud = readOnly }.contains("not writable")) }
-        #expect(attempt { _ in } == "accepted")
+        var configuration = cloud.configuration("d")
+        configuration.cloud = readOnly
+        #expect(throws: (any Error).self) { _ = try UbiquitousStoreCoordinator(configuration: configuration) }
+        do { _ = try UbiquitousStoreCoordinator(configuration: configuration) } catch {
+            #expect("\(error)".contains("not writable"), "\(error)")
+        }
     }
 
     @Test func contentRemovalReachesRunningAndLaterPeers() throws {

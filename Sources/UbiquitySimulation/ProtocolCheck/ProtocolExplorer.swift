@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityBase
 
 /// What an exhaustive exploration found.
 public struct ProtocolCheckResult: Sendable {

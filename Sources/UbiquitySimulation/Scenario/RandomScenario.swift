@@ -1,3 +1,4 @@
+import UbiquityBase
 /// Scenarios drawn from a seed, for property-based testing (`ubiq scenario fuzz`): two to four
 /// devices, sometimes on a second account or with a wrong clock, random faults, and a few
 /// hundred random steps — edits, syncs, quits and launches, rebuilds, offline windows, account

@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityBase
 import Testing
 
 /// SIGKILL at random moments loses no acknowledged save and publishes no unsaved change

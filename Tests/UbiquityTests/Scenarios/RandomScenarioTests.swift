@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityBase
 import Testing
 import UbiquitySimulation
 
