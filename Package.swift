@@ -92,9 +92,16 @@ let package = Package(
             // UbiquityBase: the seeded generator the randomized tests draw from.
             dependencies: ["UbiquityPlist", "UbiquityBase"]
         ),
+        // What the sync tests share: the one-folder and several-machine harnesses, the seeded
+        // workload. A target of its own, so a helper is found by import, not by sharing a module.
+        .target(
+            name: "UbiquityTestSupport",
+            dependencies: ["Ubiquity", "UbiquityBase", "UbiquitySimulation"],
+            path: "Tests/UbiquityTestSupport"
+        ),
         .testTarget(
             name: "UbiquityTests",
-            dependencies: ["Ubiquity", "UbiquityBase", "UbiquityCore", "UbiquitySync", "UbiquitySimulation", "ubiq"]
+            dependencies: ["Ubiquity", "UbiquityBase", "UbiquityCore", "UbiquitySync", "UbiquitySimulation", "UbiquityTestSupport", "ubiq"]
         ),
     ]
 )

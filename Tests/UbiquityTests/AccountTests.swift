@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 @Suite("Accounts: per-account stores, switches, migration, import resolvers")
 struct AccountTests {

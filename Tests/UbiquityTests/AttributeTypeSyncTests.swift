@@ -3,6 +3,7 @@ import Testing
 import UbiquityPlist
 @testable import Ubiquity
 @testable import UbiquityCore
+import UbiquityTestSupport
 
 /// Every Core Data attribute type travels through a log to every peer bit for bit, and keeps
 /// its order in fetches (Docs/ContainerFormat.md, "Values").

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Ubiquity
 @testable import UbiquityCore
+import UbiquityTestSupport
 
 /// Joining baselines is a join in the lattice sense: whatever baselines a store joins, in any
 /// order, any number of times, before or after importing logs, it ends in exactly the state of a

@@ -3,6 +3,7 @@ import Testing
 @testable import Ubiquity
 @testable import UbiquitySync
 @testable import UbiquityCore
+import UbiquityTestSupport
 
 @Suite("Baselines and garbage collection")
 struct BaselineTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 /// What made iOS 5/6 accounts unusable: many peers coming and going, rebuilding, editing.
 /// Under churn the container must stay bounded and everyone must converge.

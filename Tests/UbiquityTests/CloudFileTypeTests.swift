@@ -3,6 +3,7 @@ import Testing
 @testable import Ubiquity
 #if canImport(Glibc)
 import Glibc
+import UbiquityTestSupport
 #endif
 
 /// Files in the cloud that are not what their names say — FIFOs, sockets, device nodes,

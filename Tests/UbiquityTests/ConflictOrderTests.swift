@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 @Suite("Concurrent conflicting edits converge whatever the import order")
 struct ConflictOrderTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 /// What `ubiq status` reports about the files of a container, from one listing of it.
 @Suite("Status report")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 /// Content removals in awkward order: a file-sync tool that keeps the earlier of two removals,
 /// and a peer that saved into removed content before it heard of the removal.

@@ -4,6 +4,7 @@ import ZIPFoundation
 @testable import Ubiquity
 @testable import UbiquitySync
 @testable import UbiquityCore
+import UbiquityTestSupport
 
 @Suite("Encryption of the content in the cloud")
 struct EncryptionTests {

@@ -4,6 +4,8 @@ import UbiquityPlist
 @testable import Ubiquity
 @testable import UbiquityCore
 @testable import UbiquitySync
+import UbiquitySimulation
+import UbiquityTestSupport
 
 /// Large binary values of attributes that allow external storage travel as content-addressed
 /// files under `.externalData/<ContentName>/` (Docs/ContainerFormat.md, "External binary data").

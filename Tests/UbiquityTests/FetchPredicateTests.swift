@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 /// The NSPredicate operators a Core Data user expects: modifiers, IN, LIKE, BEGINSWITH,
 /// ENDSWITH, MATCHES, key paths through to-ones, ANY/ALL/NONE and @count, offset and limit,

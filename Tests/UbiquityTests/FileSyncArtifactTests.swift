@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 /// What a file-sync engine leaves in the cloud — temporary files, conflict copies, partial
 /// files, two machines writing as one peer — is never imported and `doctor` says what it is.

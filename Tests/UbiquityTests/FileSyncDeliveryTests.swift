@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 /// Several machines whose clouds a file-sync engine keeps in step: files arrive in any order,
 /// late or not at all, baselines before or long after the logs they cover, deletions late,

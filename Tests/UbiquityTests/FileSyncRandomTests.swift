@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 /// Three machines, two peers on each, their clouds carried by a file-sync engine that delivers
 /// in random order through temporary files, makes conflict copies, deletes late, and drops

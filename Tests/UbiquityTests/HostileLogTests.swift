@@ -3,6 +3,7 @@ import Testing
 import UbiquityPlist
 @testable import Ubiquity
 @testable import UbiquityCore
+import UbiquityTestSupport
 
 /// A buggy or hostile peer's logs that verify (their checksums match) but hold what the model
 /// or the store cannot take: each is quarantined with its reason, its author's later logs wait

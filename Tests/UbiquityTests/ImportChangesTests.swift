@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 /// One import of many logs reports each object once, by its net change over the batch
 /// (the importer accumulates every log of a batch into one set of changes).

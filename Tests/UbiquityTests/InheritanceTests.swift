@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Ubiquity
 @testable import UbiquityCore
+import UbiquityTestSupport
 
 /// Entity inheritance as Core Data has it: sub-entities inherit their parent's properties, a
 /// fetch of the parent returns its sub-entities' objects, relationships to the parent take

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 @Suite("Store lifecycle: fallback and initial import, later launches, content removal, rebuild")
 struct LifecycleTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 /// Each merge policy on each kind of conflict gives Core Data's outcome, and every peer then
 /// converges on it. The expected outcomes are the table of Docs/MergePolicies.md.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 /// Versions of the Notes model as an app's releases would change it.
 enum NotesVersions {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Ubiquity
 @testable import UbiquityCore
+import UbiquityTestSupport
 
 /// Ordered to-many relationships (Core Data's `ordered`) synced: the order is merge state
 /// (Docs/SyncSemantics.md, "Ordered to-many"). Model: containers/models/Playlists.plist —

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 /// A peer keeps a copy of every log it sent until garbage collection collects it, and writes
 /// again one whose file is damaged or gone — but never one it collected on purpose.

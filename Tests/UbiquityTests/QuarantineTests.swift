@@ -3,6 +3,7 @@ import Testing
 import UbiquityPlist
 @testable import Ubiquity
 @testable import UbiquityCore
+import UbiquityTestSupport
 
 @Suite("Bad files in the cloud are quarantined and never stop the import of the rest")
 struct QuarantineTests {

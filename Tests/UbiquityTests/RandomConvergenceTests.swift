@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 /// Five peers, hundreds of random operations and random sync order; then every peer must hold
 /// the same merge state, and that state must be exactly what the logs say (an oracle computed

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 /// `UbiquityPeer.openReadOnly`: reads a device another peer owns, takes no lock and writes nothing.
 @Suite("Read-only peer")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 @Suite("A lost store is rebuilt from the container without reusing transaction numbers")
 struct RebuildTests {

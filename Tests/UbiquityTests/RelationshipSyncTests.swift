@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 @Suite("Updates, deletes and every kind of relationship travel between peers")
 struct RelationshipSyncTests {

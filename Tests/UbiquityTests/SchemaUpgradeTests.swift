@@ -3,6 +3,7 @@ import Testing
 @testable import Ubiquity
 @testable import UbiquityCore
 @testable import UbiquitySync
+import UbiquityTestSupport
 
 /// Stores and baselines written with schema version 1 (each slot's stamp as text, with its
 /// writer's number) are upgraded to version 2 (a reference to `Z_WRITERS`) and keep converging.

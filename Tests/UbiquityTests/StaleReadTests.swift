@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 /// `ObjectContext.object(_:asRead:)`: a read stated outright. It conflicts only when the store
 /// holds other values than expected, and then behaves as a read an import overtook.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 @Suite("Two and three peers exchange changes")
 struct TwoPeerSyncTests {

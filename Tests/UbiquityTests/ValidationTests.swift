@@ -3,6 +3,7 @@ import Testing
 import UbiquityPlist
 @testable import Ubiquity
 @testable import UbiquityCore
+import UbiquityTestSupport
 
 /// Core Data's validation: on save, with an error naming the entity, the property and the
 /// rule; and again on import, where a log that breaks the model is quarantined.

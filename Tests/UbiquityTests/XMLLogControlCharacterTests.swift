@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 /// A container that writes XML logs must not change a value XML cannot hold (issue 20): the
 /// log holding it is written in binary instead, and readers take either format.

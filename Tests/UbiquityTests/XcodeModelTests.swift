@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Ubiquity
 @testable import UbiquityCore
+import UbiquityTestSupport
 
 /// Xcode's model files read as they are (Tests/Fixtures/models, written as Xcode 4, 9 and 16
 /// write them; containers/models/Notes.xcdatamodeld, the built-in model drawn in Xcode).

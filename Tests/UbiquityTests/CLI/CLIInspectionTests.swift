@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 /// status, peers, logs, doctor and watch, run as processes against real containers.
 @Suite("CLI inspection")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Ubiquity
+import UbiquityTestSupport
 
 /// The Swift snippets of the DocC articles and Docs/*.md compile and do what the pages say: each
 /// is copied verbatim in ArticleSnippets.swift (this checks the copies are current), and the

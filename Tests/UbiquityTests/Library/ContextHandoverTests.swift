@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 @Suite("Contexts follow their store through handovers and account switches")
 struct ContextHandoverTests {

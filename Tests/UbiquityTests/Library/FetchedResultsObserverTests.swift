@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Ubiquity
 @testable import UbiquityCore
+import UbiquityTestSupport
 
 @Suite("A fetched-results observer keeps a fetch current with inserts, deletes, updates and moves")
 struct FetchedResultsObserverTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 @Suite("The library refuses mistakes where they are made")
 struct LibrarySafetyTests {

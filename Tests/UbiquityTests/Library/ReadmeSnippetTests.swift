@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityTestSupport
 
 /// The README's library snippet, run as written (its paths made temporary), returning what it
 /// printed. The two hooks are the test's, not the README's: `opened` may hold the initial

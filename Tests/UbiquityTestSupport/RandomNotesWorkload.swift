@@ -1,11 +1,12 @@
 import Foundation
-@testable import Ubiquity
+import Ubiquity
+import UbiquityBase
 
 /// Random operations on a notes model with every kind of property the merge handles — plain
 /// attributes, a merge group, to-one, to-many derived from a to-one, many-to-many — and deletes:
 /// the workload of the seeded convergence and join tests.
-struct RandomNotesWorkload {
-    static let model: ObjectModel = {
+public struct RandomNotesWorkload {
+    public static let model: ObjectModel = {
         try! ObjectModel(name: "Random", entities: [
             EntityDescription("Folder", attributes: [AttributeDescription("name", .string)],
                               relationships: [RelationshipDescription("notes", destination: "Note", inverse: "folder", toMany: true)]),
@@ -22,18 +23,18 @@ struct RandomNotesWorkload {
         ])
     }()
 
-    var random: SeededGenerator
+    public var random: SeededGenerator
 
-    init(seed: UInt64) { random = SeededGenerator(seed: seed) }
+    public init(seed: UInt64) { random = SeededGenerator(seed: seed) }
 
-    mutating func pick<T>(_ items: [T]) -> T? { items.isEmpty ? nil : items[Int.random(in: 0..<items.count, using: &random)] }
+    public mutating func pick<T>(_ items: [T]) -> T? { items.isEmpty ? nil : items[Int.random(in: 0..<items.count, using: &random)] }
 
-    mutating func word() -> AttributeValue {
+    public mutating func word() -> AttributeValue {
         .string(pick(["alpha", "beta", "gamma", "delta", "ε", "日本"])! + String(Int.random(in: 0..<100, using: &random)))
     }
 
     /// One random operation on `peer` (a save, or now and then a sync); the log it saved, if any.
-    mutating func step(on peer: UbiquityPeer) throws -> TransactionLog? {
+    public mutating func step(on peer: UbiquityPeer) throws -> TransactionLog? {
         let context = peer.newContext()
         let notes = try peer.store.fetch(FetchRequest(entity: "Note"))
         let folders = try peer.store.fetch(FetchRequest(entity: "Folder"))
