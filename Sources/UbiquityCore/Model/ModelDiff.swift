@@ -58,11 +58,7 @@ public struct ModelDiff: Sendable, Equatable {
         var matchedOld: Set<String> = []
         var oldNameOf: [String: String] = [:]  // new entity name → old entity name
         for entity in new.entities {
-            if old.entity(entity.name) != nil, !new.entities.contains(where: { $0.name != entity.name && $0.renamingIdentifier == entity.name }) {
-                oldNameOf[entity.name] = entity.name
-            } else if let renamed = entity.renamingIdentifier, old.entity(renamed) != nil {
-                oldNameOf[entity.name] = renamed
-            }
+            oldNameOf[entity.name] = entity.previousVersion(in: old.entities, siblings: new.entities)?.name
             if let previous = oldNameOf[entity.name] { matchedOld.insert(previous) }
         }
         for entity in old.entities where !matchedOld.contains(entity.name) {
@@ -140,8 +136,7 @@ public struct ModelDiff: Sendable, Equatable {
         let before = previous.attributes + previous.transientAttributes, after = entity.attributes + entity.transientAttributes
         var matched: Set<String> = []
         for attribute in after {
-            let match = before.first { $0.name == attribute.name && !after.contains(where: { $0.name != attribute.name && $0.renamingIdentifier == attribute.name }) }
-                ?? attribute.renamingIdentifier.flatMap { renamed in before.first { $0.name == renamed } }
+            let match = attribute.previousVersion(in: before, siblings: after)
             func change(_ kind: Kind, _ detail: String, _ mapping: Mapping) {
                 changes.append(Change(kind: kind, entity: entity.name, property: attribute.name, detail: detail, mapping: mapping))
             }
@@ -199,8 +194,7 @@ public struct ModelDiff: Sendable, Equatable {
         let before = previous.relationships + previous.transientRelationships, after = entity.relationships + entity.transientRelationships
         var matched: Set<String> = []
         for relationship in after {
-            let match = before.first { $0.name == relationship.name && !after.contains(where: { $0.name != relationship.name && $0.renamingIdentifier == relationship.name }) }
-                ?? relationship.renamingIdentifier.flatMap { renamed in before.first { $0.name == renamed } }
+            let match = relationship.previousVersion(in: before, siblings: after)
             func change(_ kind: Kind, _ detail: String, _ mapping: Mapping) {
                 changes.append(Change(kind: kind, entity: entity.name, property: relationship.name, detail: detail, mapping: mapping))
             }

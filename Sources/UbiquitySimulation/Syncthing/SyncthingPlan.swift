@@ -27,32 +27,12 @@ struct SyncthingPlan {
         note(scenario.faults)
         for device in scenario.devices { if let faults = device.faults { note(faults) } }
         note(extraFaults.filter { $0.key != "skew" }.map { $0.key + ($0.value.map { "=" + $0 } ?? "") })
-        try Self.walk(scenario.steps, source: scenario.source) { pairs in
+        try ScenarioFaultWalk.visit(scenario.steps, source: scenario.source,
+                                    quotaRefusal: "'quota' needs the emulated daemon: Syncthing has no iCloud quota to fill (run this scenario without --syncthing)") { pairs in
             note(pairs.filter { $0.key != "skew" && $0.key != "none" }.map { $0.key + ($0.value.map { "=" + $0 } ?? "") })
         }
         if !ignored.isEmpty {
             warnings.append("Syncthing carries the files: the emulated daemon's faults are ignored (\(ignored.joined(separator: " ")))")
-        }
-    }
-
-    /// Visits every step, inside `repeat` and `random` blocks too: hands `faults` lines to
-    /// `faults` and throws at the first step that cannot run on Syncthing hosts.
-    private static func walk(_ steps: [ScenarioStep], source: String,
-                             faults: ([(key: String, value: String?)]) -> Void) throws(ScenarioError) {
-        for step in steps {
-            switch step.action {
-            case let .repeated(_, body):
-                try walk(body, source: source, faults: faults)
-            case let .random(block):
-                try walk(block.choices.map(\.step), source: source, faults: faults)
-            case let .faults(_, pairs):
-                faults(pairs)
-            case .quota(.some):
-                throw ScenarioError(source: source, line: step.line,
-                                    "'quota' needs the emulated daemon: Syncthing has no iCloud quota to fill (run this scenario without --syncthing)")
-            default:
-                break
-            }
         }
     }
 }

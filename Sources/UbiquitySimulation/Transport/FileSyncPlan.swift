@@ -20,30 +20,10 @@ struct FileSyncPlan {
         note(scenario.faults)
         for device in scenario.devices { if let faults = device.faults { note(faults) } }
         note(extraFaults)
-        try Self.walk(scenario.steps, source: scenario.source, faults: note)
+        try ScenarioFaultWalk.visit(scenario.steps, source: scenario.source,
+                                    quotaRefusal: "'quota' needs the emulated iCloud: a file-sync engine has no quota to fill (run this scenario with --transport icloud)", faults: note)
         if !ignored.isEmpty {
             warnings.append("a file-sync engine never delivers a file twice: \(ignored.joined(separator: " ")) is ignored")
-        }
-    }
-
-    /// Visits every step, inside `repeat` and `random` blocks too: hands `faults` lines to
-    /// `faults` and throws at the first step the file-sync transport cannot run.
-    private static func walk(_ steps: [ScenarioStep], source: String,
-                             faults: ([(key: String, value: String?)]) -> Void) throws(ScenarioError) {
-        for step in steps {
-            switch step.action {
-            case let .repeated(_, body):
-                try walk(body, source: source, faults: faults)
-            case let .random(block):
-                try walk(block.choices.map(\.step), source: source, faults: faults)
-            case let .faults(_, pairs):
-                faults(pairs)
-            case .quota(.some):
-                throw ScenarioError(source: source, line: step.line,
-                                    "'quota' needs the emulated iCloud: a file-sync engine has no quota to fill (run this scenario with --transport icloud)")
-            default:
-                break
-            }
         }
     }
 }
