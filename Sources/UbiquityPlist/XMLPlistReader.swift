@@ -10,15 +10,7 @@ import CLibXML2
 struct XMLPlistReader {
     private typealias Leaf = XMLLeafText.Kind
 
-    private enum ContainerKind { case plist, array, dictionary }
-
-    private struct Container {
-        let kind: ContainerKind
-        var elements: [PlistValue] = []
-        var entries: [String: PlistValue] = [:]
-        var key: String?
-        var hasValue = false
-    }
+    private typealias Container = XMLPlistContainer
 
     /// Receives libxml2's errors for one parse; only the first is kept.
     private final class ErrorSink {
@@ -257,7 +249,7 @@ struct XMLPlistReader {
         case .dict, .array:
             try checkSlot(name)
             if depth >= limits.maxDepth { throw fail("nesting depth exceeds the limit of \(limits.maxDepth)") }
-            let container: ContainerKind = if case .dict = element { .dictionary } else { .array }
+            let container: Container.Kind = if case .dict = element { .dictionary } else { .array }
             if empty {
                 try deliver(container == .dictionary ? .dictionary([:]) : .array([]))
             } else {
@@ -290,7 +282,7 @@ struct XMLPlistReader {
         }
         switch top.kind {
         case .dictionary where top.key == nil: throw fail("expected <key> in <dict>, found <\(name)>", element: name)
-        case .plist where top.hasValue: throw fail("<plist> holds more than one value")
+        case .plist where !top.elements.isEmpty: throw fail("<plist> holds more than one value")
         default: break
         }
     }
@@ -328,22 +320,12 @@ struct XMLPlistReader {
         guard let top = stack.popLast() else { throw fail("unbalanced end tag") }
         switch top.kind {
         case .plist:
-            guard top.hasValue, let value = top.elements.first else { throw fail("<plist> holds no value") }
+            guard let value = top.elements.first else { throw fail("<plist> holds no value") }
             root = value
-        case .array:
-            depth -= 1
-            try deliver(.array(top.elements))
-        case .dictionary:
+        case .array, .dictionary:
             depth -= 1
             if let key = top.key { throw fail("<key>\(key)</key> has no value in <dict>") }
-            // CoreFoundation's XML form of a keyed archive's UID.
-            if top.entries.count == 1, let uid = top.entries["CF$UID"], case let .integer(i) = uid, i >= 0 {
-                try deliver(.uid(UInt64(i)))
-            } else if top.entries.count == 1, case let .unsignedInteger(u)? = top.entries["CF$UID"] {
-                try deliver(.uid(u))
-            } else {
-                try deliver(.dictionary(top.entries))
-            }
+            try deliver(top.closedValue)
         }
     }
 
@@ -358,18 +340,7 @@ struct XMLPlistReader {
             root = value
             return
         }
-        let top = stack.count - 1
-        switch stack[top].kind {
-        case .plist:
-            stack[top].elements.append(value)
-            stack[top].hasValue = true
-        case .array:
-            stack[top].elements.append(value)
-        case .dictionary:
-            let key = stack[top].key!
-            stack[top].key = nil
-            stack[top].entries[key] = value
-        }
+        stack[stack.count - 1].add(value)
     }
 
     // MARK: Leaf values
@@ -385,7 +356,7 @@ struct XMLPlistReader {
 
     private static func name(of leaf: Leaf) -> String { leaf.elementName }
 
-    private static func name(of kind: ContainerKind) -> String {
+    private static func name(of kind: Container.Kind) -> String {
         switch kind {
         case .plist: return "plist"
         case .array: return "array"

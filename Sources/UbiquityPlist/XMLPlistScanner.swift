@@ -16,14 +16,7 @@ struct XMLPlistScanner {
         case plist, key, dict, array, leaf(Leaf)
     }
 
-    private enum ContainerKind { case plist, array, dictionary }
-
-    private struct Container {
-        let kind: ContainerKind
-        var elements: [PlistValue] = []
-        var entries: [String: PlistValue] = [:]
-        var key: String?
-    }
+    private typealias Container = XMLPlistContainer
 
     private static let libxml2NestingLimit = 256
 
@@ -292,14 +285,10 @@ struct XMLPlistScanner {
             stack.append(Container(kind: .plist))
         case .dict, .array:
             guard slotIsOpen(), depth < limits.maxDepth else { return false }
-            let kind: ContainerKind = if case .dict = element { .dictionary } else { .array }
+            let kind: Container.Kind = if case .dict = element { .dictionary } else { .array }
             if empty { return deliver(kind == .dictionary ? .dictionary([:]) : .array([])) }
             depth += 1
-            var container = Container(kind: kind)
-            // Growing a dictionary one entry at a time rehashes it at 1, 2, 3 and 6 entries:
-            // room for the usual record's handful of keys up front avoids most of that.
-            if kind == .dictionary { container.entries.reserveCapacity(6) }
-            stack.append(container)
+            stack.append(Container(kind: kind))
         case .key:
             guard let top = stack.last, top.kind == .dictionary, top.key == nil else { return false }
             if empty {
@@ -351,19 +340,10 @@ struct XMLPlistScanner {
             guard Self.equals(tag, "plist"), top.elements.count == 1 else { return false }
             root = top.elements[0]
             return true
-        case .array:
-            guard Self.equals(tag, "array") else { return false }
+        case .array, .dictionary:
+            guard Self.equals(tag, top.kind == .array ? "array" : "dict"), top.key == nil else { return false }
             depth -= 1
-            return deliver(.array(top.elements))
-        case .dictionary:
-            guard Self.equals(tag, "dict"), top.key == nil else { return false }
-            depth -= 1
-            // CoreFoundation's XML form of a keyed archive's UID, read as XMLPlistReader does.
-            if top.entries.count == 1, let uid = top.entries["CF$UID"] {
-                if case let .integer(value) = uid, value >= 0 { return deliver(.uid(UInt64(value))) }
-                if case let .unsignedInteger(value) = uid { return deliver(.uid(value)) }
-            }
-            return deliver(.dictionary(top.entries))
+            return deliver(top.closedValue)
         }
     }
 
@@ -385,15 +365,7 @@ struct XMLPlistScanner {
             root = value
             return true
         }
-        let top = stack.count - 1
-        switch stack[top].kind {
-        case .plist, .array:
-            stack[top].elements.append(value)
-        case .dictionary:
-            let key = stack[top].key!
-            stack[top].key = nil
-            stack[top].entries[key] = value
-        }
+        stack[stack.count - 1].add(value)
         return true
     }
 
