@@ -6,14 +6,19 @@ import Testing
 /// to — an attribute's value, a to-one's target, a pair's membership, a member's position —
 /// whichever merge path found it, and every peer that applied the same logs holds the same one.
 @Suite("The conflict history keeps typed values")
-struct ConflictHistoryTests {
+final class ConflictHistoryTests {
     let note = try! GlobalID(entity: "Note", key: "n")
     let folderA = try! GlobalID(entity: "Folder", key: "a")
     let folderB = try! GlobalID(entity: "Folder", key: "b")
     let tag = try! GlobalID(entity: "Tag", key: "t")
 
-    func store(_ cloud: TestCloud, _ peer: String, model: ObjectModel = .notes) throws -> PersistentStore {
-        try PersistentStore(path: "\(cloud.root)/\(peer).sqlite", model: model, peerID: peer, storeName: "Store", contentName: cloud.contentName)
+    /// This test's stores (each test gets an instance of its own).
+    let directory = NSTemporaryDirectory() + "ubiquity-conflict-history-" + UUID().uuidString
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+    func store(_ peer: String, model: ObjectModel) throws -> PersistentStore {
+        try PersistentStore(path: "\(directory)/\(peer).sqlite", model: model, peerID: peer, storeName: "Store", contentName: model.name)
     }
 
     /// Commits `updated` (and `deleted`) on `store` as one local transaction.
@@ -22,9 +27,9 @@ struct ConflictHistoryTests {
     }
 
     /// Two stores that share `base`, then each commit one concurrent edit and import the other's.
-    func concurrent(_ cloud: TestCloud, model: ObjectModel = .notes, base: [ChangeRecord],
+    func concurrent(model: ObjectModel = .notes, base: [ChangeRecord],
                     ann: (PersistentStore) throws -> TransactionLog, bob: (PersistentStore) throws -> TransactionLog) throws -> [PersistentStore] {
-        let a = try store(cloud, "ann~1", model: model), b = try store(cloud, "bob~1", model: model)
+        let a = try store("ann~1", model: model), b = try store("bob~1", model: model)
         _ = try b.applyImported([try commit(a, inserted: base)])
         let fromAnn = try ann(a), fromBob = try bob(b)
         _ = try a.applyImported([fromBob])
@@ -46,10 +51,9 @@ struct ConflictHistoryTests {
     }
 
     @Test func updatesAgainstUpdatesKeepValuesTargetsAndMemberships() throws {
-        let cloud = try TestCloud()
         let base = [ChangeRecord(id: note, values: ["title": .string("base")]), ChangeRecord(id: folderA, values: ["name": .string("a")]),
                     ChangeRecord(id: folderB, values: ["name": .string("b")]), ChangeRecord(id: tag, values: ["name": .string("t")])]
-        let stores = try concurrent(cloud, base: base, ann: { store in
+        let stores = try concurrent(base: base, ann: { store in
             try commit(store, updated: [ChangeRecord(id: note, values: ["title": .string("from ann")],
                                                      relationships: ["folder": .toOne(folderA), "tags": .toMany(added: [tag], removed: [])])])
         }, bob: { store in
@@ -71,9 +75,8 @@ struct ConflictHistoryTests {
     }
 
     @Test func writesAgainstADeleteKeepTheLostValueAndNoWinner() throws {
-        let cloud = try TestCloud()
         let base = [ChangeRecord(id: note, values: ["title": .string("base")]), ChangeRecord(id: folderB, values: ["name": .string("b")])]
-        let stores = try concurrent(cloud, base: base, ann: { store in
+        let stores = try concurrent(base: base, ann: { store in
             try commit(store, deleted: [note])
         }, bob: { store in
             try commit(store, updated: [ChangeRecord(id: note, values: ["title": .string("edited")], relationships: ["folder": .toOne(folderB)])])
@@ -93,11 +96,10 @@ struct ConflictHistoryTests {
     }
 
     @Test func concurrentMovesKeepBothPositions() throws {
-        let cloud = try TestCloud(model: OrderedRelationshipTests.model, contentName: "Playlists")
         let playlist = try GlobalID(entity: "Playlist", key: "mix"), song = try GlobalID(entity: "Song", key: "a")
         let base = [ChangeRecord(id: song, values: ["title": .string("a")]),
                     ChangeRecord(id: playlist, relationships: ["songs": .toMany(added: [song], removed: [])], positions: ["songs": [song: "V"]])]
-        let stores = try concurrent(cloud, model: OrderedRelationshipTests.model, base: base, ann: { store in
+        let stores = try concurrent(model: OrderedRelationshipTests.model, base: base, ann: { store in
             try commit(store, updated: [ChangeRecord(id: playlist, positions: ["songs": [song: "G"]])])
         }, bob: { store in
             try commit(store, updated: [ChangeRecord(id: playlist, positions: ["songs": [song: "k"]])])
