@@ -27,14 +27,14 @@ public struct ConflictRecord: Sendable, Equatable {
     /// The peer whose write lost.
     public var loserPeer: String { Stamp(loserStamp)?.peerID ?? "" }
 
-    /// The relationship and target a to-many pair's property (`relationship[target]`) names;
-    /// `nil` for an attribute or a to-one relationship.
     /// The relationship and member a position's property (`relationship[member].position`) names.
     package static func position(in property: String) -> (relationship: String, member: String)? {
         guard property.hasSuffix("].position") else { return nil }
         return pair(in: String(property.dropLast(".position".count))).map { ($0.relationship, $0.target) }
     }
 
+    /// The relationship and target a to-many pair's property (`relationship[target]`) names;
+    /// `nil` for an attribute or a to-one relationship.
     package static func pair(in property: String) -> (relationship: String, target: String)? {
         guard let open = property.firstIndex(of: "["), property.hasSuffix("]") else { return nil }
         return (String(property[..<open]), String(property[property.index(after: open)..<property.index(before: property.endIndex)]))
@@ -51,56 +51,24 @@ public enum ConflictValue: Sendable, Equatable {
     case member(Bool)
 }
 
+// The conflict history (`ConflictHistory`) through the store's lock.
 extension PersistentStore {
     /// The conflict history, oldest first.
-    public func conflicts() throws -> [ConflictRecord] {
-        try locked {
-            try database.statement("SELECT \(Self.conflictColumns) FROM Z_CONFLICTS ORDER BY id").rows { row in try conflictRecord(row) }
-        }
-    }
+    public func conflicts() throws -> [ConflictRecord] { try locked { try conflictHistory.all() } }
 
     /// Conflict `id` of the history; `nil` when there is none.
-    public func conflict(_ id: Int64) throws -> ConflictRecord? {
-        try locked {
-            let statement = try database.statement("SELECT \(Self.conflictColumns) FROM Z_CONFLICTS WHERE id = ?")
-            try statement.bind([.integer(id)])
-            return try statement.step() ? try conflictRecord(statement) : nil
-        }
-    }
+    public func conflict(_ id: Int64) throws -> ConflictRecord? { try locked { try conflictHistory.conflict(id) } }
 
     /// The largest conflict ID recorded so far (0: none).
-    package func lastConflictID() throws -> Int64 {
-        try locked {
-            let statement = try database.statement("SELECT coalesce(max(id), 0) FROM Z_CONFLICTS")
-            return try statement.step() ? statement.int64(0) : 0
-        }
-    }
+    package func lastConflictID() throws -> Int64 { try locked { try conflictHistory.lastID() } }
 
-    private static let conflictColumns = """
-        id, gid, property, kind, winner_value, loser_value, winner_stamp, loser_stamp, winner_number, loser_number, recorded
-        """
-
-    private func conflictRecord(_ row: SQLiteStatement) throws -> ConflictRecord {
-        let object = try GlobalID(row.string(1) ?? ""), property = row.string(2) ?? ""
-        return ConflictRecord(
-            id: row.int64(0), object: object, property: property,
-            kind: ConflictRecord.Kind(rawValue: row.string(3) ?? "") ?? .update,
-            winnerValue: conflictValue(row.value(4), of: property, in: object.entity),
-            loserValue: conflictValue(row.value(5), of: property, in: object.entity),
-            winnerStamp: row.string(6) ?? "", loserStamp: row.string(7) ?? "",
-            winnerNumber: row.int64(8), loserNumber: row.int64(9), recorded: Date(timeIntervalSince1970: row.double(10)))
-    }
-
-    /// A stored conflict value read back by its property's declaration (pairs are stored as
-    /// "present"/"absent", targets as global ID text, attributes as in their column).
-    private func conflictValue(_ stored: SQLiteValue, of property: String, in entity: String) -> ConflictValue {
-        if ConflictRecord.pair(in: property) != nil { return .member(stored == .text("present")) }
-        let description = model.entity(entity)
-        if description?.relationship(property) != nil {
-            if case let .text(text) = stored, let target = try? GlobalID(text) { return .target(target) }
-            return .target(nil)
-        }
-        let type = description?.attribute(property)?.type ?? stored.attributeType
-        return .attribute(type.flatMap { AttributeValue(sqlite: stored, type: $0) })
+    /// Records a conflict found while joining a baseline (`StoreJoin.swift`) between two column
+    /// values (`MergeEngine.recordConflict` types them). The caller holds the lock. `kind` is
+    /// the raw value of a `ConflictRecord.Kind`: that caller spells it so; once it passes the
+    /// kind itself, this goes.
+    func insertConflict(id: GlobalID, property: String, kind: String,
+                        winner: (SQLiteValue, Stamp, Int64), loser: (SQLiteValue, Stamp, Int64)) throws {
+        try merge.recordConflict(id: id, property: property, kind: ConflictRecord.Kind(rawValue: kind) ?? .update,
+                                 winner: winner, loser: loser, at: now)
     }
 }

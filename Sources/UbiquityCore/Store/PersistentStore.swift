@@ -6,7 +6,7 @@ import UbiquityBase
 ///
 /// Every public method is serialized by one lock, so contexts on several threads and the sync
 /// engine can share a store. Local saves and imports go through the same merge code
-/// (`StoreMerge.swift`), which is what makes a peer's own view equal to everybody else's.
+/// (`MergeEngine`), which is what makes a peer's own view equal to everybody else's.
 public final class PersistentStore: @unchecked Sendable {
     public let model: ObjectModel
     public let peerID: String
@@ -21,12 +21,21 @@ public final class PersistentStore: @unchecked Sendable {
     let pairTables: [String: PairTable]
     /// The positions of ordered to-many relationships, by `"<owner>.<relationship>"` (`OrderTable`).
     let orderTables: [String: OrderTable]
+    /// The tables of the store's own bookkeeping, one type each (`Tables/`), and the merge
+    /// (`Merge/`): each holds its SQL; the store holds the lock around them.
+    let metadata: MetadataTable
+    let knowledgeTable: KnowledgeTable
+    let outbox: OutboxTable
+    let sentLogTable: SentLogTable
+    let history: TransactionHistoryTable
+    let quarantine: QuarantineTable
+    let conflictHistory: ConflictHistory
+    let slotWriters: SlotWriterTable
+    let merge: MergeEngine
     private let lock = NSRecursiveLock()
     var clock: HybridLogicalClock
     private var wallClockStorage = WallClock.system
     var knowledgeCache: KnowledgeVector
-    /// `Z_WRITERS` rows by id (`SlotWriters.swift`).
-    var slotWriterCache: [Int64: SlotWriter] = [:]
     /// Set when the store stops taking saves: retired, or handed over to a successor that
     /// contexts follow (StoreHandover.swift).
     var retirement: StoreRetirement?
@@ -69,6 +78,16 @@ public final class PersistentStore: @unchecked Sendable {
         self.tables = tables
         self.pairTables = pairTables
         orderTables = OrderTable.all(of: model)
+        metadata = MetadataTable(database: database)
+        knowledgeTable = KnowledgeTable(database: database)
+        outbox = OutboxTable(database: database)
+        sentLogTable = SentLogTable(database: database)
+        history = TransactionHistoryTable(database: database)
+        quarantine = QuarantineTable(database: database)
+        conflictHistory = ConflictHistory(database: database, model: model)
+        slotWriters = SlotWriterTable(database: database)
+        merge = MergeEngine(database: database, model: model, tables: tables, pairTables: pairTables, orderTables: orderTables,
+                            slotWriters: slotWriters, conflicts: conflictHistory)
         clock = HybridLogicalClock(peerID: peerID, last: nil)
         knowledgeCache = KnowledgeVector()
         if readOnly {
@@ -84,14 +103,14 @@ public final class PersistentStore: @unchecked Sendable {
     private func createOrCheckSchema(tables: [String: EntityTable], pairTables: [String: PairTable]) throws {
         try database.transaction {
             try database.execute(StoreSchema.bookkeepingSQL)
-            try addQuarantineSignatureColumns()
+            try quarantine.addSignatureColumns()
             for table in tables.values.sorted(by: { $0.tableName < $1.tableName }) { try database.execute(table.createSQL) }
             for table in pairTables.values.sorted(by: { $0.tableName < $1.tableName }) { try database.execute(table.createSQL) }
             for table in orderTables.values.sorted(by: { $0.tableName < $1.tableName }) { try database.execute(table.createSQL) }
-            try checkOrWriteMeta(.modelHash, model.hash) { StoreError.modelMismatch(store: $0, model: model.hash) }
-            try checkOrWriteMeta(.peerID, peerID) { StoreError.peerMismatch(store: $0, peer: peerID) }
+            try metadata.checkOrWrite(.modelHash, model.hash) { StoreError.modelMismatch(store: $0, model: model.hash) }
+            try metadata.checkOrWrite(.peerID, peerID) { StoreError.peerMismatch(store: $0, peer: peerID) }
             if try meta(.schemaVersion) == "1" { try upgradeSchemaFromVersion1(schema: "main") }
-            try checkOrWriteMeta(.schemaVersion, String(StoreSchema.version)) { StoreError.schemaMismatch($0) }
+            try metadata.checkOrWrite(.schemaVersion, String(StoreSchema.version)) { StoreError.schemaMismatch($0) }
             // What a later migration starts from (stores made before migrations record it now).
             let text = Self.recordedModelText(model)
             if try meta(.model) != text { try setMeta(.model, text) }
@@ -126,16 +145,11 @@ public final class PersistentStore: @unchecked Sendable {
     /// The knowledge vector: for each peer, the highest transaction applied here.
     public var knowledge: KnowledgeVector { locked { knowledgeCache } }
 
-    func loadKnowledge() throws -> KnowledgeVector {
-        var entries: [String: Int64] = [:]
-        let statement = try database.statement("SELECT peer, number FROM Z_KNOWLEDGE")
-        while try statement.step() { entries[statement.string(0) ?? ""] = statement.int64(1) }
-        return KnowledgeVector(entries)
-    }
+    func loadKnowledge() throws -> KnowledgeVector { try knowledgeTable.load() }
 
     func advanceKnowledge(peer: String, to number: Int64) throws {
         guard number > knowledgeCache[peer] else { return }
-        try database.run("INSERT OR REPLACE INTO Z_KNOWLEDGE (peer, number) VALUES (?, ?)", [.text(peer), .integer(number)])
+        try knowledgeTable.set(peer: peer, to: number)
         knowledgeCache[peer] = number
     }
 
@@ -153,11 +167,7 @@ public final class PersistentStore: @unchecked Sendable {
     /// Seconds since 1970 on this store's wall clock.
     package var now: Double { wallClockStorage.now.timeIntervalSince1970 }
 
-
-    func table(_ entity: String) throws -> EntityTable {
-        guard let table = tables[entity] else { throw ModelError.unknownEntity(entity) }
-        return table
-    }
+    func table(_ entity: String) throws -> EntityTable { try merge.table(entity) }
 }
 
 /// A store that cannot be opened or used as asked.

@@ -72,11 +72,7 @@ extension PersistentStore {
             }
             // Most syncs stop here: every old file is a value some row holds.
             guard files.contains(where: { !retained.contains($0.name) }) else { return [] }
-            let conflicts = try database.statement("SELECT winner_value, loser_value FROM Z_CONFLICTS WHERE typeof(winner_value) = 'text' OR typeof(loser_value) = 'text'")
-            while try conflicts.step() {
-                keep(conflicts.string(0))
-                keep(conflicts.string(1))
-            }
+            for text in try conflictHistory.textValues() { keep(text) }
             // Logs of its own still kept: a damaged one is written again, and its file with it.
             for table in ["Z_OUTBOX", "Z_OUTBOX_PREVIOUS", "Z_SENT"] {
                 let statement = try database.statement("SELECT bytes FROM \(table) WHERE instr(bytes, CAST('externalData' AS BLOB)) > 0")

@@ -34,7 +34,7 @@ extension PersistentStore {
                     + ["Z_TOMBSTONES", "Z_WRITERS", "Z_KNOWLEDGE", "Z_OUTBOX", "Z_OUTBOX_PREVIOUS", "Z_SENT"]
                 for table in tables { try database.execute("DELETE FROM \(table)") }
                 // Removed content owes no baseline of what it held.
-                try database.run("DELETE FROM Z_META WHERE key = ?", [.text(StoreMetadataKey.migrationKnowledge.rawValue)])
+                try metadata.remove(.migrationKnowledge)
                 forgetSlotWriters()
                 knowledgeCache = KnowledgeVector()
             }

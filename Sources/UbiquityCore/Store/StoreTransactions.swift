@@ -2,13 +2,6 @@ import Foundation
 import UbiquityBase
 import UbiquityPlist
 
-/// A local transaction waiting in the outbox to be written into the container.
-public struct OutboxEntry: Sendable, Equatable {
-    public let number: Int64
-    public let fileName: String
-    public let bytes: [UInt8]
-}
-
 /// What `applyImported` did with a batch of logs.
 public struct ImportApplication: Sendable {
     /// The objects the applied logs changed.
@@ -21,19 +14,6 @@ public struct ImportApplication: Sendable {
     public var deferred: [(peerID: String, number: Int64)] = []
 
     public init() {}
-}
-
-/// One applied transaction, local or imported, as the history keeps it.
-public struct TransactionSummary: Sendable, Equatable {
-    public let peerID: String
-    public let number: Int64
-    public let stamp: String
-    public let knowledge: String
-    public let date: Double
-    public let isLocal: Bool
-    public let inserted: Int
-    public let updated: Int
-    public let deleted: Int
 }
 
 // Committing local transactions (data + outbox in one SQLite transaction) and applying
@@ -65,10 +45,9 @@ extension PersistentStore {
                     var changes = ObjectChanges()
                     try applyRecords(of: log, into: &changes)
                     try advanceKnowledge(peer: peerID, to: number)
-                    try recordHistory(log, isLocal: true)
+                    try history.record(log, isLocal: true, applied: now)
                     try persistClock()
-                    try database.run("INSERT INTO Z_OUTBOX (number, file, bytes) VALUES (?, ?, ?)",
-                                     [.integer(number), .text(log.fileName), .blob(log.encoded(format: format))])
+                    try outbox.add(number: number, fileName: log.fileName, bytes: log.encoded(format: format))
                     return (log, changes)
                 }
             } catch {
@@ -119,7 +98,7 @@ extension PersistentStore {
                                 clock.observe(log.stamp)
                                 try applyRecords(of: log, into: &changes)
                                 try advanceKnowledge(peer: log.peerID, to: log.transactionNumber)
-                                try recordHistory(log, isLocal: false)
+                                try history.record(log, isLocal: false, applied: now)
                             }
                         } catch where Self.isTheLogsFault(error) {
                             (clock, knowledgeCache) = (clockBefore, knowledgeBefore)
@@ -161,37 +140,18 @@ extension PersistentStore {
         }
     }
 
-    private func recordHistory(_ log: TransactionLog, isLocal: Bool) throws {
-        try database.run("""
-            INSERT OR REPLACE INTO Z_TRANSACTIONS (peer, number, stamp, kv, date, source, inserted, updated, deleted, applied)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.text(log.peerID), .integer(log.transactionNumber), .text(log.stamp.description), .text(log.knowledge.description),
-                  .real(log.transactionDate), .text(isLocal ? "local" : "import"), .integer(Int64(log.inserted.count)),
-                  .integer(Int64(log.updated.count)), .integer(Int64(log.deleted.count)), .real(now)])
-    }
-
     // MARK: Outbox
 
     /// Local transactions not yet written into the container, oldest first.
-    public func pendingOutbox() throws -> [OutboxEntry] {
-        try locked {
-            try database.statement("SELECT number, file, bytes FROM Z_OUTBOX ORDER BY number").rows {
-                OutboxEntry(number: $0.int64(0), fileName: $0.string(1) ?? "", bytes: $0.blob(2) ?? [])
-            }
-        }
-    }
+    public func pendingOutbox() throws -> [OutboxEntry] { try locked { try outbox.pending() } }
 
     /// Moves an outbox entry to the sent logs once its file is in the container, keeping a
     /// copy and the file's signature then (`file`; `nil`: keep no copy).
     public func markSent(_ number: Int64, file: DirectoryEntry? = nil) throws {
         try locked {
             try database.transaction {
-                if let file {
-                    try database.run(
-                        "INSERT OR REPLACE INTO Z_SENT (number, file, bytes, size, mtime, inode) SELECT number, file, bytes, ?, ?, ? FROM Z_OUTBOX WHERE number = ?",
-                        [.integer(file.size), .real(file.modificationTime), .integer(Int64(bitPattern: file.inode)), .integer(number)])
-                }
-                try database.run("DELETE FROM Z_OUTBOX WHERE number = ?", [.integer(number)])
+                if let file { try sentLogTable.add(fromOutbox: number, file: file) }
+                try outbox.remove(number)
             }
         }
     }
@@ -199,23 +159,10 @@ extension PersistentStore {
     // MARK: History
 
     /// Applied transactions, newest first.
-    public func transactionHistory(limit: Int = 100) throws -> [TransactionSummary] {
-        try locked {
-            try database.statement("SELECT peer, number, stamp, kv, date, source, inserted, updated, deleted FROM Z_TRANSACTIONS ORDER BY applied DESC, stamp DESC LIMIT ?")
-                .bind([.integer(Int64(limit))]).rows {
-                    TransactionSummary(peerID: $0.string(0) ?? "", number: $0.int64(1), stamp: $0.string(2) ?? "", knowledge: $0.string(3) ?? "",
-                                       date: $0.double(4), isLocal: $0.string(5) == "local", inserted: $0.int(6), updated: $0.int(7), deleted: $0.int(8))
-                }
-        }
-    }
+    public func transactionHistory(limit: Int = 100) throws -> [TransactionSummary] { try locked { try history.recent(limit: limit) } }
 
     /// When another peer's log was last applied here (seconds since 1970); `nil`: never.
-    package func lastImportDate() throws -> Double? {
-        try locked {
-            let statement = try database.statement("SELECT max(applied) FROM Z_TRANSACTIONS WHERE source = 'import'")
-            return try statement.step() && !statement.isNull(0) ? statement.double(0) : nil
-        }
-    }
+    package func lastImportDate() throws -> Double? { try locked { try history.lastImportDate() } }
 }
 
 extension KnowledgeVector {

@@ -1,0 +1,171 @@
+import Foundation
+
+/// The state merge of DESIGN §4: local saves and imported logs both come through
+/// `applyRecords(of:into:)`, so that every peer that applied the same logs holds the same
+/// state. Per slot the larger stamp wins; a write its author had not seen the other of is a
+/// concurrent overwrite, recorded in the conflict history; deletes leave tombstones that only
+/// an insert whose author saw them all may resurrect. It owns the SQL of the entity, pair,
+/// order and tombstone tables as the merge writes them. Its callers (`PersistentStore`) hold
+/// the store's lock and an open transaction.
+struct MergeEngine {
+    let database: SQLiteDatabase
+    let model: ObjectModel
+    let tables: [String: EntityTable]
+    let pairTables: [String: PairTable]
+    /// The positions of ordered to-many relationships, by `"<owner>.<relationship>"` (`OrderTable`).
+    let orderTables: [String: OrderTable]
+    let slotWriters: SlotWriterTable
+    let conflicts: ConflictHistory
+
+    /// Applies every record of `log`, noting what changed in `changes` (which may already hold
+    /// earlier logs of the same batch); conflicts are recorded as of `now` (seconds since 1970).
+    func applyRecords(of log: TransactionLog, into changes: inout ObjectChanges, now: Double) throws {
+        let stampText = log.stamp.description
+        let id = try slotWriters.id(peer: log.peerID, number: log.transactionNumber, stamp: log.stamp, stampText: stampText)
+        let writer = TransactionWriter(log, stampText: stampText, id: id, appliedAt: now)
+        for record in log.inserted { try apply(record, isInsert: true, writer: writer, changes: &changes) }
+        for record in log.updated { try apply(record, isInsert: false, writer: writer, changes: &changes) }
+        for id in log.deleted { try applyDelete(id, writer: writer, changes: &changes) }
+    }
+
+    func table(_ entity: String) throws -> EntityTable {
+        guard let table = tables[entity] else { throw ModelError.unknownEntity(entity) }
+        return table
+    }
+
+    /// The order table of `relationship` of `entity`, when it is ordered.
+    func orderTable(of relationship: String, in entity: String) -> OrderTable? {
+        orderTables["\(model.declaringEntity(of: relationship, in: entity)).\(relationship)"]
+    }
+
+    // MARK: Rows
+
+    func loadRow(_ table: EntityTable, _ id: GlobalID) throws -> [SQLiteValue]? {
+        let statement = try database.statement(table.selectRowSQL)
+        try statement.bind(id.description, at: 1)
+        guard try statement.step() else { return nil }
+        return (0..<Int32(table.columns.count)).map { statement.value($0) }
+    }
+
+    /// Writes `row`. A row that exists gets an `UPDATE` of the columns that differ from
+    /// `existing`: rewriting the whole row would also delete and re-add its index entries.
+    func writeRow(_ table: EntityTable, _ row: [SQLiteValue], existing: [SQLiteValue]?) throws {
+        guard let existing else {
+            try database.statement(table.writeRowSQL).bind(row).run()
+            return
+        }
+        var columns: [Int] = []
+        for index in row.indices where index != EntityTable.gidColumn && row[index] != existing[index] { columns.append(index) }
+        guard !columns.isEmpty else { return }
+        let statement = try database.statement(table.updateSQL(columns: columns))
+        for (offset, column) in columns.enumerated() { try statement.bind(row[column], at: Int32(offset + 1)) }
+        try statement.bind(row[EntityTable.gidColumn], at: Int32(columns.count + 1))
+        try statement.run()
+    }
+
+    func slotWriter(_ row: [SQLiteValue], _ table: EntityTable, _ slot: MergeSlot) throws -> SlotWriter? {
+        guard case let .integer(id) = row[table.slotWriterColumn[slot.name]!] else { return nil }
+        return try slotWriters.writer(id: id)
+    }
+
+    // MARK: Inserts and updates
+
+    func apply(_ record: ChangeRecord, isInsert: Bool, writer: TransactionWriter, changes: inout ObjectChanges) throws {
+        let table = try table(record.id.entity)
+        if isInsert, try insertIfNew(record, table: table, writer: writer) {
+            _ = try applyToManyChanges(record, table: table, writer: writer, changes: &changes)
+            _ = try applyPositions(record, table: table, writer: writer)
+            changes.note(record.id, wasAlive: false, isAlive: true, changed: true)
+            return
+        }
+        let existing = try loadRow(table, record.id)
+        var row = existing ?? table.emptyRow(id: record.id)
+        let wasAlive = row[EntityTable.aliveColumn] == .integer(1)
+        var isAlive = wasAlive
+        var changed = false      // a value changed: the object counts as updated
+        var dirty = false        // the row changed (values or stamps): it must be written
+        var blockedByDelete = false
+        if existing == nil {
+            // A row is made by the first insert or delete seen, so a missing row has no tombstones.
+            isAlive = isInsert
+        } else if !wasAlive {
+            // Observed-remove: an insert resurrects only when its author had seen every delete.
+            let covered = try tombstonesCovered(record.id, by: writer.knowledge)
+            if isInsert && covered { isAlive = true } else if !covered { blockedByDelete = true }
+        }
+
+        // Attributes and to-ones, slot by slot: the larger stamp wins the whole slot.
+        var touched: [Int] = []
+        for name in record.values.keys {
+            if let index = table.slotIndexOfProperty[name], !touched.contains(index) { touched.append(index) }
+        }
+        for (name, change) in record.relationships {
+            if case .toOne = change, let index = table.slotIndexOfProperty[name], !touched.contains(index) { touched.append(index) }
+        }
+        touched.sort { table.slots[$0].name < table.slots[$1].name }
+        for slot in touched.map({ table.slots[$0] }) {
+            let incoming = incomingValues(of: slot, in: record, table: table)
+            let current = try slotWriter(row, table, slot)
+            let incomingWins = current.map { writer.stamp > $0.stamp } ?? true
+            if let current, writer.isConcurrent(withWriteOf: current.stamp.peerID, number: current.number) {
+                try recordConflicts(id: record.id, table: table, row: row, incoming: incoming,
+                                    incomingWins: incomingWins, writer: writer, current: current)
+            }
+            if blockedByDelete {
+                try recordDeleteConflicts(id: record.id, incoming: incoming, writer: writer)
+            }
+            guard incomingWins else { continue }
+            for (column, value) in incoming where row[column] != value {
+                row[column] = value
+                changed = true
+            }
+            row[table.slotWriterColumn[slot.name]!] = writer.id
+            dirty = true
+        }
+
+        if try applyToManyChanges(record, table: table, writer: writer, changes: &changes) { changed = true }
+        if try applyPositions(record, table: table, writer: writer) { changed = true }
+
+        guard dirty || changed || isAlive != wasAlive || existing == nil else { return }
+        row[EntityTable.aliveColumn] = .integer(isAlive ? 1 : 0)
+        if case let .integer(version) = row[EntityTable.versionColumn] { row[EntityTable.versionColumn] = .integer(version + 1) }
+        try writeRow(table, row, existing: existing)
+        changes.note(record.id, wasAlive: wasAlive, isAlive: isAlive, changed: changed)
+    }
+
+    /// The common case of an import: an object this store has never seen. One `INSERT … ON
+    /// CONFLICT DO NOTHING` writes it whole; `false` sends an existing row down the merge path.
+    func insertIfNew(_ record: ChangeRecord, table: EntityTable, writer: TransactionWriter) throws -> Bool {
+        var row = table.emptyRow(id: record.id)
+        row[EntityTable.aliveColumn] = .integer(1)
+        row[EntityTable.versionColumn] = .integer(1)
+        for slot in table.slotLayouts {
+            var wrote = false
+            for (name, column) in slot.attributes {
+                guard let value = record.values[name] else { continue }
+                row[column] = value.sqliteValue
+                wrote = true
+            }
+            if let (name, column) = slot.toOne, case let .toOne(target)? = record.relationships[name] {
+                row[column] = target.map { .text($0.description) } ?? .null
+                wrote = true
+            }
+            if wrote { row[slot.writer] = writer.id }
+        }
+        try database.statement(table.insertNewRowSQL).bind(row).run()
+        return database.changes == 1
+    }
+
+    /// The (column, value) pairs a record writes into one slot. A to-one set to an object that
+    /// does not exist (yet) is kept: a reference reads as absent until its target is alive.
+    func incomingValues(of slot: MergeSlot, in record: ChangeRecord, table: EntityTable) -> [(Int, SQLiteValue)] {
+        var result: [(Int, SQLiteValue)] = []
+        for attribute in slot.attributes {
+            if let value = record.values[attribute] { result.append((table.attributeColumn[attribute]!, value.sqliteValue)) }
+        }
+        if let name = slot.relationship, case let .toOne(target)? = record.relationships[name] {
+            result.append((table.toOneColumn[name]!, target.map { .text($0.description) } ?? .null))
+        }
+        return result
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// The keys of `Z_META`: one row per fact the store keeps about itself.
+enum StoreMetadataKey: String {
+    /// The model and peer the store was made for, and its schema version: checked on open.
+    case modelHash, peerID, schemaVersion
+    /// The last stamp issued, so the clock never runs back across launches.
+    case lastStamp
+    /// The content removal the store is in (`ContentRemoval`); absent: it knows none.
+    case contentEpoch, contentEpochGeneration, contentEpochDate
+    /// "1" once an account store finished its first import: the fallback is no longer needed.
+    case initialImportCompleted
+    /// The model the store was made for, as an XML plist model file: what a migration starts from.
+    case model
+    /// The model hash the store was last migrated from.
+    case migratedFrom
+    /// The knowledge the store had when it was migrated, kept until the new version's
+    /// baselines hold it (then removed).
+    case migrationKnowledge
+    /// What the last import waited for: one line per log whose external data has not arrived
+    /// (`<peer> <number> <sha256>` and, for a damaged file, its reason), for `status` and `doctor`.
+    case externalDataWaits
+}
+
+/// `Z_META`: the facts a store keeps about itself, one text value per `StoreMetadataKey`.
+/// Its callers hold the store's lock.
+struct MetadataTable {
+    let database: SQLiteDatabase
+
+    func value(_ key: StoreMetadataKey) throws -> String? {
+        let statement = try database.statement("SELECT value FROM Z_META WHERE key = ?")
+        try statement.bind(key.rawValue, at: 1)
+        return try statement.step() ? statement.string(0) : nil
+    }
+
+    func set(_ key: StoreMetadataKey, _ value: String) throws {
+        try database.run("INSERT OR REPLACE INTO Z_META (key, value) VALUES (?, ?)", [.text(key.rawValue), .text(value)])
+    }
+
+    func remove(_ key: StoreMetadataKey) throws {
+        try database.run("DELETE FROM Z_META WHERE key = ?", [.text(key.rawValue)])
+    }
+
+    /// Writes `expected` when the key has no value yet; a different value throws `mismatch(stored)`.
+    func checkOrWrite(_ key: StoreMetadataKey, _ expected: String, mismatch: (String) -> StoreError) throws {
+        if let stored = try value(key) {
+            guard stored == expected else { throw mismatch(stored) }
+        } else {
+            try set(key, expected)
+        }
+    }
+
+    /// The value of `key` in the store file at `path`, read without opening it as a store (no
+    /// schema is created, nothing is written); `nil` when there is no file or no value.
+    static func value(_ key: StoreMetadataKey, inFileAt path: String) -> String? {
+        guard FileManager.default.fileExists(atPath: path),
+              let database = try? SQLiteDatabase(path: path, readOnly: true) else { return nil }
+        return try? MetadataTable(database: database).value(key)
+    }
+}
