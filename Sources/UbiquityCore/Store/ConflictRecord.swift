@@ -61,14 +61,4 @@ extension PersistentStore {
 
     /// The largest conflict ID recorded so far (0: none).
     package func lastConflictID() throws -> Int64 { try locked { try conflictHistory.lastID() } }
-
-    /// Records a conflict found while joining a baseline (`StoreJoin.swift`) between two column
-    /// values (`MergeEngine.recordConflict` types them). The caller holds the lock. `kind` is
-    /// the raw value of a `ConflictRecord.Kind`: that caller spells it so; once it passes the
-    /// kind itself, this goes.
-    func insertConflict(id: GlobalID, property: String, kind: String,
-                        winner: (SQLiteValue, Stamp, Int64), loser: (SQLiteValue, Stamp, Int64)) throws {
-        try merge.recordConflict(id: id, property: property, kind: ConflictRecord.Kind(rawValue: kind) ?? .update,
-                                 winner: winner, loser: loser, at: now)
-    }
 }

@@ -60,12 +60,9 @@ extension PersistentStore {
 
     /// The attached file's schema version, after checking it was made for this model.
     private func checkAttachedStateFile() throws -> String? {
-        let hash = try database.statement("SELECT value FROM baseline.Z_META WHERE key = '\(StoreMetadataKey.modelHash.rawValue)'")
-        defer { hash.reset() }
-        guard try hash.step(), hash.string(0) == model.hash else { throw StateFileError.otherModel }
-        let version = try database.statement("SELECT value FROM baseline.Z_META WHERE key = '\(StoreMetadataKey.schemaVersion.rawValue)'")
-        defer { version.reset() }
-        let baselineVersion = try version.step() ? version.string(0) : nil
+        let attached = MetadataTable(database: database, schema: "baseline")
+        guard try attached.value(.modelHash) == model.hash else { throw StateFileError.otherModel }
+        let baselineVersion = try attached.value(.schemaVersion)
         guard baselineVersion == "1" || baselineVersion == String(StoreSchema.version) else { throw StateFileError.schemaVersion(baselineVersion) }
         return baselineVersion
     }
@@ -254,8 +251,8 @@ extension PersistentStore {
                        !baselineKnowledge.covers(peer: mine.stamp.peerID, number: mine.number) {
                         // Neither side had seen the other's write: a concurrent overwrite, recorded.
                         for column in columns where row[column] != incoming[column] {
-                            try insertConflict(id: id, property: String(table.columns[column].dropFirst(2)), kind: "update",
-                                               winner: (incoming[column], theirs.stamp, theirs.number), loser: (row[column], mine.stamp, mine.number))
+                            try merge.recordConflict(id: id, property: String(table.columns[column].dropFirst(2)), kind: .update,
+                                                     winner: (incoming[column], theirs.stamp, theirs.number), loser: (row[column], mine.stamp, mine.number), at: now)
                         }
                     }
                     for column in columns where row[column] != incoming[column] {
@@ -349,8 +346,8 @@ extension PersistentStore {
                 if currentPresent != present, !storeKnowledge.covers(peer: stamp.peerID, number: number),
                    !baselineKnowledge.covers(peer: mine.peerID, number: mineNumber), let sourceID = GlobalID(stored: source) {
                     let theirs: SQLiteValue = .text(present ? "present" : "absent"), ours: SQLiteValue = .text(currentPresent! ? "present" : "absent")
-                    try insertConflict(id: sourceID, property: "\(pairs.relationship)[\(target)]", kind: "update",
-                                       winner: (theirs, stamp, number), loser: (ours, mine, mineNumber))
+                    try merge.recordConflict(id: sourceID, property: "\(pairs.relationship)[\(target)]", kind: .update,
+                                             winner: (theirs, stamp, number), loser: (ours, mine, mineNumber), at: now)
                 }
             } else {
                 select.reset()

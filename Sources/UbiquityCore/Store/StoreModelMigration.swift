@@ -43,11 +43,7 @@ extension PersistentStore {
     }
 
     private static func storedMeta(_ key: StoreMetadataKey, atPath path: String) -> String? {
-        guard FileManager.default.fileExists(atPath: path),
-              let database = try? SQLiteDatabase(path: path, readOnly: true),
-              let statement = try? database.statement("SELECT value FROM Z_META WHERE key = ?"),
-              (try? statement.bind(key.rawValue, at: 1)) != nil, (try? statement.step()) == true else { return nil }
-        return statement.string(0)
+        MetadataTable.value(key, inFileAt: path)
     }
 
     /// The model's text as the store records it (an XML plist model file).
@@ -62,10 +58,8 @@ extension PersistentStore {
         let database = try SQLiteDatabase(path: path)
         let old = plan.source, new = plan.destination
         return try database.transaction {
-            let statement = try database.statement("SELECT value FROM Z_META WHERE key = ?")
-            try statement.bind(StoreMetadataKey.modelHash.rawValue, at: 1)
-            let stored = try statement.step() ? statement.string(0) : nil
-            _ = statement.reset()
+            let metadata = MetadataTable(database: database)
+            let stored = try metadata.value(.modelHash)
             guard stored == old.hash else { throw StoreError.modelMismatch(store: stored ?? "none", model: old.hash) }
             let migrator = TableMigrator(database: database, plan: plan)
             let before = try migrator.liveObjects(old.entities.map { "E_" + $0.name })
@@ -80,24 +74,16 @@ extension PersistentStore {
             let after = try migrator.liveObjects(new.entities.map { "E_" + $0.name })
             // Unsent saves of the old version keep their bytes for its folder; copies of sent
             // ones would otherwise be "repaired" into the new folder.
-            try database.execute(StoreSchema.previousOutboxSQL)
-            try database.run("INSERT OR REPLACE INTO Z_OUTBOX_PREVIOUS (model, number, file, bytes) SELECT ?, number, file, bytes FROM Z_OUTBOX",
-                             [.text(old.hash)])
-            let kept = try database.statement("SELECT count(*) FROM Z_OUTBOX").rows { $0.int64(0) }.first ?? 0
-            try database.execute("DELETE FROM Z_OUTBOX; DELETE FROM Z_SENT")
-            var knowledge: [String: Int64] = [:]
-            let rows = try database.statement("SELECT peer, number FROM Z_KNOWLEDGE")
-            while try rows.step() { knowledge[rows.string(0) ?? ""] = rows.int64(1) }
-            func set(_ key: StoreMetadataKey, _ value: String) throws {
-                try database.run("INSERT OR REPLACE INTO Z_META (key, value) VALUES (?, ?)", [.text(key.rawValue), .text(value)])
-            }
-            try set(.modelHash, new.hash)
-            try set(.model, recordedModelText(new))
-            try set(.migratedFrom, old.hash)
-            try set(.migrationKnowledge, KnowledgeVector(knowledge).description)
+            let kept = try OutboxTable(database: database).moveAll(toPreviousVersion: old.hash)
+            try SentLogTable(database: database).removeAll()
+            let knowledge = try KnowledgeTable(database: database).load()
+            try metadata.set(.modelHash, new.hash)
+            try metadata.set(.model, recordedModelText(new))
+            try metadata.set(.migratedFrom, old.hash)
+            try metadata.set(.migrationKnowledge, knowledge.description)
             return ModelMigration(sourceName: old.name, sourceHash: old.hash, destinationName: new.name, destinationHash: new.hash,
                                   changes: plan.diff.changes.filter { $0.mapping != .noMigration },
-                                  objectsBefore: before, objectsAfter: after, previousVersionLogs: Int(kept))
+                                  objectsBefore: before, objectsAfter: after, previousVersionLogs: kept)
         }
     }
 
@@ -110,7 +96,7 @@ extension PersistentStore {
 
     /// The baselines of the new version hold what the store had when it was migrated.
     package func clearMigrationKnowledgeOwed() throws {
-        try locked { try database.run("DELETE FROM Z_META WHERE key = ?", [.text(StoreMetadataKey.migrationKnowledge.rawValue)]) }
+        try locked { try metadata.remove(.migrationKnowledge) }
     }
 
     /// The model hash this store was migrated from, if it was.
@@ -118,16 +104,12 @@ extension PersistentStore {
 
     /// Saves of earlier model versions not yet written into their folders.
     package func previousVersionOutbox() throws -> [(model: String, entry: OutboxEntry)] {
-        try locked {
-            try database.statement("SELECT model, number, file, bytes FROM Z_OUTBOX_PREVIOUS ORDER BY model, number").rows {
-                ($0.string(0) ?? "", OutboxEntry(number: $0.int64(1), fileName: $0.string(2) ?? "", bytes: $0.blob(3) ?? []))
-            }
-        }
+        try locked { try outbox.previousVersions() }
     }
 
     /// An earlier version's save is in its folder.
     package func markPreviousVersionSent(model: String, number: Int64) throws {
-        try locked { try database.run("DELETE FROM Z_OUTBOX_PREVIOUS WHERE model = ? AND number = ?", [.text(model), .integer(number)]) }
+        try locked { try outbox.removePreviousVersion(model: model, number: number) }
     }
 }
 

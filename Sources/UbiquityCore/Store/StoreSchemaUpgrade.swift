@@ -28,7 +28,7 @@ extension PersistentStore {
         if schema == "main" {
             for table in tables.values { try database.execute(table.dropIndexSQL(schema: schema) + table.indexSQL(schema: schema)) }
         }
-        try database.execute("UPDATE \(schema).Z_META SET value = '\(StoreSchema.version)' WHERE key = '\(StoreMetadataKey.schemaVersion.rawValue)'")
+        try MetadataTable(database: database, schema: schema).set(.schemaVersion, String(StoreSchema.version))
         forgetSlotWriters()
     }
 }

@@ -21,7 +21,7 @@ extension PersistentStore {
             // (and make two rolls of the same state differ byte for byte).
             try database.execute("PRAGMA snapshot.secure_delete = ON")
             for table in Self.localTables { try database.execute("DELETE FROM snapshot.\(table)") }
-            try database.execute("DELETE FROM snapshot.Z_META WHERE key NOT IN ('\(StoreMetadataKey.modelHash.rawValue)', '\(StoreMetadataKey.schemaVersion.rawValue)')")
+            try MetadataTable(database: database, schema: "snapshot").removeAll(except: [.modelHash, .schemaVersion])
             return knowledgeCache
         }
     }

@@ -26,19 +26,24 @@ enum StoreMetadataKey: String {
 /// Its callers hold the store's lock.
 struct MetadataTable {
     let database: SQLiteDatabase
+    /// The attached database the table is in: "main", or a baseline or snapshot being joined or written.
+    var schema = "main"
 
     func value(_ key: StoreMetadataKey) throws -> String? {
-        let statement = try database.statement("SELECT value FROM Z_META WHERE key = ?")
+        let statement = try database.statement("SELECT value FROM \(schema).Z_META WHERE key = ?")
+        // Reset at once: a statement left on its row keeps a read lock, and an attached
+        // baseline could not be detached.
+        defer { statement.reset() }
         try statement.bind(key.rawValue, at: 1)
         return try statement.step() ? statement.string(0) : nil
     }
 
     func set(_ key: StoreMetadataKey, _ value: String) throws {
-        try database.run("INSERT OR REPLACE INTO Z_META (key, value) VALUES (?, ?)", [.text(key.rawValue), .text(value)])
+        try database.run("INSERT OR REPLACE INTO \(schema).Z_META (key, value) VALUES (?, ?)", [.text(key.rawValue), .text(value)])
     }
 
     func remove(_ key: StoreMetadataKey) throws {
-        try database.run("DELETE FROM Z_META WHERE key = ?", [.text(key.rawValue)])
+        try database.run("DELETE FROM \(schema).Z_META WHERE key = ?", [.text(key.rawValue)])
     }
 
     /// Writes `expected` when the key has no value yet; a different value throws `mismatch(stored)`.
@@ -48,6 +53,12 @@ struct MetadataTable {
         } else {
             try set(key, expected)
         }
+    }
+
+    /// Removes every key but `kept` (a state file keeps only what identifies its model and schema).
+    func removeAll(except kept: [StoreMetadataKey]) throws {
+        let list = kept.map { SQLiteDatabase.quoteLiteral($0.rawValue) }.joined(separator: ", ")
+        try database.execute("DELETE FROM \(schema).Z_META WHERE key NOT IN (\(list))")
     }
 
     /// The value of `key` in the store file at `path`, read without opening it as a store (no

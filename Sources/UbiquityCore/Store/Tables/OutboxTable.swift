@@ -25,4 +25,26 @@ struct OutboxTable {
     func remove(_ number: Int64) throws {
         try database.run("DELETE FROM Z_OUTBOX WHERE number = ?", [.integer(number)])
     }
+
+    /// Moves every pending log into `Z_OUTBOX_PREVIOUS` under `model` (a migration: they still
+    /// go into that version's folder); returns how many.
+    func moveAll(toPreviousVersion model: String) throws -> Int {
+        try database.execute(StoreSchema.previousOutboxSQL)
+        try database.run("INSERT OR REPLACE INTO Z_OUTBOX_PREVIOUS (model, number, file, bytes) SELECT ?, number, file, bytes FROM Z_OUTBOX",
+                         [.text(model)])
+        let moved = try database.statement("SELECT count(*) FROM Z_OUTBOX").rows { $0.int64(0) }.first ?? 0
+        try database.execute("DELETE FROM Z_OUTBOX")
+        return Int(moved)
+    }
+
+    /// Saves of earlier model versions not yet written into their folders.
+    func previousVersions() throws -> [(model: String, entry: OutboxEntry)] {
+        try database.statement("SELECT model, number, file, bytes FROM Z_OUTBOX_PREVIOUS ORDER BY model, number").rows {
+            ($0.string(0) ?? "", OutboxEntry(number: $0.int64(1), fileName: $0.string(2) ?? "", bytes: $0.blob(3) ?? []))
+        }
+    }
+
+    func removePreviousVersion(model: String, number: Int64) throws {
+        try database.run("DELETE FROM Z_OUTBOX_PREVIOUS WHERE model = ? AND number = ?", [.text(model), .integer(number)])
+    }
 }

@@ -43,6 +43,9 @@ struct SentLogTable {
                          [.integer(file.size), .real(file.modificationTime), .integer(Int64(bitPattern: file.inode)), .integer(number)])
     }
 
+    /// Forgets every sent log (a migration: the new version's folder starts empty).
+    func removeAll() throws { try database.execute("DELETE FROM Z_SENT") }
+
     func remove(_ number: Int64) throws {
         try database.run("DELETE FROM Z_SENT WHERE number = ?", [.integer(number)])
     }
