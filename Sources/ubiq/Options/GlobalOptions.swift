@@ -3,13 +3,6 @@ import Foundation
 import Ubiquity
 import UbiquityPlist
 
-/// The log format written into the cloud.
-enum LogFormatOption: String, ExpressibleByArgument, CaseIterable {
-    case binary, xml
-
-    var plistFormat: PlistFormat { self == .xml ? .xml : .binary }
-}
-
 /// Options every command takes: where the cloud and the device are, which content and model.
 struct GlobalOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The directory that plays iCloud (default: $UBIQUITY_CLOUD, else ./ubiquity-cloud).", valueName: "dir"))

@@ -1,21 +1,6 @@
 import ArgumentParser
 import Ubiquity
 
-/// Core Data's merge policies by their CLI names.
-enum MergePolicyName: String, ExpressibleByArgument, CaseIterable {
-    case error, storeTrump = "store-trump", objectTrump = "object-trump", overwrite, rollback
-
-    var policy: MergePolicy {
-        switch self {
-        case .error: return .error
-        case .storeTrump: return .propertyStoreTrump
-        case .objectTrump: return .propertyObjectTrump
-        case .overwrite: return .overwrite
-        case .rollback: return .rollback
-        }
-    }
-}
-
 /// `--merge-policy` and `--expect` of `update` and `delete`: a stale read stated outright, so a
 /// conflict (Docs/MergePolicies.md) happens from the command line and the policy decides it.
 struct MergePolicyOptions: ParsableArguments {

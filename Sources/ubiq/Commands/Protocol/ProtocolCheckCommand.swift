@@ -2,13 +2,6 @@ import ArgumentParser
 import Foundation
 import UbiquitySimulation
 
-struct ProtocolCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "protocol",
-        abstract: "Check the baseline protocol exhaustively on a small model (Docs/Lifecycle.md, \"The rule\").",
-        subcommands: [ProtocolCheckCommand.self])
-}
-
 struct ProtocolCheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
