@@ -72,23 +72,13 @@ struct GlobalOptions: ParsableArguments {
     func withPeer<T>(adjust: (inout PeerConfiguration) -> Void = { _ in }, _ body: (UbiquityPeer) throws -> T) throws -> T {
         var configuration = try configuration()
         adjust(&configuration)
-        let peer = try UbiquityPeer(configuration: configuration)
-        defer { peer.close() }
-        return try body(peer)
+        return try UbiquityPeer.withPeer(configuration: configuration, body)
     }
 
-    /// For the commands that only read (`fetch`, `status`, `dump`, …): opens the device as
-    /// `withPeer` does, or, while another process owns it (a `watch`), reads its store without
-    /// the lock and without writing anything (`UbiquityPeer.openReadOnly`).
+    /// For the commands that only read (`fetch`, `status`, `dump`, …): the device's peer, or a
+    /// read-only one while another process owns the device (`UbiquityPeer.withReadablePeer`).
     func withReadablePeer<T>(_ body: (UbiquityPeer) throws -> T) throws -> T {
-        let peer: UbiquityPeer
-        do {
-            peer = try UbiquityPeer(configuration: try configuration())
-        } catch PeerError.device(.inUse) {
-            peer = try UbiquityPeer.openReadOnly(configuration: try configuration())
-        }
-        defer { peer.close() }
-        return try body(peer)
+        try UbiquityPeer.withReadablePeer(configuration: try configuration(), body)
     }
 
     private static func environment(_ name: String) -> String? {
