@@ -12,7 +12,7 @@ struct LogsListCommand: ParsableCommand {
 
     func run() throws {
         let report = try global.withReadablePeer { peer in try ContainerReport.make(for: peer) }
-        let logs = report.files.filter { $0.path.hasSuffix(".1.cdt") }
+        let logs = report.logFiles
         if json {
             Console.out(JSONValue.array(logs.map { .object(["path": .string($0.path), "state": .string($0.state.rawValue)]) }).text())
         } else {
