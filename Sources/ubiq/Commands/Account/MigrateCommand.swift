@@ -21,11 +21,7 @@ struct MigrateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let coordinator = try UbiquitousStoreCoordinator(configuration: try global.configuration())
-        defer { coordinator.close() }
-        try coordinator.addStore()
-        try coordinator.waitForBackgroundImport()
-        let report = fromLocal ? try coordinator.migrateLocalStoreToAccount() : try coordinator.migrateAccountStoreToLocal()
+        let report = try AccountStoreCopy.run(fromLocal ? .localToAccount : .accountToLocal, configuration: try global.configuration())
         Console.out("copied \(report.copied) object(s) in \(report.transactions) transaction(s); \(report.alreadyPresent) already present")
     }
 }

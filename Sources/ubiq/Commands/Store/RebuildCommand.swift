@@ -16,20 +16,11 @@ struct RebuildCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        var configuration = try global.configuration()
-        configuration.rebuildFromContent = true
-        let coordinator = try UbiquitousStoreCoordinator(configuration: configuration)
-        defer { coordinator.close() }
-        try coordinator.addStore()
-        try coordinator.waitForBackgroundImport()
-        let peer = try coordinator.peer.orThrow("no store")
-        Console.out("rebuilt: \(coordinator.storeReason); knowledge \(peer.store.knowledge)")
+        let report = try StoreRebuild.run(configuration: try global.configuration())
+        Console.out("rebuilt: \(report.reason); knowledge \(report.knowledge)")
         // Say so when the data is there, but under another model version.
-        if let versions = try ModelVersionReport.make(for: peer), peer.store.knowledge.entries.isEmpty {
-            let others = versions.versions.filter { !$0.isThisPeers && (!$0.peersOnIt.isEmpty || $0.hasBaseline) }
-            if !others.isEmpty {
-                Console.out("warning: this model version (\(global.model ?? "the built-in Notes model")) has no data in the container, but other versions do (\(others.map(\.modelHash).joined(separator: ", "))): rebuild with the model they use, or migrate those peers")
-            }
+        if !report.otherVersionsWithData.isEmpty {
+            Console.out("warning: this model version (\(global.model ?? "the built-in Notes model")) has no data in the container, but other versions do (\(report.otherVersionsWithData.joined(separator: ", "))): rebuild with the model they use, or migrate those peers")
         }
     }
 }
