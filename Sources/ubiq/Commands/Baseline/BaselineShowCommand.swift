@@ -12,17 +12,14 @@ struct BaselineShowCommand: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        try global.withReadablePeer { peer in
-            guard let metadata = peer.baselineMetadata, let location = peer.location else {
-                Console.out(json ? "null" : "no baseline")
-                return
-            }
-            if json { Console.out(metadata.jsonValue.text()); return }
-            let size = (try? FileManager.default.attributesOfItem(atPath: location.baselinePath)[.size] as? NSNumber)?.intValue ?? 0
-            let age = String(format: "%.0f", Date().timeIntervalSince1970 - metadata.created)
-            Console.out("baseline by \(metadata.author), \(age) s old, \(size) bytes")
-            Console.out("  knowledge: \(metadata.knowledge)")
-            Console.out("  replaced:  \(metadata.previousKnowledge.description.isEmpty ? "(none)" : metadata.previousKnowledge.description)")
+        guard let summary = try global.withReadablePeer({ peer in peer.baselineSummary }) else {
+            return Console.out(json ? "null" : "no baseline")
         }
+        let metadata = summary.metadata
+        if json { return Console.out(metadata.jsonValue.text()) }
+        let age = String(format: "%.0f", Date().timeIntervalSince1970 - metadata.created)
+        Console.out("baseline by \(metadata.author), \(age) s old, \(summary.bytes) bytes")
+        Console.out("  knowledge: \(metadata.knowledge)")
+        Console.out("  replaced:  \(metadata.previousKnowledge.description.isEmpty ? "(none)" : metadata.previousKnowledge.description)")
     }
 }

@@ -13,17 +13,6 @@ struct EncryptionStatusCommand: ParsableCommand {
 
     func run() throws {
         let status = try global.withPeer { peer in try peer.encryptionStatus() }
-        guard json else {
-            Console.out(status.line)
-            return
-        }
-        var fields: [String: JSONValue] = ["state": .string(status.state.name), "plaintextFiles": .array(status.plaintextFiles.map(JSONValue.string))]
-        if let parameters = status.parameters {
-            fields["scrypt"] = .object(["logN": .int(Int64(parameters.logN)), "r": .int(Int64(parameters.r)), "p": .int(Int64(parameters.p))])
-        }
-        if case let .sealed(keyID) = status.state { fields["keyID"] = .string(keyID) }
-        fields["created"] = status.created.map { .double($0.timeIntervalSince1970) } ?? .null
-        fields["passphraseChanged"] = status.passphraseChanged.map { .double($0.timeIntervalSince1970) } ?? .null
-        Console.out(JSONValue.object(fields).text())
+        Console.out(json ? status.jsonValue.text() : status.line)
     }
 }
