@@ -29,16 +29,13 @@ struct ModelMigrateCommand: ParsableCommand {
     func run() throws {
         var configuration = try global.configuration()
         configuration.model = try ObjectModel.load(contentsOf: GlobalOptions.absolute(to))
-        configuration.migratesStore = true
         if let from { configuration.previousModels.append(try ObjectModel.load(contentsOf: GlobalOptions.absolute(from))) }
-        let peer = try UbiquityPeer(configuration: configuration)
-        defer { peer.close() }
-        let summary = try peer.sync()
-        let owed = try peer.store.migrationKnowledgeOwed() != nil
+        let report = try StoreModelUpgrade.run(configuration: configuration)
+        let summary = report.sync
         if json {
-            var fields: [String: JSONValue] = ["model": .string(configuration.model.hash), "migrated": .bool(peer.migration != nil),
-                                               "baselineOwed": .bool(owed), "exported": .int(Int64(summary.exported))]
-            if let migration = peer.migration {
+            var fields: [String: JSONValue] = ["model": .string(configuration.model.hash), "migrated": .bool(report.migration != nil),
+                                               "baselineOwed": .bool(report.baselineOwed), "exported": .int(Int64(summary.exported))]
+            if let migration = report.migration {
                 fields["from"] = .string(migration.sourceHash)
                 fields["objectsBefore"] = .int(Int64(migration.objectsBefore))
                 fields["objectsAfter"] = .int(Int64(migration.objectsAfter))
@@ -47,12 +44,12 @@ struct ModelMigrateCommand: ParsableCommand {
             }
             return Console.out(JSONValue.object(fields).text())
         }
-        guard let migration = peer.migration else {
+        guard let migration = report.migration else {
             return Console.out("the store is already on model '\(configuration.model.name)' (\(configuration.model.hash)); nothing to migrate")
         }
         Console.out(migration.description)
         for change in migration.changes { Console.out("  \(change.entity)\(change.property.map { "." + $0 } ?? ""): \(change.detail)") }
-        Console.out(owed ? "the migrated state is not in a baseline of the new version yet (\(summary.exportError ?? summary.baseline?.reason ?? "the cloud could not be written")); the next sync retries, and this device's new saves wait until then"
-                         : "the migrated state is in a baseline of the new version: peers that upgrade later start from it")
+        Console.out(report.baselineOwed ? "the migrated state is not in a baseline of the new version yet (\(summary.exportError ?? summary.baseline?.reason ?? "the cloud could not be written")); the next sync retries, and this device's new saves wait until then"
+                                        : "the migrated state is in a baseline of the new version: peers that upgrade later start from it")
     }
 }
