@@ -13,31 +13,10 @@ struct RelationshipLink: ParsableArguments {
     var target: String
 
     func change(in context: ObjectContext, present: Bool, at index: Int? = nil) throws {
-        let sourceID = try GlobalID(source), targetID = try GlobalID(target)
-        guard let object = try context.object(sourceID) else { throw StoreError.objectNotFound(sourceID) }
-        guard let description = object.entity.relationship(relationship) else {
-            throw ModelError.unknownProperty(entity: object.entity.name, property: relationship)
+        do {
+            try context.relate(try GlobalID(source), relationship, try GlobalID(target), present: present, at: index)
+        } catch let RelationshipEditError.notOrderedToMany(entity, relationship) {
+            throw CLIError("--at needs an ordered to-many relationship; \(entity).\(relationship) is not one")
         }
-        guard targetID.entity == description.destination else {
-            throw CLIError("\(object.entity.name).\(relationship) holds \(description.destination), not \(targetID)")
-        }
-        guard try context.object(targetID) != nil else { throw StoreError.objectNotFound(targetID) }
-        if let index {
-            guard description.isToMany, description.isOrdered else { throw CLIError("--at needs an ordered to-many relationship; \(object.entity.name).\(relationship) is not one") }
-            try object.insert(targetID, into: relationship, at: index)
-            try context.save()
-            return
-        }
-        switch (description.isToMany, present) {
-        case (true, true): try object.add(targetID, to: relationship)
-        case (true, false): try object.remove(targetID, from: relationship)
-        case (false, true): try object.setTarget(targetID, of: relationship)
-        case (false, false):
-            guard try object.target(of: relationship) == targetID else {
-                throw CLIError("\(sourceID).\(relationship) does not point to \(targetID)")
-            }
-            try object.setTarget(nil, of: relationship)
-        }
-        try context.save()
     }
 }
