@@ -1,0 +1,24 @@
+import ArgumentParser
+import Ubiquity
+
+struct DoctorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check the container and the device; print each problem with its repair.",
+        discussion: "--fix repairs what is safe: stale temporary files, this peer's receipt, a fallback left behind.\nExample: ubiq doctor --fix --device ./phone")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Repair what is safe to repair.") var fix = false
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let checkup = try Doctor.checkUp(configuration: try global.configuration(), fix: fix)
+        if json { return Console.out(checkup.jsonValue.text()) }
+        if checkup.findings.isEmpty { Console.out("no problems found") }
+        for finding in checkup.findings {
+            Console.out("problem: \(finding.message)")
+            Console.out("  repair: \(finding.repair)")
+        }
+        for repair in checkup.repairs { Console.out("fixed: \(repair)") }
+    }
+}

@@ -1,0 +1,5 @@
+import ArgumentParser
+import Ubiquity
+import UbiquitySimulation
+
+extension ScenarioTransport: ExpressibleByArgument {}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import Ubiquity
+import UbiquityPlist
+
+/// Options every command takes: where the cloud and the device are, which content and model.
+struct GlobalOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The directory that plays iCloud (default: $UBIQUITY_CLOUD, else ./ubiquity-cloud).", valueName: "dir"))
+    var cloud: String?
+
+    @Option(help: ArgumentHelp("The device directory (default: $UBIQUITY_DEVICE, else ./ubiquity-device).", valueName: "dir"))
+    var device: String?
+
+    @Option(help: ArgumentHelp("The store's content name in the cloud.", valueName: "name"))
+    var content: String = "Notes"
+
+    @Option(help: ArgumentHelp("A model file (plist, see 'ubiq model'); default: the built-in Notes model.", valueName: "file"))
+    var model: String?
+
+    @Option(help: ArgumentHelp("The ubiquity container identifier.", valueName: "id"))
+    var container: String = "iCloud.ubiquity.default"
+
+    @Option(help: "The format of transaction logs this device writes.")
+    var format: LogFormatOption = .binary
+
+    @Option(name: .customLong("log-level"),
+            help: ArgumentHelp("0 errors … 3 verbose (default: $UBIQUITY_LOG_LEVEL, else 0).", valueName: "n"))
+    var logLevel: Int?
+
+    var cloudPath: String { Self.absolute(cloud ?? Self.environment("UBIQUITY_CLOUD") ?? "ubiquity-cloud") }
+    var devicePath: String { Self.absolute(device ?? Self.environment("UBIQUITY_DEVICE") ?? "ubiquity-device") }
+
+    func loadModel() throws -> ObjectModel {
+        guard let model else { return .notes }
+        return try ObjectModel.load(contentsOf: Self.absolute(model))
+    }
+
+    func logger() throws -> UbiquityLogger {
+        let level: Int
+        if let logLevel {
+            level = logLevel
+        } else if let text = Self.environment("UBIQUITY_LOG_LEVEL") {
+            guard let value = Int(text) else { throw CLIError("UBIQUITY_LOG_LEVEL must be a number from 0 to 3, not '\(text)'") }
+            level = value
+        } else {
+            level = 0
+        }
+        guard let logLevel = LogLevel(rawValue: level) else { throw CLIError("the log level must be 0, 1, 2 or 3, not \(level)") }
+        return UbiquityLogger(level: logLevel)
+    }
+
+    /// The other versions of an `.xcdatamodeld` given with --model: a store made before stores
+    /// recorded their model is migrated from the one of its hash.
+    func previousModels() -> [ObjectModel] {
+        guard let model, model.hasSuffix(".xcdatamodeld") || model.hasSuffix(".xcdatamodeld/"),
+              let bundle = try? XcodeModelBundle(path: Self.absolute(model)) else { return [] }
+        return bundle.versions.filter { $0 != bundle.currentVersion }.compactMap { try? bundle.model(version: $0) }
+    }
+
+    /// The device's configuration. A store made for another model version is not migrated
+    /// behind the user's back: the error says to run `ubiq model migrate --to MODEL`.
+    func configuration() throws -> PeerConfiguration {
+        var configuration = PeerConfiguration(cloud: cloudPath, device: devicePath, model: try loadModel(), contentName: content,
+                                              containerIdentifier: container, logFormat: format.plistFormat, logger: try logger())
+        configuration.migratesStore = false
+        configuration.previousModels = previousModels()
+        return configuration
+    }
+
+    /// Opens this device's peer (its configuration changed by `adjust`) for the length of
+    /// `body` and closes it after, releasing the device.
+    func withPeer<T>(adjust: (inout PeerConfiguration) -> Void = { _ in }, _ body: (UbiquityPeer) throws -> T) throws -> T {
+        var configuration = try configuration()
+        adjust(&configuration)
+        return try UbiquityPeer.withPeer(configuration: configuration, body)
+    }
+
+    /// For the commands that only read (`fetch`, `status`, `dump`, …): the device's peer, or a
+    /// read-only one while another process owns the device (`UbiquityPeer.withReadablePeer`).
+    func withReadablePeer<T>(_ body: (UbiquityPeer) throws -> T) throws -> T {
+        try UbiquityPeer.withReadablePeer(configuration: try configuration(), body)
+    }
+
+    private static func environment(_ name: String) -> String? {
+        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// Absolute paths make error messages say exactly which folder was meant.
+    static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        let base = FileManager.default.currentDirectoryPath
+        return path == "." ? base : base + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
+    }
+}
