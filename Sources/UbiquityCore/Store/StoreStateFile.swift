@@ -7,21 +7,43 @@ extension PersistentStore {
     static let localTables = ["Z_OUTBOX", "Z_OUTBOX_PREVIOUS", "Z_SENT", "Z_TRANSACTIONS", "Z_CONFLICTS", "Z_QUARANTINE", "Z_KNOWLEDGE"]
 
     /// Writes the merge state into a new SQLite file at `path`; returns the knowledge it holds.
+    ///
+    /// The file gets every table and index of the store, but rows only of the merge state:
+    /// this peer's own tables stay empty and `Z_META` keeps only what identifies the model and
+    /// schema. Copying just those rows (rather than `VACUUM INTO` and deleting the rest) never
+    /// writes the sent logs' bytes or the history at all, so nothing of them lingers in free
+    /// pages, and the file a baseline deflates is as small as the state.
     package func writeStateFile(to path: String) throws -> KnowledgeVector {
         try locked {
             try? FileManager.default.removeItem(atPath: path)
             database.resetActiveStatements()
-            try database.execute("VACUUM INTO \(SQLiteDatabase.quoteLiteral(path))")
-            // Strip the copy through this connection: a second connection would wait on locks
-            // this one may still hold on the new file.
             try database.execute("ATTACH DATABASE \(SQLiteDatabase.quoteLiteral(path)) AS snapshot")
             defer { try? database.execute("DETACH DATABASE snapshot") }
-            // Deleted rows would otherwise stay readable in the file's free pages: this peer's
-            // outbox, history, conflicts and bookkeeping would travel in every baseline it rolls
-            // (and make two rolls of the same state differ byte for byte).
-            try database.execute("PRAGMA snapshot.secure_delete = ON")
-            for table in Self.localTables { try database.execute("DELETE FROM snapshot.\(table)") }
-            try MetadataTable(database: database, schema: "snapshot").removeAll(except: [.modelHash, .schemaVersion])
+            // A scratch file: the baseline that carries it is made durable, not the file itself.
+            try database.execute("PRAGMA snapshot.journal_mode = OFF; PRAGMA snapshot.synchronous = OFF")
+            let schema = try database.statement("""
+                SELECT type, name, sql FROM main.sqlite_master
+                WHERE type IN ('table', 'index') AND sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid
+                """)
+                .rows { (type: $0.string(0) ?? "", name: $0.string(1) ?? "", sql: $0.string(2) ?? "") }
+            try database.transaction {
+                for object in schema {
+                    // SQLite keeps each statement as written, after `CREATE TABLE ` or `CREATE [UNIQUE] INDEX `.
+                    guard let prefix = ["CREATE TABLE ", "CREATE INDEX ", "CREATE UNIQUE INDEX "].first(where: object.sql.hasPrefix) else {
+                        throw SQLiteError(code: 1, message: "cannot copy the schema of \(object.name): \(object.sql.prefix(40))", sql: nil)
+                    }
+                    try database.execute(prefix + "snapshot." + object.sql.dropFirst(prefix.count))
+                }
+                // Same columns and indexes on both sides: SQLite copies these rows as they are stored.
+                for object in schema where object.type == "table" && !Self.localTables.contains(object.name) && object.name != "Z_META" {
+                    let table = SQLiteDatabase.quote(object.name)
+                    try database.execute("INSERT INTO snapshot.\(table) SELECT * FROM main.\(table)")
+                }
+                let snapshotMetadata = MetadataTable(database: database, schema: "snapshot")
+                for key in [StoreMetadataKey.modelHash, .schemaVersion] {
+                    if let value = try metadata.value(key) { try snapshotMetadata.set(key, value) }
+                }
+            }
             return knowledgeCache
         }
     }

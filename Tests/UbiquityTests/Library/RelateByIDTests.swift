@@ -1,6 +1,7 @@
 import Testing
 @testable import Ubiquity
 @testable import UbiquityCore
+import UbiquityTestSupport
 
 /// `ObjectContext.relate`: the relationship edit `ubiq relate`/`unrelate` make, named by global
 /// IDs, with one typed error per refusal and nothing saved when refused.
