@@ -94,7 +94,9 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityTests",
-            dependencies: ["Ubiquity", "UbiquityBase", "UbiquityCore", "UbiquitySync", "UbiquitySimulation", "ubiq"]
+            // Logging: the log-level tests plug their own swift-log handler into the logger.
+            dependencies: ["Ubiquity", "UbiquityBase", "UbiquityCore", "UbiquitySync", "UbiquitySimulation", "ubiq",
+                           .product(name: "Logging", package: "swift-log")]
         ),
     ]
 )

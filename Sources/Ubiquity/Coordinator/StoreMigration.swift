@@ -96,7 +96,7 @@ extension UbiquitousStoreCoordinator {
         }
         if !removed.isEmpty {
             try UbiquityPeer.writeTokenMap(map, support: support)
-            logger.log(.info, "PFUbiquitySetupAssistant", "removeUnusedAccountStores", "removed the stores of \(removed.joined(separator: ", "))")
+            logger.log(.info, .setupAssistant, "removeUnusedAccountStores", "removed the stores of \(removed.joined(separator: ", "))")
         }
         return removed
     }

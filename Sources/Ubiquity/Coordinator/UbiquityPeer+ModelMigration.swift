@@ -36,11 +36,11 @@ extension UbiquityPeer {
                 defer { peer.close() }
                 _ = try peer.sync(reportingImportFailure: true)
             } catch {
-                logger.log(.warning, "PFUbiquitySetupAssistant", "migrateStore", "the last sync on model '\(source.name)' before the migration failed: \(error)")
+                logger.log(.warning, .setupAssistant, "migrateStore", "the last sync on model '\(source.name)' before the migration failed: \(error)")
             }
         }
         let migration = try PersistentStore.migrate(atPath: path, plan: plan)
-        logger.log(.error, "PFUbiquitySetupAssistant", "migrateStore", migration.description)
+        logger.notice(.setupAssistant, "migrateStore", migration.description)
         return migration
     }
 
@@ -58,11 +58,11 @@ extension UbiquityPeer {
         let decision = try syncLock.withLock { try baseliner.rollIfNeeded(policy: configuration.baselinePolicy ?? .apple, force: true) }
         summary.baseline = decision
         guard baseliner.catalog().view.dominates(owed) else {
-            logger.log(.warning, "PFUbiquityBaseline", "migrateStore", "the migrated state is not in a baseline of this model yet (\(decision.reason)); this peer's new saves wait")
+            logger.log(.warning, .baseline, "migrateStore", "the migrated state is not in a baseline of this model yet (\(decision.reason)); this peer's new saves wait")
             return false
         }
         try store.clearMigrationKnowledgeOwed()
-        logger.log(.info, "PFUbiquityBaseline", "migrateStore", "the migrated state is in a baseline of model \(store.model.hash)")
+        logger.log(.info, .baseline, "migrateStore", "the migrated state is in a baseline of model \(store.model.hash)")
         return true
     }
 
