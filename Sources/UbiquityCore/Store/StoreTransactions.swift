@@ -114,7 +114,7 @@ extension PersistentStore {
                             try database.transaction {
                                 // The importer refuses such logs first; the clock must never adopt one.
                                 guard !log.stamp.isTooFarAhead(of: now) else {
-                                    throw StoreError.validation("stamp \(log.stamp.description.prefix(25)) lies more than a day ahead of this machine's clock")
+                                    throw StoreError.stampTooFarAhead(peer: log.peerID, number: log.transactionNumber, stamp: log.stamp)
                                 }
                                 clock.observe(log.stamp)
                                 try applyRecords(of: log, into: &changes)
