@@ -61,8 +61,8 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     }
 
     private static func checkCloud(_ cloud: String) throws {
-        do { try AtomicFile.makeDirectory(cloud) } catch { throw PeerError.unusableCloud("the cloud \(cloud) cannot be created: \(error.message)") }
-        guard access(cloud, W_OK) == 0 else { throw PeerError.unusableCloud("the cloud \(cloud) is not writable") }
+        do { try AtomicFile.makeDirectory(cloud) } catch { throw PeerError.cloudNotCreatable(path: cloud, reason: error.message) }
+        guard access(cloud, W_OK) == 0 else { throw PeerError.cloudNotWritable(path: cloud) }
     }
 
     // MARK: Adding the store
@@ -100,7 +100,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             // The container rebuilds a store of this model only: a store of another version
             // would be replaced by whatever this version's folder holds (perhaps nothing).
             if let stored = PersistentStore.storedModelHash(atPath: accountPath), stored != configuration.model.hash {
-                throw PeerError.storeNeedsMigration("the store of \(peerID) was made for model version \(stored), not '\(configuration.model.name)' (\(configuration.model.hash)): rebuilding would replace its data with this version's state in the container; migrate it first ('ubiq model migrate --to MODEL'), or rebuild with the model it was made for")
+                throw PeerError.storeNeedsMigration(.beforeRebuild(peer: peerID, storedHash: stored, model: configuration.model.name, hash: configuration.model.hash))
             }
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: accountPath + suffix) }
             logger.notice(.setupAssistant, "rebuildFromContent", "deleted the local store of \(peerID): rebuilding it from the container")
@@ -248,7 +248,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     private func handOverOnPreviousModel(fallbackPath: String, device: Device) throws {
         guard let previous = PersistentStore.storedModel(atPath: fallbackPath)
                 ?? configuration.previousModels.first(where: { $0.hash == PersistentStore.storedModelHash(atPath: fallbackPath) }) else {
-            throw PeerError.storeNeedsMigration("the fallback store \(fallbackPath) left by the app's previous version does not record its model; give the app its earlier model versions (PeerConfiguration.previousModels) so its saves can be handed over")
+            throw PeerError.storeNeedsMigration(.fallbackModelUnknown(path: fallbackPath))
         }
         var old = configuration
         old.model = previous
@@ -280,7 +280,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// after an account switch it works on the new account's store once it holds no unsaved
     /// changes of the old one. Each save is exported by the store the app is on then.
     public func newContext() throws -> ObjectContext {
-        guard let peer else { throw PeerError.invalidOption("no store added: call addStore() first") }
+        guard let peer else { throw PeerError.noStore }
         let context = peer.newContext()
         context.didSave = { [weak self] _, _ in _ = try? self?.peer?.exportPending() }
         return context

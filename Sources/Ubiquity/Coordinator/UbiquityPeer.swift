@@ -136,7 +136,7 @@ public final class UbiquityPeer: @unchecked Sendable {
         let quarantined = Set(try store.quarantined().map { ($0.path as NSString).lastPathComponent })
         let missing = ownLogs().filter { !quarantined.contains($0.name) }
         if !missing.isEmpty || store.knowledge[peerID] < makeBaseliner(location).catalog().view[peerID] {
-            throw PeerError.unusableCloud("this peer's own logs up to \(floor) cannot all be imported (knowledge stops at \(store.knowledge[peerID])); saving now would reuse transaction numbers — run 'ubiq doctor' or repair the container")
+            throw PeerError.ownLogsNotImportable(floor: floor, knowledge: store.knowledge[peerID])
         }
         if store.knowledge[peerID] < floor {
             logger.log(.warning, .setupAssistant, "catchUp", "own logs above transaction \(store.knowledge[peerID]) are damaged and quarantined; continuing after \(store.knowledge[peerID])")
