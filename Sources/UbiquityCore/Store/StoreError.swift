@@ -8,6 +8,10 @@ public enum StoreError: Error, CustomStringConvertible, Equatable, Sendable {
     case deleteDenied(object: GlobalID, relationship: String, count: Int)
     /// The store was handed over for good, or its handover failed: `reason` says which.
     case retired(String)
+    /// The store is being handed over (`reason`) and the handover did not finish in `seconds`.
+    case handoverTimedOut(reason: String, seconds: Int)
+    /// The store was opened read-only: it takes no saves.
+    case readOnly
     /// A store opened read-only does not exist (or was never set up): nothing was saved there yet.
     case missing(String)
     /// A save refers, through a relationship, to an object that neither the store nor the save holds.
@@ -30,6 +34,8 @@ public enum StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case let .deleteDenied(object, relationship, count):
             return "cannot delete \(object): its relationship '\(relationship)' still holds \(count) object(s) (delete rule deny)"
         case let .retired(reason): return "this store no longer takes saves: \(reason)"
+        case let .handoverTimedOut(reason, seconds): return "this store no longer takes saves: \(reason) (the handover did not finish in \(seconds) s)"
+        case .readOnly: return "this store was opened read-only: it takes no saves"
         case let .missing(path): return "no store at \(path) yet (nothing was saved or synced there)"
         case let .missingTarget(object, relationship, target):
             return "\(object).\(relationship) refers to \(target), which does not exist: insert it first (or in the same save), or sync if another peer made it"

@@ -45,7 +45,7 @@ extension PersistentStore {
     public func commitLocal(inserted: [ChangeRecord], updated: [ChangeRecord], deleted: [GlobalID],
                             format: PlistFormat = .binary) throws -> (log: TransactionLog, changes: ObjectChanges)? {
         guard !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty) else { return nil }
-        if isReadOnly { throw StoreError.retired("it was opened read-only") }
+        if isReadOnly { throw StoreError.readOnly }
         // Large values become files before the transaction: a log never names a file not written.
         let inserted = try externalizing(inserted), updated = try externalizing(updated)
         let committed = try locked {
