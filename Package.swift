@@ -101,7 +101,9 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityTests",
-            dependencies: ["Ubiquity", "UbiquityBase", "UbiquityCore", "UbiquitySync", "UbiquitySimulation", "UbiquityTestSupport", "ubiq"]
+            // Logging: the log-level tests plug their own swift-log handler into the logger.
+            dependencies: ["Ubiquity", "UbiquityBase", "UbiquityCore", "UbiquitySync", "UbiquitySimulation", "UbiquityTestSupport", "ubiq",
+                           .product(name: "Logging", package: "swift-log")]
         ),
     ]
 )

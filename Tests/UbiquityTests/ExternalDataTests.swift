@@ -233,7 +233,9 @@ struct ExternalDataTests {
         let cloud = try TestCloud(model: Self.model, contentName: "Photos")
         let a = try cloud.peer("a", policy: nil)
         let ghost = try #require(ExternalDataReference(sha256: String(repeating: "ab", count: 32), size: 1_000_000))
-        #expect(throws: StoreError.self) { try Self.save(a, "p1", image: .externalBinary(ghost)) }
+        #expect(throws: StoreError.missingExternalData(entity: "Photo", attribute: "image", sha256: ghost.sha256)) {
+            try Self.save(a, "p1", image: .externalBinary(ghost))
+        }
         let context = a.newContext()
         let object = try context.insert("Photo", key: "p2")
         try object.setValue(.externalBinary(ghost), for: "thumbnail")

@@ -215,6 +215,25 @@ struct HostileLogTests {
         #expect(try reader.dumpText() == honest.dumpText())
     }
 
+    /// Handed to the store past the importer, a log stamped too far ahead is still refused,
+    /// with its own reason, and its stamp is not adopted by the clock.
+    @Test func theStoreRefusesAStampTooFarAheadByItself() throws {
+        let cloud = try TestCloud(model: Self.model)
+        let reader = try cloud.peer("reader")
+        let store = reader.store
+        let stamp = Stamp(wallMilliseconds: Int64((store.now + 2 * Stamp.maximumLead) * 1000), counter: 0, peerID: Self.buggy)
+        let log = TransactionLog(
+            peerID: Self.buggy, transactionNumber: 1, knowledge: KnowledgeVector([Self.buggy: 1]), stamp: stamp,
+            transactionDate: store.now, modelVersionHash: Self.model.hash, storeName: store.storeName, contentName: store.contentName,
+            inserted: [ChangeRecord(id: try GlobalID(entity: "Item", key: "ahead"), values: ["name": .string("ahead")])],
+            updated: [], deleted: [])
+        let application = try store.applyImported([log])
+        let expected = StoreError.stampTooFarAhead(peer: Self.buggy, number: 1, stamp: stamp)
+        #expect(application.refused.map(\.reason) == ["the store refused it: \(expected)"])
+        #expect(expected.description.hasPrefix("transaction 1 of \(Self.buggy) is stamped "))
+        #expect(try store.snapshot(of: try GlobalID(entity: "Item", key: "ahead")) == nil)
+    }
+
     /// A log stamped too far ahead waits in quarantine only as long as the stamp is too far
     /// ahead: once this machine's clock has come near enough it is tried again and applied.
     @Test func aStampTooFarAheadIsTriedAgainWhenTheClockCatchesUp() throws {

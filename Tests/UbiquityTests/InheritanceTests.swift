@@ -73,7 +73,7 @@ struct InheritanceTests {
         let context = try cloud.peer("a").newContext()
         #expect(throws: ModelError.abstractEntity("Item")) { try context.insert("Item") }
         let shelf = try context.insert("Shelf", key: "s")
-        #expect(throws: PropertyAssignmentError.self) {
+        #expect(throws: RelationshipError.wrongDestination(entity: "Shelf", relationship: "favourite", destination: "Item", target: shelf.id)) {
             try PropertyAssignment(name: "favourite", text: "Shelf/s").apply(to: shelf, in: context)
         }
     }

@@ -232,15 +232,33 @@ struct OrderedRelationshipTests {
         let context = a.newContext()
         let list = try #require(try context.object(playlist))
         let other = try context.insert("Song", key: "two")
-        #expect(throws: StoreError.validation("index 5 is out of range 0…1 for Playlist.songs of Playlist/mix")) {
+        #expect(throws: RelationshipError.indexOutOfRange(index: 5, upperBound: 1, relationship: "songs", object: playlist)) {
             try list.insert(other.id, into: "songs", at: 5)
         }
-        #expect(throws: StoreError.validation("index 1 is out of range 0…0 for Playlist.songs of Playlist/mix")) {
+        #expect(throws: RelationshipError.indexOutOfRange(index: 1, upperBound: 0, relationship: "songs", object: playlist)) {
             try list.move(song("one"), in: "songs", to: 1)
         }
-        #expect(throws: StoreError.validation("Song.playlists is not an ordered relationship")) {
+        #expect(throws: RelationshipError.notAMember(other.id, relationship: "songs", object: playlist)) {
+            try list.move(other.id, in: "songs", to: 0)
+        }
+        #expect(throws: RelationshipError.notOrdered(entity: "Song", relationship: "playlists")) {
             try other.insert(list.id, into: "playlists", at: 0)
         }
+        #expect(throws: RelationshipError.wrongKind(entity: "Playlist", relationship: "songs", isToMany: true)) {
+            try list.setTarget(other.id, of: "songs")
+        }
+        #expect(throws: RelationshipError.wrongDestination(entity: "Playlist", relationship: "songs", destination: "Song", target: playlist)) {
+            try list.add(playlist, to: "songs")
+        }
+        // Each failure says what was asked and what the relationship allows.
+        #expect(RelationshipError.indexOutOfRange(index: 5, upperBound: 1, relationship: "songs", object: playlist).description
+            == "index 5 is out of range 0…1 for Playlist.songs of Playlist/mix")
+        #expect(RelationshipError.notAMember(other.id, relationship: "songs", object: playlist).description
+            == "Song/two is not in Playlist.songs of Playlist/mix")
+        #expect(RelationshipError.wrongKind(entity: "Playlist", relationship: "songs", isToMany: true).description
+            == "Playlist.songs is a to-many relationship, not a to-one one")
+        #expect(RelationshipError.wrongDestination(entity: "Playlist", relationship: "songs", destination: "Song", target: playlist).description
+            == "Playlist.songs holds Song, not Playlist (Playlist/mix)")
     }
 
     @Test func positionKeysAreDenseAndPeerDistinct() {

@@ -47,11 +47,11 @@ struct ReadOnlyPeerTests {
         #expect { try reader.importAvailable() } throws: { "\($0)".contains("opened read-only") }
         #expect { try reader.exportPending() } throws: { "\($0)".contains("opened read-only") }
         #expect { try reader.rollBaseline(force: true) } throws: { "\($0)".contains("opened read-only") }
-        #expect { try reader.restoreLoser(ofConflict: 1) } throws: { "\($0)".contains("opened read-only") }
+        #expect(throws: PeerError.readOnly(action: "restore a conflict")) { try reader.restoreLoser(ofConflict: 1) }
         #expect(reader.collectGarbage().deleted.isEmpty)
         let readerContext = reader.newContext()
         _ = try readerContext.insert("Note")
-        #expect { try readerContext.save() } throws: { "\($0)".contains("read-only") }
+        #expect(throws: StoreError.readOnly) { try readerContext.save() }
         reader.close()
         #expect(files(under: cloud.devicePath("owner")) == before.device, "the reader wrote nothing on the device")
         #expect(files(under: cloud.cloud) == before.cloud, "nor in the cloud")

@@ -165,5 +165,10 @@ struct RelationshipSyncTests {
             #expect(losers.contains { $0.loserValue == .attribute(.string("edited while deleted elsewhere")) })
         }
         #expect(try peers[0].mergeStateText() == peers[1].mergeStateText())
+        // A loser of a delete has no value to save again; an ID the history lacks is named.
+        let loser = try #require(try peers[0].store.conflicts().first { $0.kind == .delete && $0.property == "title" })
+        #expect(throws: ConflictResolutionError.deleteConflict(object: note.id, property: "title")) { try peers[0].restoreLoser(ofConflict: loser.id) }
+        #expect(throws: ConflictResolutionError.unknownConflict(9_999)) { try peers[0].restoreLoser(ofConflict: 9_999) }
+        #expect("\(ConflictResolutionError.unknownConflict(9_999))" == "no conflict 9999 in the history")
     }
 }

@@ -17,14 +17,14 @@ extension UbiquityPeer {
     @discardableResult
     public func restoreLoser(ofConflict id: Int64) throws -> TransactionLog? {
         try refuseIfReadOnly("restore a conflict")
-        guard let conflict = try store.conflict(id) else { throw StoreError.validation("no conflict \(id) in the history") }
+        guard let conflict = try store.conflict(id) else { throw ConflictResolutionError.unknownConflict(id) }
         return try save(conflict.loserValue, as: conflict.property, of: conflict.object, kind: conflict.kind)
     }
 
     /// Writes `value` into `property` of `object` in a new local transaction.
     func save(_ value: ConflictValue, as property: String, of object: GlobalID, kind: ConflictRecord.Kind) throws -> TransactionLog? {
         guard kind == .update else {
-            throw StoreError.validation("conflict on \(object).\(property) was with a delete; restore the object by inserting it again")
+            throw ConflictResolutionError.deleteConflict(object: object, property: property)
         }
         let context = newContext()
         context.mergePolicy = .propertyObjectTrump

@@ -60,42 +60,18 @@ public struct PeerConfiguration: Sendable {
     /// without `.nosync`, names that are safe path components.
     public func validate() throws(PeerError) {
         guard CloudNames.isValidContentName(contentName) else {
-            throw .invalidOption("content name \(CloudNames.quoted(contentName)) must be 1 to 100 letters, digits, '_' and '-' (no periods)")
+            throw .invalidOption(.contentName, value: contentName)
         }
         guard CloudNames.isValidContentURL(contentURL) else {
-            throw .invalidOption("content URL \(CloudNames.quoted(contentURL)) must be a relative path of valid folder names, without '.nosync'")
+            throw .invalidOption(.contentURL, value: contentURL)
         }
         guard CloudNames.isValidPathComponent(containerIdentifier) else {
-            throw .invalidOption("container identifier \(CloudNames.quoted(containerIdentifier)) is not a valid folder name (1 to 200 letters, digits, '.', '_', '-', '@', '+')")
+            throw .invalidOption(.containerIdentifier, value: containerIdentifier)
         }
-        guard CloudNames.isValidPathComponent(storeName) else { throw .invalidOption("store name \(CloudNames.quoted(storeName)) is not a valid file name (1 to 200 letters, digits, '.', '_', '-', '@', '+')") }
-        guard !cloud.isEmpty else { throw .invalidOption("the cloud directory must be given") }
+        guard CloudNames.isValidPathComponent(storeName) else { throw .invalidOption(.storeName, value: storeName) }
+        guard !cloud.isEmpty else { throw .invalidOption(.cloud, value: cloud) }
         if let peerToken, !CloudNames.isValidPathComponent(peerToken.lowercased()) || peerToken.contains("~") {
-            throw .invalidOption("peer token \(CloudNames.quoted(peerToken)) must hold only letters, digits, '.', '_', '-'")
-        }
-    }
-}
-
-/// A peer that cannot be opened or used.
-public enum PeerError: Error, CustomStringConvertible, Sendable {
-    case invalidOption(String)
-    case device(DeviceError)
-    case unusableCloud(String)
-    /// The store was made for another model version and was not migrated: the message says how.
-    case storeNeedsMigration(String)
-    /// The store was made for another model version that cannot be migrated by inferred mapping.
-    case migrationRefused(ModelMigrationError)
-    /// A peer opened read-only was asked to write, or has nothing to read.
-    case readOnly(String)
-
-    public var description: String {
-        switch self {
-        case let .invalidOption(message): return message
-        case let .device(error): return error.description
-        case let .unusableCloud(message): return message
-        case let .storeNeedsMigration(message): return message
-        case let .migrationRefused(error): return error.description
-        case let .readOnly(message): return message
+            throw .invalidOption(.peerToken, value: peerToken)
         }
     }
 }

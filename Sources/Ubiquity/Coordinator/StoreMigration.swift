@@ -55,7 +55,7 @@ extension UbiquitousStoreCoordinator {
     /// Copies the objects of the local store (saved while signed out) into the current account's
     /// store, as new local transactions that sync; objects the account already has are skipped.
     public func migrateLocalStoreToAccount() throws -> MigrationReport {
-        guard let peer, peer.kind == .account else { throw PeerError.invalidOption("migrate needs the account store (signed in, initial import completed)") }
+        guard let peer, peer.kind == .account else { throw PeerError.needsAccountStore }
         let local = try openSibling(.local)
         let report = try StoreMigration.copy(from: local, to: peer.store, format: configuration.logFormat)
         _ = try? peer.exportPending()
@@ -65,7 +65,7 @@ extension UbiquitousStoreCoordinator {
     /// Copies the current account's objects into the local store, without sync metadata reaching
     /// any cloud (the remove-metadata path: what the app keeps when iCloud is turned off).
     public func migrateAccountStoreToLocal() throws -> MigrationReport {
-        guard let peer, peer.kind == .account else { throw PeerError.invalidOption("migrate needs the account store (signed in, initial import completed)") }
+        guard let peer, peer.kind == .account else { throw PeerError.needsAccountStore }
         return try StoreMigration.copy(from: peer.store, to: try openSibling(.local), format: configuration.logFormat)
     }
 
@@ -96,7 +96,7 @@ extension UbiquitousStoreCoordinator {
         }
         if !removed.isEmpty {
             try UbiquityPeer.writeTokenMap(map, support: support)
-            logger.log(.info, "PFUbiquitySetupAssistant", "removeUnusedAccountStores", "removed the stores of \(removed.joined(separator: ", "))")
+            logger.log(.info, .setupAssistant, "removeUnusedAccountStores", "removed the stores of \(removed.joined(separator: ", "))")
         }
         return removed
     }

@@ -6,7 +6,7 @@ import UbiquityCore
 extension UbiquitousStoreCoordinator {
     /// The store the app works on now.
     private func currentStore() throws -> PersistentStore {
-        guard let peer else { throw PeerError.invalidOption("no store added: call addStore() first") }
+        guard let peer else { throw PeerError.noStore }
         return peer.store
     }
 

@@ -56,13 +56,13 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         self.logger = logger
         events = EventHub { [logger] event in
             if case .didImport = event { return }
-            logger.log(.info, "PFUbiquitySetupAssistant", "postStoresChanged", "\(event)")
+            logger.log(.info, .setupAssistant, "postStoresChanged", "\(event)")
         }
     }
 
     private static func checkCloud(_ cloud: String) throws {
-        do { try AtomicFile.makeDirectory(cloud) } catch { throw PeerError.unusableCloud("the cloud \(cloud) cannot be created: \(error.message)") }
-        guard access(cloud, W_OK) == 0 else { throw PeerError.unusableCloud("the cloud \(cloud) is not writable") }
+        do { try AtomicFile.makeDirectory(cloud) } catch { throw PeerError.cloudNotCreatable(path: cloud, reason: error.message) }
+        guard access(cloud, W_OK) == 0 else { throw PeerError.cloudNotWritable(path: cloud) }
     }
 
     // MARK: Adding the store
@@ -77,7 +77,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             watcher = try? DirectoryWatcher(directory: configuration.device) { [weak self] name in
                 guard name == "device.plist", let self else { return }
                 do { try self.checkAccount() } catch {
-                    self.logger.log(.error, "PFUbiquitySetupAssistant", "accountChanged", "cannot switch accounts: \(error)")
+                    self.logger.error(.setupAssistant, "accountChanged", "cannot switch accounts: \(error)")
                 }
             }
         }
@@ -100,10 +100,10 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             // The container rebuilds a store of this model only: a store of another version
             // would be replaced by whatever this version's folder holds (perhaps nothing).
             if let stored = PersistentStore.storedModelHash(atPath: accountPath), stored != configuration.model.hash {
-                throw PeerError.storeNeedsMigration("the store of \(peerID) was made for model version \(stored), not '\(configuration.model.name)' (\(configuration.model.hash)): rebuilding would replace its data with this version's state in the container; migrate it first ('ubiq model migrate --to MODEL'), or rebuild with the model it was made for")
+                throw PeerError.storeNeedsMigration(.beforeRebuild(peer: peerID, storedHash: stored, model: configuration.model.name, hash: configuration.model.hash))
             }
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: accountPath + suffix) }
-            logger.log(.error, "PFUbiquitySetupAssistant", "rebuildFromContent", "deleted the local store of \(peerID): rebuilding it from the container")
+            logger.notice(.setupAssistant, "rebuildFromContent", "deleted the local store of \(peerID): rebuilding it from the container")
         }
         // A fallback left behind (a crash before its handover) still holds saves to migrate.
         let fallbackPath = UbiquityPeer.storePath(localDirectory: directory, kind: .fallback, storeName: configuration.storeName)
@@ -117,14 +117,14 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         if PersistentStore.initialImportCompleted(atPath: accountPath) && !fallbackLeft {
             let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
             let choice = try install(account, reason: "the account store of '\(device.identityToken ?? "")' (its initial import completed earlier)", transition: transition)
-            logger.notice("PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 0")
+            logger.notice(.setupAssistant, "finishSetupWithRetry:", "Using local storage: 0")
             runInBackground { _ = try account.sync() }
             return choice
         } else {
             // A fallback left by an earlier launch still holds saves not yet migrated: reuse it.
             let fallback = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .fallback)
             let choice = try install(fallback, reason: "the fallback store of '\(device.identityToken ?? "")', while the initial import builds the account store", transition: transition)
-            logger.notice("PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 1")
+            logger.notice(.setupAssistant, "finishSetupWithRetry:", "Using local storage: 1")
             runInBackground { [self] in try initialImport(fallback: fallback) }
             return choice
         }
@@ -140,7 +140,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             let old = device
             guard fresh.identityToken != old.identityToken else { return }
             let transition: StoreTransition = fresh.identityToken == nil ? .accountRemoved : .accountAdded
-            logger.log(.error, "PFUbiquitySetupAssistant", "accountChanged", "the account changed from '\(old.identityToken ?? "signed out")' to '\(fresh.identityToken ?? "signed out")'")
+            logger.notice(.setupAssistant, "accountChanged", "the account changed from '\(old.identityToken ?? "signed out")' to '\(fresh.identityToken ?? "signed out")'")
             events.post(.storesWillChange(transition))
             background.runPending()
             _ = importDone.wait(timeout: .now() + 600)
@@ -179,7 +179,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             defer { importDone.leave() }
             do { try work() } catch {
                 lock.withLock { importError = error }
-                logger.log(.error, "PFUbiquitySetupAssistant", "initialImport", "the background import failed: \(error); the app stays on its current store and a later sync retries")
+                logger.error(.setupAssistant, "initialImport", "the background import failed: \(error); the app stays on its current store and a later sync retries")
             }
         }, cancel: { [importDone] in importDone.leave() })
     }
@@ -223,7 +223,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         }
         fallback.store.handOver(to: account.store, reason: handover, keepsChanges: true)
         events.post(.storesDidChange(.initialImportCompleted, now: .account))
-        logger.notice("PFUbiquitySetupAssistant", "finishSetupWithRetry:", "Using local storage: 0")
+        logger.notice(.setupAssistant, "finishSetupWithRetry:", "Using local storage: 0")
         fallback.close()
         try? FileManager.default.removeItem(atPath: (fallback.store.path as NSString).deletingLastPathComponent)
     }
@@ -248,7 +248,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     private func handOverOnPreviousModel(fallbackPath: String, device: Device) throws {
         guard let previous = PersistentStore.storedModel(atPath: fallbackPath)
                 ?? configuration.previousModels.first(where: { $0.hash == PersistentStore.storedModelHash(atPath: fallbackPath) }) else {
-            throw PeerError.storeNeedsMigration("the fallback store \(fallbackPath) left by the app's previous version does not record its model; give the app its earlier model versions (PeerConfiguration.previousModels) so its saves can be handed over")
+            throw PeerError.storeNeedsMigration(.fallbackModelUnknown(path: fallbackPath))
         }
         var old = configuration
         old.model = previous
@@ -260,7 +260,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         _ = try account.sync(importBatchSize: 1_000)
         fallback.store.retire("handed over before the model was migrated")
         let migrated = try Self.replaySaves(of: fallback, into: account, configuration: old)
-        logger.log(.error, "PFUbiquitySetupAssistant", "migrateStore", "handed \(migrated) transaction(s) of the fallback store over on model '\(previous.name)' before migrating the account store")
+        logger.notice(.setupAssistant, "migrateStore", "handed \(migrated) transaction(s) of the fallback store over on model '\(previous.name)' before migrating the account store")
         try FileManager.default.removeItem(atPath: (fallbackPath as NSString).deletingLastPathComponent)
     }
 
@@ -280,7 +280,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// after an account switch it works on the new account's store once it holds no unsaved
     /// changes of the old one. Each save is exported by the store the app is on then.
     public func newContext() throws -> ObjectContext {
-        guard let peer else { throw PeerError.invalidOption("no store added: call addStore() first") }
+        guard let peer else { throw PeerError.noStore }
         let context = peer.newContext()
         context.didSave = { [weak self] _, _ in _ = try? self?.peer?.exportPending() }
         return context

@@ -73,7 +73,7 @@ extension UbiquityPeer {
             }
             location.sealing.refresh()
         }
-        logger.log(.error, "PFUbiquityEncryption", "enable", "encryption is on for \(location.contentName): everything written from now on is sealed")
+        logger.notice(.encryption, "enable", "encryption is on for \(location.contentName): everything written from now on is sealed")
         try resealAfterEnabling(location)
     }
 
@@ -83,7 +83,7 @@ extension UbiquityPeer {
         try refuseIfReadOnly("unlock the content")
         guard let location else { throw EncryptionError.signedOut }
         try Self.unlock(location, keyFile: Self.keyFile(localDirectory: localDirectory), passphrase: passphrase)
-        logger.log(.error, "PFUbiquityEncryption", "unlock", "this device holds the key of \(location.contentName) now")
+        logger.notice(.encryption, "unlock", "this device holds the key of \(location.contentName) now")
         try catchUpWithOwnLogs()
     }
 
@@ -149,7 +149,7 @@ extension UbiquityPeer {
         }
         try DeviceKey.write(key, to: Self.keyFile(localDirectory: localDirectory))
         location.sealing.refresh()
-        logger.log(.error, "PFUbiquityEncryption", "changePassphrase", "the key of \(location.contentName) is wrapped under a new passphrase")
+        logger.notice(.encryption, "changePassphrase", "the key of \(location.contentName) is wrapped under a new passphrase")
     }
 
     /// Writes the record only if none is there (`link` never replaces): of two devices turning
@@ -184,7 +184,7 @@ extension UbiquityPeer {
             if let removal = ContentEpoch.current(location) { try ContentEpoch.write(location, removal) }
         }
         let decision = try rollBaseline(force: true)
-        logger.log(.info, "PFUbiquityEncryption", "enable", "sealed baseline: \(decision.reason)")
+        logger.log(.info, .encryption, "enable", "sealed baseline: \(decision.reason)")
     }
 
     /// The content's files in the cloud that are not sealed.

@@ -63,7 +63,7 @@ extension UbiquityPeer {
             try store.resetToEmpty()
             try store.setContentEpoch(removal)
         }
-        logger.log(.error, "PFUbiquitySetupAssistant", "removeUbiquitousContent", "removed the content \(location.contentName) from the cloud")
+        logger.notice(.setupAssistant, "removeUbiquitousContent", "removed the content \(location.contentName) from the cloud")
     }
 
     /// Deletes the files below `directory` and keeps the folders: file-sync tools and watchers
@@ -94,7 +94,7 @@ extension UbiquityPeer {
         }
         guard known.epoch != current.epoch else { return false }
         if known.isLater(than: current) {
-            logger.log(.error, "PFUbiquitySetupAssistant", "contentRemoved", "the content epoch went back to an earlier removal (\(current.epoch)); writing the later one (\(known.epoch)) again")
+            logger.error(.setupAssistant, "contentRemoved", "the content epoch went back to an earlier removal (\(current.epoch)); writing the later one (\(known.epoch)) again")
             try ContentEpoch.write(location, known)
             return false
         }
@@ -120,6 +120,6 @@ extension UbiquityPeer {
                 unlink(location.logDirectory(of: peerID) + "/" + file.name)
             }
         }
-        logger.log(.error, "PFUbiquitySetupAssistant", "contentRemoved", "the content was removed by another peer: continuing on an empty store")
+        logger.notice(.setupAssistant, "contentRemoved", "the content was removed by another peer: continuing on an empty store")
     }
 }

@@ -17,12 +17,13 @@ extension UbiquityPeer {
         let known = PersistentStore.storedModel(atPath: path).flatMap { $0.hash == stored ? $0 : nil }
             ?? configuration.previousModels.first { $0.hash == stored }
         guard let source = known else {
-            throw PeerError.storeNeedsMigration("the store \(path) was made for model version \(stored) and does not record that model; this model '\(model.name)' is \(model.hash). Migrate it with 'ubiq model migrate --from OLD-MODEL --to NEW-MODEL' (or give the app its earlier model versions), or open it with the model it was made for")
+            throw PeerError.storeNeedsMigration(.storeModelUnknown(path: path, storedHash: stored, model: model.name, hash: model.hash))
         }
         let plan: ModelMigrationPlan
         do throws(ModelMigrationError) { plan = try ModelMigrationPlan(from: source, to: model) } catch { throw PeerError.migrationRefused(error) }
         guard configuration.migratesStore else {
-            throw PeerError.storeNeedsMigration("the store was made for model '\(source.name)' (\(stored)), not '\(model.name)' (\(model.hash)); the change can be migrated by inferred mapping (\(plan.diff.changes.filter { $0.mapping != .noMigration }.count) change(s), see 'ubiq model diff'): run 'ubiq model migrate --to MODEL' for this device, or open it with the model it was made for")
+            throw PeerError.storeNeedsMigration(.migrationNotEnabled(source: source.name, storedHash: stored, model: model.name, hash: model.hash,
+                                                                     changes: plan.diff.changes.filter { $0.mapping != .noMigration }.count))
         }
         if kind == .account, device.identityToken != nil {
             // The old version's peers get this store's last saves, and the store takes theirs
@@ -36,11 +37,11 @@ extension UbiquityPeer {
                 defer { peer.close() }
                 _ = try peer.sync(reportingImportFailure: true)
             } catch {
-                logger.log(.warning, "PFUbiquitySetupAssistant", "migrateStore", "the last sync on model '\(source.name)' before the migration failed: \(error)")
+                logger.log(.warning, .setupAssistant, "migrateStore", "the last sync on model '\(source.name)' before the migration failed: \(error)")
             }
         }
         let migration = try PersistentStore.migrate(atPath: path, plan: plan)
-        logger.log(.error, "PFUbiquitySetupAssistant", "migrateStore", migration.description)
+        logger.notice(.setupAssistant, "migrateStore", migration.description)
         return migration
     }
 
@@ -58,11 +59,11 @@ extension UbiquityPeer {
         let decision = try syncLock.withLock { try baseliner.rollIfNeeded(policy: configuration.baselinePolicy ?? .apple, force: true) }
         summary.baseline = decision
         guard baseliner.catalog().view.dominates(owed) else {
-            logger.log(.warning, "PFUbiquityBaseline", "migrateStore", "the migrated state is not in a baseline of this model yet (\(decision.reason)); this peer's new saves wait")
+            logger.log(.warning, .baseline, "migrateStore", "the migrated state is not in a baseline of this model yet (\(decision.reason)); this peer's new saves wait")
             return false
         }
         try store.clearMigrationKnowledgeOwed()
-        logger.log(.info, "PFUbiquityBaseline", "migrateStore", "the migrated state is in a baseline of model \(store.model.hash)")
+        logger.log(.info, .baseline, "migrateStore", "the migrated state is in a baseline of model \(store.model.hash)")
         return true
     }
 

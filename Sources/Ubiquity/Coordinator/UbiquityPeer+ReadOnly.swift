@@ -33,12 +33,12 @@ extension UbiquityPeer {
         let support = "\(configuration.device)/CoreDataUbiquitySupport/\(device.peerID(peerToken: configuration.peerToken))/\(configuration.contentName)"
         guard let token = device.identityToken, kind != .local else { return "\(support)/local" }
         guard let id = try tokenMap(support: support)[token], UUID(uuidString: id) != nil else {
-            throw PeerError.readOnly("this device has no store of account '\(token)' yet (nothing was saved or synced there)")
+            throw PeerError.noAccountStore(token: token)
         }
         return "\(support)/\(id)"
     }
 
     func refuseIfReadOnly(_ action: String) throws(PeerError) {
-        if isReadOnly { throw .readOnly("cannot \(action): the peer was opened read-only (another process may own the device)") }
+        if isReadOnly { throw .readOnly(action: action) }
     }
 }

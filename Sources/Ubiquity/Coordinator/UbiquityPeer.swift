@@ -129,17 +129,17 @@ public final class UbiquityPeer: @unchecked Sendable {
         let highest = ownLogs().map(\.number).max() ?? 0
         let floor = max(highest, makeBaseliner(location).catalog().view[peerID])
         guard floor > store.knowledge[peerID] else { return }
-        logger.log(.warning, "PFUbiquitySetupAssistant", "catchUp", "the store knows transaction \(store.knowledge[peerID]) of this peer but the container holds \(floor): catching up before any save")
+        logger.log(.warning, .setupAssistant, "catchUp", "the store knows transaction \(store.knowledge[peerID]) of this peer but the container holds \(floor): catching up before any save")
         _ = try sync()
         // Own files that are quarantined (damaged) cannot be imported and are never trusted: a
         // later save may take their number (importers skip the damaged copy).
         let quarantined = Set(try store.quarantined().map { ($0.path as NSString).lastPathComponent })
         let missing = ownLogs().filter { !quarantined.contains($0.name) }
         if !missing.isEmpty || store.knowledge[peerID] < makeBaseliner(location).catalog().view[peerID] {
-            throw PeerError.unusableCloud("this peer's own logs up to \(floor) cannot all be imported (knowledge stops at \(store.knowledge[peerID])); saving now would reuse transaction numbers — run 'ubiq doctor' or repair the container")
+            throw PeerError.ownLogsNotImportable(floor: floor, knowledge: store.knowledge[peerID])
         }
         if store.knowledge[peerID] < floor {
-            logger.log(.warning, "PFUbiquitySetupAssistant", "catchUp", "own logs above transaction \(store.knowledge[peerID]) are damaged and quarantined; continuing after \(store.knowledge[peerID])")
+            logger.log(.warning, .setupAssistant, "catchUp", "own logs above transaction \(store.knowledge[peerID]) are damaged and quarantined; continuing after \(store.knowledge[peerID])")
         }
     }
 
@@ -235,7 +235,7 @@ public final class UbiquityPeer: @unchecked Sendable {
             // new version's export does not wait for them.
             summary.exported = try exportPreviousVersions()
         } catch let error as SyncError {
-            logger.log(.warning, "PFUbiquityTransactionLogExporter", "exportLog:", "saves of an earlier model version wait: \(error)")
+            logger.log(.warning, .exporter, "exportLog:", "saves of an earlier model version wait: \(error)")
         }
         do {
             summary.exported += try exportPending()
@@ -272,7 +272,7 @@ public final class UbiquityPeer: @unchecked Sendable {
         }
         if logger.level >= .verbose {
             for conflict in try store.conflicts() where conflict.id > conflictsBefore {
-                logger.log(.verbose, "PFUbiquityConflictRecorder", "record", "conflict #\(conflict.id) on \(conflict.object).\(conflict.property) (\(conflict.kind.rawValue)): \(conflict.winnerValue.text()) from \(conflict.winnerPeer) won over \(conflict.loserValue.text()) from \(conflict.loserPeer)")
+                logger.log(.verbose, .conflictRecorder, "record", "conflict #\(conflict.id) on \(conflict.object).\(conflict.property) (\(conflict.kind.rawValue)): \(conflict.winnerValue.text()) from \(conflict.winnerPeer) won over \(conflict.loserValue.text()) from \(conflict.loserPeer)")
             }
         }
         try resolveImportConflicts(after: conflictsBefore)
@@ -311,9 +311,9 @@ public final class UbiquityPeer: @unchecked Sendable {
         guard !DirectoryEntry.list(fallback).contains(where: { $0.name.hasSuffix(".sqlite") }) else { return }
         do {
             let deleted = try store.collectExternalData(gracePeriod: policy.externalDataGracePeriod, now: configuration.clock.now.timeIntervalSince1970)
-            if !deleted.isEmpty { logger.log(.info, "PFUbiquityGarbageCollector", "collect", "deleted \(deleted.count) external data file(s) of this device nothing needs") }
+            if !deleted.isEmpty { logger.log(.info, .garbageCollector, "collect", "deleted \(deleted.count) external data file(s) of this device nothing needs") }
         } catch {
-            logger.log(.warning, "PFUbiquityGarbageCollector", "collect", "external data of this device not collected: \(error)")
+            logger.log(.warning, .garbageCollector, "collect", "external data of this device not collected: \(error)")
         }
     }
 

@@ -151,7 +151,7 @@ extension UbiquitousStoreCoordinator {
     /// A `FetchedResultsObserver` of `request` on the store the app works on now; it follows
     /// the store transitions.
     public func observeResults(_ request: FetchRequest) throws -> FetchedResultsObserver {
-        guard let peer else { throw PeerError.invalidOption("no store added: call addStore() first") }
+        guard let peer else { throw PeerError.noStore }
         return try FetchedResultsObserver(store: peer.store, request: request)
     }
 }

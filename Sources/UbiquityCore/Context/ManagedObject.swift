@@ -91,7 +91,7 @@ public final class ManagedObject {
     public func setTarget(_ target: GlobalID?, of relationship: String) throws {
         let description = try self.relationship(relationship, toMany: false)
         if let target, !context.store.model.isKind(target.entity, of: description.destination) {
-            throw StoreError.validation("\(entity.name).\(relationship) points to \(description.destination), not \(target.entity)")
+            throw RelationshipError.wrongDestination(entity: entity.name, relationship: relationship, destination: description.destination, target: target)
         }
         let previous = try self.target(of: relationship)
         changedToOne[description.name] = .some(target)
@@ -134,7 +134,7 @@ public final class ManagedObject {
         let others = members.filter { $0 != target }.count
         // Checked before membership changes, so a refused insert leaves the context as it was.
         guard (0...others).contains(index) else {
-            throw StoreError.validation("index \(index) is out of range 0…\(others) for \(entity.name).\(relationship) of \(id)")
+            throw RelationshipError.indexOutOfRange(index: index, upperBound: others, relationship: relationship, object: id)
         }
         if !members.contains(target) {
             try context.changeToMany(relationship, of: self, target: target, present: true)
@@ -148,17 +148,17 @@ public final class ManagedObject {
         let description = try orderedRelationship(relationship)
         let members = try targets(of: relationship)
         guard members.contains(target) else {
-            throw StoreError.validation("\(target) is not in \(entity.name).\(relationship) of \(id)")
+            throw RelationshipError.notAMember(target, relationship: relationship, object: id)
         }
         guard (0..<members.count).contains(index) else {
-            throw StoreError.validation("index \(index) is out of range 0…\(members.count - 1) for \(entity.name).\(relationship) of \(id)")
+            throw RelationshipError.indexOutOfRange(index: index, upperBound: members.count - 1, relationship: relationship, object: id)
         }
         try context.place(target, in: description, of: self, at: index)
     }
 
     private func orderedRelationship(_ name: String) throws -> RelationshipDescription {
         let description = try relationship(name, toMany: true)
-        guard description.isOrdered else { throw StoreError.validation("\(entity.name).\(name) is not an ordered relationship") }
+        guard description.isOrdered else { throw RelationshipError.notOrdered(entity: entity.name, relationship: name) }
         return description
     }
 
@@ -172,7 +172,7 @@ public final class ManagedObject {
             throw ModelError.unknownProperty(entity: entity.name, property: name)
         }
         guard description.isToMany == toMany else {
-            throw StoreError.validation("\(entity.name).\(name) is a \(description.isToMany ? "to-many" : "to-one") relationship")
+            throw RelationshipError.wrongKind(entity: entity.name, relationship: name, isToMany: description.isToMany)
         }
         return description
     }

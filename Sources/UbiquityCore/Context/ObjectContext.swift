@@ -171,7 +171,7 @@ public final class ObjectContext {
     /// Gives `member` of an ordered to-many of `object` the position `key` (a conflict's loser restored).
     package func setPosition(_ key: String, of member: GlobalID, in relationship: String, of object: ManagedObject) throws {
         guard let description = object.entity.relationship(relationship), description.isToMany, description.isOrdered, OrderKey.isValid(key) else {
-            throw StoreError.validation("\(object.entity.name).\(relationship) has no position \(key) to restore")
+            throw RelationshipError.invalidPosition(key: key, entity: object.entity.name, relationship: relationship)
         }
         pendingPositions[ToManyKey(object: object.id, relationship: relationship), default: [:]][member] = key
     }
@@ -183,7 +183,7 @@ public final class ObjectContext {
         let others = try positions(of: current, in: relationship, of: object)
         let index = index ?? others.count
         guard (0...others.count).contains(index) else {
-            throw StoreError.validation("index \(index) is out of range 0…\(others.count) for \(object.entity.name).\(relationship.name) of \(object.id)")
+            throw RelationshipError.indexOutOfRange(index: index, upperBound: others.count, relationship: relationship.name, object: object.id)
         }
         let lower = index > 0 ? others[index - 1].key : nil
         let upper = index < others.count ? others[index].key : nil
@@ -194,7 +194,7 @@ public final class ObjectContext {
     func changeToMany(_ relationshipName: String, of object: ManagedObject, target: GlobalID, present: Bool) throws {
         let relationship = try object.relationship(relationshipName, toMany: true)
         guard store.model.isKind(target.entity, of: relationship.destination) else {
-            throw StoreError.validation("\(object.entity.name).\(relationshipName) holds \(relationship.destination), not \(target.entity)")
+            throw RelationshipError.wrongDestination(entity: object.entity.name, relationship: relationshipName, destination: relationship.destination, target: target)
         }
         switch store.model.storage(of: relationship, in: object.entity) {
         case let .derivedFromInverse(inverse):

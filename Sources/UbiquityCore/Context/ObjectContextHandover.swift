@@ -4,11 +4,12 @@
 extension ObjectContext {
     /// Moves this context to the store its store was handed over to, if it was (waiting while
     /// a handover is prepared). Throws `StoreError.retired` for a store retired for good, and
-    /// when the new store holds another account's data while this context holds unsaved changes.
+    /// `ContextHandoverError` when the new store holds another account's data while this
+    /// context holds unsaved changes.
     func followHandover() throws {
         guard store.isRetired, let successor = try store.successor() else { return }
         if !successor.keepsChanges && hasChanges {
-            throw StoreError.retired("\(successor.reason): this context's unsaved changes were made on the previous account's store; call rollback() and make them again (the will-change event is the moment to save them)")
+            throw ContextHandoverError.unsavedChangesOfPreviousAccount(reason: successor.reason)
         }
         try rebind(to: successor.store)
     }

@@ -18,7 +18,7 @@ public struct PropertyAssignment: Sendable, Equatable, Codable {
     /// Reads `name=value`.
     public init(parsing argument: String) throws(PropertyAssignmentError) {
         guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
-            throw PropertyAssignmentError("expected attribute=value, not '\(argument)'")
+            throw .notAnAssignment(argument)
         }
         name = String(argument[..<equals])
         text = String(argument[argument.index(after: equals)...])
@@ -30,7 +30,7 @@ public struct PropertyAssignment: Sendable, Equatable, Codable {
             try object.setValue(try value(for: attribute, of: object.entity), for: name)
         } else if let relationship = object.entity.relationship(name) {
             guard !relationship.isToMany else {
-                throw PropertyAssignmentError("\(object.entity.name).\(name) is a to-many relationship: relate the objects instead")
+                throw PropertyAssignmentError.toManyAssigned(entity: object.entity.name, relationship: name)
             }
             guard text != "nil", !text.isEmpty else {
                 try object.setTarget(nil, of: name)
@@ -38,7 +38,7 @@ public struct PropertyAssignment: Sendable, Equatable, Codable {
             }
             let target = try GlobalID(text)
             guard context.store.model.isKind(target.entity, of: relationship.destination) else {
-                throw PropertyAssignmentError("\(object.entity.name).\(name) points to \(relationship.destination), not to \(target)")
+                throw RelationshipError.wrongDestination(entity: object.entity.name, relationship: name, destination: relationship.destination, target: target)
             }
             guard try context.object(target) != nil else { throw StoreError.objectNotFound(target) }
             try object.setTarget(target, of: name)
@@ -52,7 +52,7 @@ public struct PropertyAssignment: Sendable, Equatable, Codable {
     public func readValue(in entity: EntityDescription) throws -> ReadValue {
         if let attribute = entity.attribute(name) { return .attribute(try value(for: attribute, of: entity)) }
         guard let relationship = entity.relationship(name) else { throw ModelError.unknownProperty(entity: entity.name, property: name) }
-        guard !relationship.isToMany else { throw PropertyAssignmentError("\(entity.name).\(name) is a to-many relationship: only attributes and to-one relationships can be expected") }
+        guard !relationship.isToMany else { throw PropertyAssignmentError.toManyExpected(entity: entity.name, relationship: name) }
         return .target(text == "nil" || text.isEmpty ? nil : try GlobalID(text))
     }
 
@@ -61,7 +61,7 @@ public struct PropertyAssignment: Sendable, Equatable, Codable {
         if text == "nil" { return nil }
         if attribute.type == .string { return .string(text.hasPrefix("\\") ? String(text.dropFirst()) : text) }
         guard let value = attribute.type.parse(text) else {
-            throw PropertyAssignmentError("invalid value '\(text.prefix(80))' for \(entity.name).\(attribute.name): expected \(Self.expectation(attribute.type))")
+            throw .invalidValue(String(text.prefix(80)), entity: entity.name, attribute: attribute.name, type: attribute.type)
         }
         return value
     }
@@ -83,11 +83,4 @@ public struct PropertyAssignment: Sendable, Equatable, Codable {
         case .undefined: return "nothing: an undefined attribute takes no value from text"
         }
     }
-}
-
-/// A malformed or impossible `name=value`; its text is the whole message.
-public struct PropertyAssignmentError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-
-    public init(_ description: String) { self.description = description }
 }

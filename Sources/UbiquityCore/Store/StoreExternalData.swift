@@ -21,7 +21,7 @@ extension PersistentStore {
                     result[index].values[name] = .externalBinary(try externalData.add(bytes))
                 case let .externalBinary(reference)?:
                     guard externalData.contains(reference) else {
-                        throw StoreError.validation("\(entity.name).\(name) names external data \(reference.sha256) that this store does not hold (add it with PersistentStore.externalData first)")
+                        throw StoreError.missingExternalData(entity: entity.name, attribute: name, sha256: reference.sha256)
                     }
                 default:
                     break

@@ -65,7 +65,7 @@ extension PersistentStore {
             case let .retired(reason):
                 throw StoreError.retired(reason)
             case let .handingOver(reason):
-                if !retirementChanged.wait(until: deadline) { throw StoreError.retired(reason + " (the handover did not finish in \(Int(timeout)) s)") }
+                if !retirementChanged.wait(until: deadline) { throw StoreError.handoverTimedOut(reason: reason, seconds: Int(timeout)) }
             case let .handedOver(reason, next, keepsChanges):
                 // A store handed over twice (fallback → account → another account) ends where the app is now.
                 guard let further = try next.successor(waiting: timeout) else {

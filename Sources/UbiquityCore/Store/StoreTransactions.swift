@@ -25,7 +25,7 @@ extension PersistentStore {
     public func commitLocal(inserted: [ChangeRecord], updated: [ChangeRecord], deleted: [GlobalID],
                             format: PlistFormat = .binary) throws -> (log: TransactionLog, changes: ObjectChanges)? {
         guard !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty) else { return nil }
-        if isReadOnly { throw StoreError.retired("it was opened read-only") }
+        if isReadOnly { throw StoreError.readOnly }
         // Large values become files before the transaction: a log never names a file not written.
         let inserted = try externalizing(inserted), updated = try externalizing(updated)
         let committed = try locked {
@@ -93,7 +93,7 @@ extension PersistentStore {
                             try database.transaction {
                                 // The importer refuses such logs first; the clock must never adopt one.
                                 guard !log.stamp.isTooFarAhead(of: now) else {
-                                    throw StoreError.validation("stamp \(log.stamp.description.prefix(25)) lies more than a day ahead of this machine's clock")
+                                    throw StoreError.stampTooFarAhead(peer: log.peerID, number: log.transactionNumber, stamp: log.stamp)
                                 }
                                 clock.observe(log.stamp)
                                 try applyRecords(of: log, into: &changes)

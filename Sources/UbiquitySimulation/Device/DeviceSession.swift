@@ -175,7 +175,7 @@ public final class DeviceSession: @unchecked Sendable {
 
     /// The app's configuration on this device.
     private func configuration(rebuild: Bool = false) throws -> PeerConfiguration {
-        let logger = setup.logLevel.map { UbiquityLogger(level: LogLevel(rawValue: $0) ?? .error) } ?? .silent
+        let logger = setup.logLevel.map { UbiquityLogger(level: LogLevel(rawValue: $0) ?? .notice) } ?? .silent
         var configuration = PeerConfiguration(cloud: setup.cloud, device: setup.device, model: model, contentName: setup.contentName,
                                               baselinePolicy: setup.baselinePolicy.policy, logger: logger)
         configuration.clock = clock.wallClock(skew: setup.skew)

@@ -73,7 +73,7 @@ package struct BaselineCatalog {
                 setAside.append((file.name, reason))
                 guard quarantine else { return }
                 if (try? store.isQuarantined(path: relative, file: file)) != true {
-                    logger.log(.error, "PFUbiquityBaseline", "verify", "set aside \(relative): \(reason)")
+                    logger.error(.baseline, "verify", "set aside \(relative): \(reason)")
                     try? store.recordQuarantine(path: relative, file: file, reason: reason)
                 }
             }
@@ -100,7 +100,7 @@ package struct BaselineCatalog {
             guard metadata.contentEpoch == epoch else {
                 // Removed content's (or a removal not heard of yet): not this content, not damaged.
                 if isAtName { atName = .otherEpoch(metadata) }
-                logger.log(.verbose, "PFUbiquityBaseline", "metadata", "ignoring \(relative): it belongs to another content epoch")
+                logger.log(.verbose, .baseline, "metadata", "ignoring \(relative): it belongs to another content epoch")
                 continue
             }
             let signature = "\(file.name)|\(file.signature)|\(metadata.storeChecksum)"

@@ -62,7 +62,7 @@ package struct Baseliner {
                 let stateFile = try BaselineArchive.extractStore(entry.path, metadata: entry.metadata, into: work, sealing: location.sealing)
                 changes.merge(try store.joinStateFile(at: stateFile, knowledge: entry.metadata.knowledge))
                 joined.append(entry.metadata)
-                logger.log(.info, "PFUbiquityBaseline", "joinBaseline", "joined \(entry.name) of \(entry.metadata.author) at \(entry.metadata.knowledge)")
+                logger.log(.info, .baseline, "joinBaseline", "joined \(entry.name) of \(entry.metadata.author) at \(entry.metadata.knowledge)")
             } catch let error as StateFileError {
                 setAside(entry, reason: error.description)
             } catch let error as BaselineError {
@@ -74,7 +74,7 @@ package struct Baseliner {
 
     private func setAside(_ entry: BaselineCatalog.Entry, reason: String) {
         let relative = location.relativeBaselinePath(entry.name)
-        logger.log(.error, "PFUbiquityBaseline", "joinBaseline", "set aside \(relative): \(reason)")
+        logger.error(.baseline, "joinBaseline", "set aside \(relative): \(reason)")
         try? store.recordQuarantine(path: relative, file: entry.file, reason: reason)
     }
 
@@ -175,7 +175,7 @@ package struct Baseliner {
             let error = FileError(path: location.baselinePath, operation: "rename", errno: errno)
             throw SyncError.containerUnwritable(path: error.path, reason: error.message)
         }
-        logger.log(.info, "PFUbiquityBaseline", "rollBaseline", "rolled a baseline at \(covered): \(reason)")
+        logger.log(.info, .baseline, "rollBaseline", "rolled a baseline at \(covered): \(reason)")
         return .rolled(metadata, reason: reason)
     }
 
@@ -202,7 +202,7 @@ package struct Baseliner {
     }
 
     private func skipped(_ reason: String) -> BaselineDecision {
-        logger.log(.verbose, "PFUbiquityBaseline", "rollBaseline", "no baseline rolled: \(reason)")
+        logger.log(.verbose, .baseline, "rollBaseline", "no baseline rolled: \(reason)")
         return .skipped(reason: reason)
     }
 
@@ -216,7 +216,7 @@ package struct Baseliner {
         var deleted: [String] = []
         for copy in redundant where location.isConfined(location.baselineDirectory) && unlink(location.baselineDirectory + "/" + copy.name) == 0 {
             deleted.append(copy.name)
-            logger.log(.info, "PFUbiquityBaseline", "resolveCopies", "deleted \(copy.name): the baseline under the name was rolled after it and holds all it holds")
+            logger.log(.info, .baseline, "resolveCopies", "deleted \(copy.name): the baseline under the name was rolled after it and holds all it holds")
         }
         return deleted
     }

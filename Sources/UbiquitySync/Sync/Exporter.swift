@@ -35,13 +35,13 @@ package struct Exporter {
                 try location.write(entry.bytes, to: path, modificationTime: store.now)
                 try store.markSent(entry.number, file: DirectoryEntry.at(path))
                 written += 1
-                logger.log(.verbose, "PFUbiquityTransactionLogExporter", "exportLog:", "wrote transaction \(entry.number) as \(entry.fileName) (\(entry.bytes.count) bytes)")
+                logger.log(.verbose, .exporter, "exportLog:", "wrote transaction \(entry.number) as \(entry.fileName) (\(entry.bytes.count) bytes)")
             }
         } catch let error as FileError {
-            logger.log(.warning, "PFUbiquityTransactionLogExporter", "exportLog:", "\(error); \(pending.count - written) log(s) wait in the outbox")
+            logger.log(.warning, .exporter, "exportLog:", "\(error); \(pending.count - written) log(s) wait in the outbox")
             throw SyncError.containerUnwritable(path: error.path, reason: error.message)
         } catch let error as ExternalDataError {
-            logger.log(.error, "PFUbiquityTransactionLogExporter", "exportLog:", "\(error); \(pending.count - written) log(s) wait in the outbox")
+            logger.error(.exporter, "exportLog:", "\(error); \(pending.count - written) log(s) wait in the outbox")
             throw SyncError.containerUnwritable(path: location.externalDataDirectory, reason: error.description)
         }
         return written
@@ -54,7 +54,7 @@ package struct Exporter {
         guard bytes.count > 12, Self.containsMarker(bytes) else { return }
         for reference in try ExternalDataReference.all(inLog: bytes).sorted(by: { $0.sha256 < $1.sha256 }) {
             try location.uploadExternalData(reference, from: store.externalData, now: store.now)
-            logger.log(.verbose, "PFUbiquityTransactionLogExporter", "exportLog:", "external data \(reference.sha256) (\(reference.size) bytes) is in the container")
+            logger.log(.verbose, .exporter, "exportLog:", "external data \(reference.sha256) (\(reference.size) bytes) is in the container")
         }
     }
 
@@ -87,7 +87,7 @@ package struct Exporter {
             } catch let error as FileError {
                 throw SyncError.containerUnwritable(path: error.path, reason: error.message)
             }
-            logger.log(.error, "PFUbiquityTransactionLogExporter", "repairExternalData:", "external data \(reference.sha256) was gone from the container or cut short: written again")
+            logger.error(.exporter, "repairExternalData:", "external data \(reference.sha256) was gone from the container or cut short: written again")
             repaired.append(reference.sha256)
         }
         return repaired
@@ -115,7 +115,7 @@ package struct Exporter {
             }
             try writeAgain(kept, to: path)
             if let rewritten = DirectoryEntry.at(path) { try store.updateSent(sent.number, file: rewritten) }
-            logger.log(.error, "PFUbiquityTransactionLogExporter", "repairLog:", "transaction \(sent.number) \(file == nil ? "was gone from" : "no longer held what this peer sent in") the container: written again from its copy")
+            logger.error(.exporter, "repairLog:", "transaction \(sent.number) \(file == nil ? "was gone from" : "no longer held what this peer sent in") the container: written again from its copy")
             repaired.append(sent.number)
         }
         return repaired

@@ -83,7 +83,7 @@ package struct GarbageCollector {
         }
         report.staleReceipts.sort()
         if dryRun { return report }
-        logger.log(.info, "PFUbiquityGarbageCollector", "collect", "deleted \(report.deleted.count) own log(s), kept \(report.kept)\(report.blockingPeers.isEmpty ? "" : "; held back by \(report.blockingPeers.keys.sorted().joined(separator: ", "))")")
+        logger.log(.info, .garbageCollector, "collect", "deleted \(report.deleted.count) own log(s), kept \(report.kept)\(report.blockingPeers.isEmpty ? "" : "; held back by \(report.blockingPeers.keys.sorted().joined(separator: ", "))")")
         return report
     }
 }
@@ -161,7 +161,7 @@ extension GarbageCollector {
             report.deleted.append(file.name)
         }
         if !report.deleted.isEmpty {
-            logger.log(.info, "PFUbiquityGarbageCollector", "collect", "deleted \(report.deleted.count) external data file(s) nothing names, kept \(report.kept)")
+            logger.log(.info, .garbageCollector, "collect", "deleted \(report.deleted.count) external data file(s) nothing names, kept \(report.kept)")
         }
         return report
     }

@@ -52,7 +52,7 @@ package struct Importer {
                 continue
             }
             for other in location.entries(in: "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)") where other.isDirectory && other.name != location.modelHash {
-                logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(folder.name)/\(location.contentName)/\(other.name): other model version")
+                logger.log(.verbose, .importer, "scan", "skipped \(folder.name)/\(location.contentName)/\(other.name): other model version")
             }
             let directory = location.logDirectory(of: folder.name)
             var found: [Candidate] = []
@@ -62,7 +62,7 @@ package struct Importer {
                 if name == "receipt.0.cdt" || name.hasSuffix(".nosync") { continue }
                 let number = TransactionLog.transactionNumber(inFileName: name)
                 if let number, number <= knowledge[folder.name] {
-                    logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(relativePath): already imported (knowledge of \(folder.name) is \(knowledge[folder.name]))")
+                    logger.log(.verbose, .importer, "scan", "skipped \(relativePath): already imported (knowledge of \(folder.name) is \(knowledge[folder.name]))")
                     continue
                 }
                 // A folder, link or FIFO named like a log is not one (doctor reports it).
@@ -73,7 +73,7 @@ package struct Importer {
                 // A known-bad file, unchanged since, is not even read.
                 if let record = records[relativePath], record.holds(for: file, now: now) {
                     setAside[folder.name, default: [:]][number] = record.reason
-                    logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(relativePath): quarantined (\(record.reason))")
+                    logger.log(.verbose, .importer, "scan", "skipped \(relativePath): quarantined (\(record.reason))")
                     continue
                 }
                 found.append(Candidate(peerID: folder.name, number: number, relativePath: relativePath, entry: file))
@@ -84,15 +84,15 @@ package struct Importer {
                 if candidate.number > blocking {
                     unread[folder.name, default: (0, .infinity)].count += 1
                     unread[folder.name]!.arrived = min(unread[folder.name]!.arrived, candidate.entry.modificationTime)
-                    logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(candidate.relativePath): behind quarantined transaction \(blocking)")
+                    logger.log(.verbose, .importer, "scan", "skipped \(candidate.relativePath): behind quarantined transaction \(blocking)")
                 } else {
-                    logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "considering \(candidate.relativePath)")
+                    logger.log(.verbose, .importer, "scan", "considering \(candidate.relativePath)")
                     candidates.append(candidate)
                 }
             }
         }
         if !report.ignored.isEmpty {
-            logger.log(.info, "PFUbiquityTransactionLogImporter", "scan", "ignoring \(report.ignored.count) name(s) that are not logs: \(report.ignored.prefix(5).joined(separator: ", "))")
+            logger.log(.info, .importer, "scan", "ignoring \(report.ignored.count) name(s) that are not logs: \(report.ignored.prefix(5).joined(separator: ", "))")
         }
 
         // Decode and verify; one log per (peer, number), of this store's content epoch. A file
@@ -106,7 +106,7 @@ package struct Importer {
         for candidate in candidates {
             if pending[candidate.peerID]?[candidate.number] != nil {
                 report.ignored.append(candidate.relativePath)
-                logger.log(.warning, "PFUbiquityTransactionLogImporter", "scan", "a second log for transaction \(candidate.number) of \(candidate.peerID) is ignored: \(candidate.relativePath)")
+                logger.log(.warning, .importer, "scan", "a second log for transaction \(candidate.number) of \(candidate.peerID) is ignored: \(candidate.relativePath)")
                 continue
             }
             var bytes: [UInt8]?
@@ -131,7 +131,7 @@ package struct Importer {
                     // seen yet): not this content. Left alone, never applied, never quarantined.
                     try clearRecord(of: candidate, records)
                     report.ignored.append(candidate.relativePath)
-                    logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(candidate.relativePath): it belongs to content epoch \(log.contentEpoch ?? "(first)"), this store is in \(epoch ?? "(first)")")
+                    logger.log(.verbose, .importer, "scan", "skipped \(candidate.relativePath): it belongs to content epoch \(log.contentEpoch ?? "(first)"), this store is in \(epoch ?? "(first)")")
                     continue
                 }
                 // Adopting a stamp far ahead would drag this peer's clock, and every stamp it
@@ -208,7 +208,7 @@ package struct Importer {
             if logger.level >= .verbose {
                 for (peer, number) in result.applied {
                     guard let log = chunk.first(where: { $0.peerID == peer && $0.transactionNumber == number }) else { continue }
-                    logger.log(.verbose, "PFUbiquityTransactionLogImporter", "importLog:", "applied transaction \(number) of \(peer) (\(log.inserted.count) inserted, \(log.updated.count) updated, \(log.deleted.count) deleted)")
+                    logger.log(.verbose, .importer, "importLog:", "applied transaction \(number) of \(peer) (\(log.inserted.count) inserted, \(log.updated.count) updated, \(log.deleted.count) deleted)")
                 }
             }
         }
@@ -223,20 +223,20 @@ package struct Importer {
             let next = appliedNow[peer] + 1
             for number in logs.keys.sorted() {
                 let reason = logs[next] == nil ? "waiting for its predecessor \(next)" : "waiting for transactions of other peers it has seen"
-                logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped transaction \(number) of \(peer): \(reason)")
+                logger.log(.verbose, .importer, "scan", "skipped transaction \(number) of \(peer): \(reason)")
             }
             guard logs[next] == nil else { continue }
             if let hash = dataWaits[peer]?[next] {
-                logger.log(.warning, "PFUbiquityTransactionLogImporter", "scan", "transaction \(next) of peer \(peer) waits for external data \(hash); \(count) later log(s) wait behind it")
+                logger.log(.warning, .importer, "scan", "transaction \(next) of peer \(peer) waits for external data \(hash); \(count) later log(s) wait behind it")
                 continue
             }
             let since = Date(timeIntervalSince1970: min(logs.values.map(\.arrived).min() ?? .infinity, skipped?.arrived ?? .infinity))
             let quarantined = setAside[peer]?[next]
             report.missingPredecessors.append(.init(peerID: peer, number: next, waitingSince: since, quarantineReason: quarantined))
             if let quarantined {
-                logger.log(.warning, "PFUbiquityTransactionLogImporter", "scan", "transaction \(next) of peer \(peer) is quarantined (\(quarantined)); \(count) later log(s) wait for a quarantined predecessor")
+                logger.log(.warning, .importer, "scan", "transaction \(next) of peer \(peer) is quarantined (\(quarantined)); \(count) later log(s) wait for a quarantined predecessor")
             } else {
-                logger.log(.warning, "PFUbiquityTransactionLogImporter", "scan", "missing transaction \(next) of peer \(peer) since \(since); \(count) later log(s) wait for it")
+                logger.log(.warning, .importer, "scan", "missing transaction \(next) of peer \(peer) since \(since); \(count) later log(s) wait for it")
             }
         }
         report.waiting += report.missingExternalData.count
@@ -272,10 +272,10 @@ package struct Importer {
             case .present:
                 continue
             case .missing, .locked:
-                logger.log(.info, "PFUbiquityTransactionLogImporter", "scan", "transaction \(log.transactionNumber) of \(log.peerID) waits for external data \(reference.sha256)")
+                logger.log(.info, .importer, "scan", "transaction \(log.transactionNumber) of \(log.peerID) waits for external data \(reference.sha256)")
                 return .init(peerID: log.peerID, number: log.transactionNumber, sha256: reference.sha256, damage: nil)
             case let .damaged(path, reason):
-                logger.log(.error, "PFUbiquityTransactionLogImporter", "quarantine:", "quarantined \(path): \(reason)")
+                logger.error(.importer, "quarantine:", "quarantined \(path): \(reason)")
                 if let file = DirectoryEntry.at(location.ubiquityRoot + "/" + path) {
                     try store.recordQuarantine(path: path, file: file, reason: reason, retryAfter: nil)
                 }
@@ -290,14 +290,14 @@ package struct Importer {
     private func clearRecord(of candidate: Candidate, _ records: [String: QuarantineRecord]) throws {
         guard records[candidate.relativePath] != nil else { return }
         try store.clearQuarantine(path: candidate.relativePath)
-        logger.log(.warning, "PFUbiquityTransactionLogImporter", "scan", "\(candidate.relativePath) is whole now: no longer quarantined")
+        logger.log(.warning, .importer, "scan", "\(candidate.relativePath) is whole now: no longer quarantined")
     }
 
     /// Sets a bad file aside: a copy in the local quarantine folder and a record in the store,
     /// so the file is skipped unread (and reported by `doctor`) until it changes.
     /// `bytes`: the file's bytes when they were read already.
     private func quarantine(_ candidate: Candidate, reason: String, retryAfter: Double?, bytes: [UInt8]?) throws {
-        logger.log(.error, "PFUbiquityTransactionLogImporter", "quarantine:", "quarantined \(candidate.relativePath): \(reason)")
+        logger.error(.importer, "quarantine:", "quarantined \(candidate.relativePath): \(reason)")
         let source = location.ubiquityRoot + "/" + candidate.relativePath
         let target = quarantineDirectory + "/" + candidate.relativePath.replacingOccurrences(of: "/", with: "__")
         // The copy is of the plaintext when the file opened (a file of the device, never the cloud's).

@@ -94,7 +94,10 @@ struct ContextHandoverTests {
 
         _ = try Device.setAccount("work", at: cloud.devicePath("phone"))
         try coordinator.checkAccount()
-        #expect(throws: StoreError.self) { try context.save() }
+        #expect { try context.save() } throws: { error in
+            guard case ContextHandoverError.unsavedChangesOfPreviousAccount = error else { return false }
+            return "\(error)".contains("call rollback() and make them again")
+        }
         context.rollback()
         try context.insert("Note", key: "w").set("title", "work")
         try context.save()

@@ -106,7 +106,7 @@ struct LibrarySafetyTests {
         let bob = try cloud.peer("bob")
         let coordinator = try cloud.coordinator("ann")
         defer { coordinator.close() }
-        #expect(throws: PeerError.self) { try coordinator.count(of: "Note") }
+        #expect(throws: PeerError.noStore) { try coordinator.count(of: "Note") }
         try coordinator.addStore()
         #expect(try coordinator.waitForBackgroundImport())
         let context = try coordinator.newContext()
