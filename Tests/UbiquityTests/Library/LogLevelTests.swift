@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import UbiquityTestSupport
 @testable import Ubiquity
 import UbiquityBase
 
