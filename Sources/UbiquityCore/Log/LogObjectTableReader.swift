@@ -25,7 +25,7 @@ struct LogObjectTableReader {
     let objects: BinaryPlistObjects
     let model: ObjectModel
     /// The canonical form of the payload, hashed at the end.
-    private var canonical: [UInt8] = []
+    private let canonical = CanonicalBytes()
     /// Values visited, counted as the tree reader counts them (keys too) against `maxObjects`.
     private var produced = 0
 
@@ -45,8 +45,7 @@ struct LogObjectTableReader {
         var header: [String: PlistValue] = [:]
         var lists: (inserted: Int?, updated: Int?, deleted: Int?) = (nil, nil, nil)
         produced = 1
-        canonical.removeAll(keepingCapacity: true)
-        canonical.reserveCapacity(objects.bytes.count * 2)
+        canonical.reserve(objects.bytes.count * 2)
         canonical.append(UInt8(ascii: "m"))
         appendNumber(UInt64(count - 1))  // without the checksum (checked below to be there)
         var previous: Range<Int>?
@@ -121,7 +120,7 @@ struct LogObjectTableReader {
         case let .uid(u): canonical.append(UInt8(ascii: "U")); appendNumber(u)
         case let .data(range):
             canonical.append(UInt8(ascii: "b")); appendNumber(UInt64(range.count))
-            canonical.append(contentsOf: UnsafeBufferPointer(rebasing: objects.bytes[range]))
+            canonical.append(UnsafeBufferPointer(rebasing: objects.bytes[range]))
         case let .string8(range, ascii):
             if !ascii, String(validating: objects.bytes[range], as: UTF8.self) == nil { return false }
             canonical.append(UInt8(ascii: "s")); appendString(objects.bytes[range])  // valid UTF-8 is kept as it is
@@ -151,19 +150,17 @@ struct LogObjectTableReader {
         return true
     }
 
-    private mutating func appendString(_ utf8: Slice<UnsafeBufferPointer<UInt8>>) {
+    private func appendString(_ utf8: Slice<UnsafeBufferPointer<UInt8>>) {
         appendNumber(UInt64(utf8.count))
-        canonical.append(contentsOf: UnsafeBufferPointer(rebasing: utf8))  // one copy, not byte by byte
+        canonical.append(UnsafeBufferPointer(rebasing: utf8))
     }
 
-    private mutating func appendNumber(_ value: UInt64) {
-        withUnsafeBytes(of: value.bigEndian) { canonical.append(contentsOf: $0) }
-    }
+    private func appendNumber(_ value: UInt64) { canonical.append(bigEndian: value) }
 
     /// The SHA-256 of the canonical form in lower-case hex, as `CanonicalEncoding.sha256Hex`.
     private func hexDigest() -> String {
         let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        let digest = SHA256.hash(data: canonical)
+        let digest = canonical.withBytes { SHA256.hash(data: $0) }
         return String(unsafeUninitializedCapacity: 64) { out in
             var o = 0
             for byte in digest {
@@ -228,5 +225,56 @@ struct LogObjectTableReader {
                   (try? TransactionLog.readRelationships(raw, into: &record, entity: description, model: model)) != nil else { return nil }
         }
         return record
+    }
+}
+
+/// A growable byte buffer for the canonical form: a log's walk appends tens of thousands of
+/// short pieces, and `Array.append(contentsOf:)` cost more per piece than the copy itself.
+private final class CanonicalBytes {
+    private var start: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var count = 0
+
+    init() {
+        capacity = 4096
+        start = .allocate(capacity: capacity)
+    }
+
+    deinit { start.deallocate() }
+
+    func reserve(_ minimum: Int) { if minimum > capacity { grow(to: minimum) } }
+
+    private func grow(to minimum: Int) {
+        let larger = max(minimum, capacity * 2)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.update(from: start, count: count)
+        start.deallocate()
+        start = moved
+        capacity = larger
+    }
+
+    @inline(__always)
+    func append(_ byte: UInt8) {
+        if count == capacity { grow(to: count + 1) }
+        start[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    func append(bigEndian value: UInt64) {
+        if capacity - count < 8 { grow(to: count + 8) }
+        UnsafeMutableRawPointer(start + count).storeBytes(of: value.bigEndian, as: UInt64.self)
+        count += 8
+    }
+
+    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        if capacity - count < bytes.count { grow(to: count + bytes.count) }
+        (start + count).update(from: base, count: bytes.count)
+        count += bytes.count
+    }
+
+    func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        body(UnsafeRawBufferPointer(start: start, count: count))
     }
 }
