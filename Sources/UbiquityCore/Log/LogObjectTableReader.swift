@@ -28,10 +28,14 @@ struct LogObjectTableReader {
     private let canonical = CanonicalBytes()
     /// Values visited, counted as the tree reader counts them (keys too) against `maxObjects`.
     private var produced = 0
+    /// Most bytes the canonical form may take: an honest log's is a few times its file, but a
+    /// string or data object referenced from many places is copied at every use.
+    private let canonicalLimit: Int
 
     init(objects: BinaryPlistObjects, model: ObjectModel) {
         self.objects = objects
         self.model = model
+        canonicalLimit = objects.bytes.count * 32 + (1 << 20)
     }
 
     private static let headerKeys: Set<String> = [
@@ -147,7 +151,7 @@ struct LogObjectTableReader {
                 guard walk(valueRef, depth: depth + 1) else { return false }
             }
         }
-        return true
+        return canonical.count <= canonicalLimit
     }
 
     private func appendString(_ utf8: Slice<UnsafeBufferPointer<UInt8>>) {
@@ -233,7 +237,7 @@ struct LogObjectTableReader {
 private final class CanonicalBytes {
     private var start: UnsafeMutablePointer<UInt8>
     private var capacity: Int
-    private var count = 0
+    private(set) var count = 0
 
     init() {
         capacity = 4096
