@@ -55,8 +55,15 @@ public struct GlobalID: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// C0 and C1 control characters and DEL, checked on the UTF-8 bytes (this runs for every
     /// object ID an import reads).
     private static func containsControlCharacter(_ text: Substring) -> Bool {
+        // Over the contiguous bytes when there are (always, for a native string): iterating a
+        // Substring's UTF-8 view costs an index check per byte.
+        if let found = text.utf8.withContiguousStorageIfAvailable(containsControlCharacter) { return found }
+        return containsControlCharacter(Array(text.utf8)[...])
+    }
+
+    private static func containsControlCharacter<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
         var previous: UInt8 = 0
-        for byte in text.utf8 {
+        for byte in bytes {
             if byte < 0x20 || byte == 0x7f || (previous == 0xc2 && byte >= 0x80 && byte <= 0x9f) { return true }
             previous = byte
         }

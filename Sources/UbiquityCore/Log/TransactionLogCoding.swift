@@ -74,18 +74,38 @@ extension TransactionLog {
     /// says what is wrong.
     public init(decoding bytes: [UInt8], model: ObjectModel, maxBytes: Int = 64 << 20) throws(LogError) {
         guard bytes.count <= maxBytes else { throw .tooLarge(bytes.count, limit: maxBytes) }
+        // Binary logs as this library writes them are read straight from the object table;
+        // whatever that reader does not accept is read again as a tree, which judges it.
+        if let log = bytes.withUnsafeBufferPointer({ Self.decodeObjectTable($0, model: model) }) {
+            self = log
+            return
+        }
         let plist: PlistValue
         do { plist = try PlistSeam.decode(bytes) } catch { throw .unparseable("\(error)") }
         try self.init(plist: plist, model: model)
     }
 
+    /// The tree reader: every log that is not binary, and every log the object-table reader
+    /// declines (so every error a log can earn is this reader's).
     init(plist: PlistValue, model: ObjectModel) throws(LogError) {
         guard var fields = plist.dictionaryValue else { throw .malformed("the top level is not a dictionary") }
         guard let format = fields["format"]?.int64Value else { throw .malformed("missing 'format'") }
         guard format == Self.formatVersion else { throw .unknownFormat(format) }
         guard case let .string(checksum)? = fields.removeValue(forKey: "checksum") else { throw .malformed("missing 'checksum'") }
         guard CanonicalEncoding.sha256Hex(of: .dictionary(fields)) == checksum else { throw .checksumMismatch }
+        try self.init(header: fields, model: model)
 
+        func records(_ key: String) throws(LogError) -> [PlistValue] {
+            guard let list = fields[key]?.arrayValue else { throw .malformed("missing array '\(key)'") }
+            return list
+        }
+        for item in try records("inserted") { inserted.append(try Self.changeRecord(item, model: model)) }
+        for item in try records("updated") { updated.append(try Self.changeRecord(item, model: model)) }
+        for item in try records("deleted") { deleted.append(try Self.objectID(item, model: model).id) }
+    }
+
+    /// A log of no records with the scalar fields of a verified top-level dictionary.
+    init(header fields: [String: PlistValue], model: ObjectModel) throws(LogError) {
         func string(_ key: String) throws(LogError) -> String {
             guard let value = fields[key]?.stringValue else { throw .malformed("missing string '\(key)'") }
             return value
@@ -107,33 +127,27 @@ extension TransactionLog {
         storeName = try string("storeName")
         contentName = try string("contentName")
         contentEpoch = fields["contentEpoch"]?.stringValue
-
-        func records(_ key: String) throws(LogError) -> [PlistValue] {
-            guard let list = fields[key]?.arrayValue else { throw .malformed("missing array '\(key)'") }
-            return list
-        }
-        var inserted: [ChangeRecord] = []
-        for item in try records("inserted") { inserted.append(try Self.changeRecord(item, model: model)) }
-        var updated: [ChangeRecord] = []
-        for item in try records("updated") { updated.append(try Self.changeRecord(item, model: model)) }
-        var deleted: [GlobalID] = []
-        for item in try records("deleted") { deleted.append(try Self.objectID(item, model: model).id) }
-        self.inserted = inserted
-        self.updated = updated
-        self.deleted = deleted
+        inserted = []
+        updated = []
+        deleted = []
     }
 
-    private static func objectID(_ item: PlistValue, model: ObjectModel) throws(LogError) -> (id: GlobalID, entity: EntityDescription) {
+    static func objectID(_ item: PlistValue, model: ObjectModel) throws(LogError) -> (id: GlobalID, entity: EntityDescription) {
         try objectID(item.dictionaryValue ?? [:], model: model)
     }
 
     private static func objectID(_ fields: [String: PlistValue], model: ObjectModel) throws(LogError) -> (id: GlobalID, entity: EntityDescription) {
-        guard case let .string(text)? = fields["gid"] else { throw .malformed("a record has no 'gid'") }
+        try objectID(gid: fields["gid"], entity: fields["entity"], model: model)
+    }
+
+    /// A record's object ID from its `gid` and `entity` values: well formed, of a concrete entity of the model.
+    static func objectID(gid: PlistValue?, entity declaredEntity: PlistValue?, model: ObjectModel) throws(LogError) -> (id: GlobalID, entity: EntityDescription) {
+        guard case let .string(text)? = gid else { throw .malformed("a record has no 'gid'") }
         let id: GlobalID
         do { id = try GlobalID(text) } catch { throw .malformed("\(error)") }
         guard let entity = model.entity(id.entity) else { throw .malformed("record \(id) names unknown entity '\(id.entity)'") }
         guard !entity.isAbstract else { throw .malformed("record \(id) is of abstract entity '\(id.entity)'") }
-        if case let .string(declared)? = fields["entity"], declared != id.entity {
+        if case let .string(declared)? = declaredEntity, declared != id.entity {
             throw .malformed("record \(id) claims entity '\(declared)'")
         }
         return (id, entity)
@@ -179,34 +193,51 @@ extension TransactionLog {
             guard case let .dictionary(rawValues) = rawValues else { throw .malformed("record \(id): 'values' is not a dictionary") }
             var values = [String: AttributeValue?](minimumCapacity: rawValues.count)
             for (name, raw) in rawValues {
-                guard let attribute = entity.attributes.first(where: { $0.name == name }) else {
-                    throw .malformed("record \(id) sets unknown attribute '\(name)'")
-                }
-                var value: AttributeValue?
-                if !raw.isNullMarker {
-                    guard let typed = AttributeValue(plist: raw, type: attribute.type) else {
-                        if case let .unsignedInteger(big) = raw {
-                            throw .malformed("record \(id): value of '\(name)' (\(big)) is out of the range of \(attribute.type.rawValue)")
-                        }
-                        throw .malformed("record \(id): value of '\(name)' is \(raw.kindName), not \(attribute.type.rawValue)")
-                    }
-                    value = typed
-                }
-                // The model's rules, as the author's save checked them: a log that breaks them
-                // was not written by an honest peer of this model, and is never applied.
-                do { try attribute.validate(value, entity: entity.name) } catch { throw .breaksModel(record: id.description, error) }
-                values[name] = .some(value)
+                values[name] = .some(try attributeValue(name, raw, entity: entity, record: id))
             }
-            // A merge group is won whole, so a record writes all of it or none (DESIGN §4).
-            for group in entity.mergeGroups where group.contains(where: { values[$0] != nil }) {
-                guard group.allSatisfy({ values[$0] != nil }) else {
-                    throw .malformed("record \(id) writes part of the merge group [\(group.joined(separator: ", "))]")
-                }
-            }
+            try checkMergeGroups(values, entity: entity, record: id)
             record.values = values
         }
         guard let rawRelationships = fields["relationships"] else { return record }
         guard case let .dictionary(rawRelationships) = rawRelationships else { throw .malformed("record \(id): 'relationships' is not a dictionary") }
+        try readRelationships(rawRelationships, into: &record, entity: entity, model: model)
+        return record
+    }
+
+    /// The logged value `raw` of attribute `name` of a record, typed and checked against the model.
+    static func attributeValue(_ name: String, _ raw: PlistValue, entity: EntityDescription, record id: GlobalID) throws(LogError) -> AttributeValue? {
+        guard let attribute = entity.attributes.first(where: { $0.name == name }) else {
+            throw .malformed("record \(id) sets unknown attribute '\(name)'")
+        }
+        var value: AttributeValue?
+        if !raw.isNullMarker {
+            guard let typed = AttributeValue(plist: raw, type: attribute.type) else {
+                if case let .unsignedInteger(big) = raw {
+                    throw .malformed("record \(id): value of '\(name)' (\(big)) is out of the range of \(attribute.type.rawValue)")
+                }
+                throw .malformed("record \(id): value of '\(name)' is \(raw.kindName), not \(attribute.type.rawValue)")
+            }
+            value = typed
+        }
+        // The model's rules, as the author's save checked them: a log that breaks them
+        // was not written by an honest peer of this model, and is never applied.
+        do { try attribute.validate(value, entity: entity.name) } catch { throw .breaksModel(record: id.description, error) }
+        return value
+    }
+
+    /// A merge group is won whole, so a record writes all of it or none (DESIGN §4).
+    static func checkMergeGroups(_ values: [String: AttributeValue?], entity: EntityDescription, record id: GlobalID) throws(LogError) {
+        for group in entity.mergeGroups where group.contains(where: { values[$0] != nil }) {
+            guard group.allSatisfy({ values[$0] != nil }) else {
+                throw .malformed("record \(id) writes part of the merge group [\(group.joined(separator: ", "))]")
+            }
+        }
+    }
+
+    /// A record's logged relationship changes, checked against the model, into `record`.
+    static func readRelationships(_ rawRelationships: [String: PlistValue], into record: inout ChangeRecord,
+                                  entity: EntityDescription, model: ObjectModel) throws(LogError) {
+        let id = record.id
         for (name, raw) in rawRelationships {
             guard let relationship = entity.relationship(name) else { throw .malformed("record \(id) changes unknown relationship '\(name)'") }
             if relationship.isToMany {
@@ -229,7 +260,6 @@ extension TransactionLog {
                 record.relationships[name] = .toOne(target)
             }
         }
-        return record
     }
 }
 
