@@ -25,6 +25,11 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .systemLibrary(
+            name: "CSystemZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .systemLibrary(
             name: "CLibXML2",
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
@@ -60,6 +65,8 @@ let package = Package(
                 "UbiquityBase",
                 "UbiquityPlist",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // deflate at a chosen level, for writing baselines (Sync/ZipWriter.swift).
+                "CSystemZlib",
                 // scrypt, for the passphrase that wraps an encrypted content's key (Encryption/).
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),

@@ -91,19 +91,26 @@ public struct BaselineMetadata: Sendable, Equatable {
 enum BaselineArchive {
     static let metadataName = "metadata.plist", modelName = "model.plist", storeName = "store.sqlite"
 
-    /// Zips a baseline into `path` (a temporary `.nosync` path; the caller renames it into place).
-    static func write(metadata: BaselineMetadata, model: ObjectModel, storeFile: String, to path: String) throws {
-        let scratch = (storeFile as NSString).deletingLastPathComponent
-        try AtomicFile.write(PlistSeam.encode(metadata.plistValue, format: .xml), to: scratch + "/" + metadataName)
-        try AtomicFile.write(model.fileContents(format: .xml), to: scratch + "/" + modelName)
-        try? FileManager.default.removeItem(atPath: path)
-        let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .create)
-        for name in [metadataName, modelName, storeName] {
-            try archive.addEntry(with: name, fileURL: URL(fileURLWithPath: scratch + "/" + name), compressionMethod: .deflate)
+    /// The zlib level baselines are deflated at, chosen by measurement (Docs/Benchmarks.md,
+    /// "Baseline roll"): level 1 deflates a store several times faster than zlib's default
+    /// level 6 for an archive only a little larger.
+    static let deflateLevel: Int32 = 1
+
+    /// Zips a baseline into `path` (a temporary `.nosync` path; the caller renames it into
+    /// place), durable (fsynced) when this returns.
+    static func write(metadata: BaselineMetadata, model: ObjectModel, storeFile: String, to path: String,
+                      level: Int32 = deflateLevel) throws {
+        var zip = try ZipWriter(path: path, level: level)
+        do {
+            try zip.add(name: metadataName, bytes: PlistSeam.encode(metadata.plistValue, format: .xml))
+            try zip.add(name: modelName, bytes: model.fileContents(format: .xml))
+            try zip.add(name: storeName, contentsOf: storeFile)
+            try zip.finish()
+        } catch {
+            zip.abandon()
+            unlink(path)
+            throw error
         }
-        // Make the archive durable before it is renamed into place.
-        let descriptor = open(path, O_RDONLY)
-        if descriptor >= 0 { fsync(descriptor); close(descriptor) }
     }
 
     /// Reads only the metadata of the baseline at `path`. A sync asks several times and the
