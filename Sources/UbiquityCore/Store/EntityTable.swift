@@ -4,7 +4,10 @@
 /// (`r_<name>`), then per merge slot the transaction that last wrote it (`w_<slot>`: the id of
 /// its row in `Z_WRITERS`, which holds the peer, number and stamp). An integer instead of the
 /// stamp's text keeps rows small: they are a fifth of the size, and imports write that much less.
-struct EntityTable {
+///
+/// A class, immutable once built: the merge looks it up for every record it applies, and a
+/// struct of this many arrays and dictionaries cost a retain of each on every copy.
+final class EntityTable {
     let entity: EntityDescription
     let tableName: String
     let columns: [String]
@@ -20,6 +23,9 @@ struct EntityTable {
     let slotOfProperty: [String: MergeSlot]
     /// The index in `slots` of the slot that carries each attribute or to-one relationship.
     let slotIndexOfProperty: [String: Int]
+    /// Each slot's rank by name (`slots` is in the model's order): the merge visits the slots
+    /// a record touches in name order, so every peer records their conflicts alike.
+    let slotRankByName: [Int]
     /// `UPDATE` statements by the columns they set, made on first use.
     private let updateSQLCache = SQLCache()
     let quotedName: String
@@ -47,7 +53,8 @@ struct EntityTable {
             toOneColumn[relationship.name] = columns.count
             columns.append("r_" + relationship.name)
         }
-        slots = model.slots(of: entity)
+        let slots = model.slots(of: entity)
+        self.slots = slots
         var writerColumn: [String: Int] = [:], slotOfProperty: [String: MergeSlot] = [:], slotIndexOfProperty: [String: Int] = [:]
         for (index, slot) in slots.enumerated() {
             writerColumn[slot.name] = columns.count
@@ -67,6 +74,9 @@ struct EntityTable {
         }
         self.slotOfProperty = slotOfProperty
         self.slotIndexOfProperty = slotIndexOfProperty
+        var rank = Array(repeating: 0, count: slots.count)
+        for (position, index) in slots.indices.sorted(by: { slots[$0].name < slots[$1].name }).enumerated() { rank[index] = position }
+        slotRankByName = rank
         // Built once: the merge code runs these for every record it applies.
         quotedName = SQLiteDatabase.quote(tableName)
         columnList = columns.map(SQLiteDatabase.quote).joined(separator: ", ")

@@ -102,7 +102,7 @@ struct MergeEngine {
         for (name, change) in record.relationships {
             if case .toOne = change, let index = table.slotIndexOfProperty[name], !touched.contains(index) { touched.append(index) }
         }
-        touched.sort { table.slots[$0].name < table.slots[$1].name }
+        touched.sort { table.slotRankByName[$0] < table.slotRankByName[$1] }
         for slot in touched.map({ table.slots[$0] }) {
             let incoming = incomingValues(of: slot, in: record, table: table)
             let current = try slotWriter(row, table, slot)
