@@ -33,7 +33,7 @@ package struct BaselineCatalog {
         case unusable(String)
     }
 
-    static let name = "baseline.zip"
+    static let name = ContainerLocation.baselineName
 
     /// The usable baselines, the one under the name first.
     package private(set) var entries: [Entry] = []
@@ -140,12 +140,4 @@ package struct BaselineCatalog {
         if case let .conflictCopy(original, _)? = SyncArtifact.classify(name) { return original == Self.name }
         return false
     }
-}
-
-extension ContainerLocation {
-    /// The folder of this content's and model's baselines: `baseline.zip` and its conflict copies.
-    package var baselineDirectory: String { (baselinePath as NSString).deletingLastPathComponent }
-
-    /// A file in the baseline folder, relative to the ubiquity root (as quarantine records name files).
-    package func relativeBaselinePath(_ name: String) -> String { ".baseline/\(contentName)/\(modelHash)/\(name)" }
 }
