@@ -48,7 +48,10 @@ public struct ContainerLocation: Sendable, Equatable {
     // MARK: Peers' folders
 
     /// `<root>/<peerID>/<ContentName>`: the folder of `peerID`'s model versions of this content.
-    public func contentDirectory(of peerID: String) -> String { "\(ubiquityRoot)/\(peerID)/\(contentName)" }
+    public func contentDirectory(of peerID: String) -> String { peerDirectory(of: peerID) + "/" + contentName }
+
+    /// `<root>/<peerID>`: everything `peerID` writes.
+    public func peerDirectory(of peerID: String) -> String { ubiquityRoot + "/" + peerID }
 
     /// The folder of `peerID`'s logs and receipt.
     public func logDirectory(of peerID: String) -> String { contentDirectory(of: peerID) + "/" + modelHash }

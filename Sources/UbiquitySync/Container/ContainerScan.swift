@@ -97,4 +97,21 @@ package struct ContainerScan {
     package static func externalDataFiles(of location: ContainerLocation) -> [DirectoryEntry] {
         sharedFolder(.externalData, of: location).filter { $0.isRegularFile && $0.kind == .externalData }.compactMap(\.file)
     }
+
+    /// The folders whose changes a sync of `location` must notice (`ubiq watch` watches them):
+    /// the baseline folders, the content epochs and each peer's folder, content folder and log
+    /// folder. Listed anew on every call: a file-sync tool creates folders late, and a content
+    /// removal deletes and recreates them.
+    package static func foldersToWatch(_ location: ContainerLocation) -> [String] {
+        var directories = [location.baselineRootDirectory, location.baselineVersionsDirectory, location.baselineDirectory, location.contentEpochDirectory]
+        for peer in peers(of: location) {
+            directories += [location.peerDirectory(of: peer), location.contentDirectory(of: peer), location.logDirectory(of: peer)]
+        }
+        return directories
+    }
+
+    /// The valid peer folders of the ubiquity root, listing only the root.
+    package static func peers(of location: ContainerLocation) -> [String] {
+        ContainerEntry.list(location.ubiquityRoot, as: .root, of: location).filter { $0.kind == .peerFolder }.map(\.name)
+    }
 }
