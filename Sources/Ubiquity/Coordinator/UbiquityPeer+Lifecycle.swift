@@ -115,7 +115,7 @@ extension UbiquityPeer {
             try store.resetToEmpty()
             try store.setContentEpoch(current)
             for file in location.entries(in: location.logDirectory(of: peerID)) where file.isRegularFile {
-                unlink(location.logDirectory(of: peerID) + "/" + file.name)
+                unlink(location.logPath(of: peerID, file.name))
             }
         }
         logger.log(.error, "PFUbiquitySetupAssistant", "contentRemoved", "the content was removed by another peer: continuing on an empty store")

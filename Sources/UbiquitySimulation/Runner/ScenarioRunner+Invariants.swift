@@ -81,11 +81,8 @@ extension ScenarioRunner {
     /// conflict copies (peers join every one of them).
     func baselinesKnowledge(_ location: ContainerLocation) -> KnowledgeVector {
         var knowledge = KnowledgeVector()
-        for file in ContainerScan.sharedFolder(.baselines, of: location) {
-            switch file.kind {
-            case .baseline, .conflictCopy(of: ContainerLocation.baselineName, engine: _): knowledge.formMaximum(baselineKnowledge(file.path))
-            default: continue
-            }
+        for file in ContainerScan.sharedFolder(.baselines, of: location) where file.isBaselineFile {
+            knowledge.formMaximum(baselineKnowledge(file.path))
         }
         return knowledge
     }

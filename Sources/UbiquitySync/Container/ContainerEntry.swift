@@ -61,18 +61,21 @@ package struct ContainerEntry: Sendable, Equatable {
     }
 
     package let name: String
-    /// Absolute path.
-    package let path: String
+    /// The folder it lies in (absolute).
+    package let directory: String
     /// The type the listing told.
     package let type: DirectoryEntry.ListedType
     package let kind: Kind
 
-    package init(name: String, path: String, type: DirectoryEntry.ListedType, kind: Kind) {
+    package init(name: String, directory: String, type: DirectoryEntry.ListedType, kind: Kind) {
         self.name = name
-        self.path = path
+        self.directory = directory
         self.type = type
         self.kind = kind
     }
+
+    /// Absolute path (made when asked: most entries of a big folder are judged by name alone).
+    package var path: String { directory + "/" + name }
 
     package var isRegularFile: Bool { type == .regular }
     package var isDirectory: Bool { type == .directory }
@@ -83,6 +86,14 @@ package struct ContainerEntry: Sendable, Equatable {
         return nil
     }
 
+    /// `baseline.zip` or a file-sync tool's conflict copy of it (peers read every one).
+    package var isBaselineFile: Bool {
+        switch kind {
+        case .baseline, .conflictCopy(of: ContainerLocation.baselineName, engine: _): return true
+        default: return false
+        }
+    }
+
     /// The file's metadata now (one `lstat`; `nil` when it is gone).
     package var file: DirectoryEntry? { DirectoryEntry.at(path) }
 
@@ -91,7 +102,7 @@ package struct ContainerEntry: Sendable, Equatable {
     package static func list(_ directory: String, as folder: Folder, of location: ContainerLocation) -> [ContainerEntry] {
         guard folder == .root || location.isConfined(directory) else { return [] }
         return DirectoryEntry.typedNames(directory).map { listed in
-            ContainerEntry(name: listed.name, path: directory + "/" + listed.name, type: listed.type,
+            ContainerEntry(name: listed.name, directory: directory, type: listed.type,
                            kind: classify(listed.name, type: listed.type, in: folder, of: location))
         }
     }

@@ -1,3 +1,5 @@
+import UbiquityBase
+
 /// Where one peer's store lives in the cloud (DESIGN §2):
 /// `<cloud>/<token>/<container id>/<content URL>/` is the ubiquity root; under it each peer
 /// writes only `<peerID>/<ContentName>/<modelHash>/`.
@@ -35,7 +37,7 @@ public struct ContainerLocation: Sendable, Equatable {
     /// The baseline of a content and model, in its baseline folder.
     public static let baselineName = "baseline.zip"
     /// Our own temporary files end so: they never travel, and nothing reads them.
-    public static let temporarySuffix = ".nosync"
+    public static let temporarySuffix = AtomicFile.temporarySuffix
     /// The container's own folders in the ubiquity root (never a peer's).
     public static let baselineFolderName = ".baseline"
     public static let externalDataFolderName = ".externalData"
@@ -56,7 +58,10 @@ public struct ContainerLocation: Sendable, Equatable {
     /// The folder of `peerID`'s logs and receipt.
     public func logDirectory(of peerID: String) -> String { contentDirectory(of: peerID) + "/" + modelHash }
 
-    public func receiptPath(of peerID: String) -> String { logDirectory(of: peerID) + "/" + Self.receiptName }
+    /// The file `name` (a log's, the receipt's) of `peerID`'s log folder.
+    public func logPath(of peerID: String, _ name: String) -> String { logDirectory(of: peerID) + "/" + name }
+
+    public func receiptPath(of peerID: String) -> String { logPath(of: peerID, Self.receiptName) }
 
     /// A file of `peerID`'s log folder, relative to the ubiquity root (as quarantine records name files).
     public func relativeLogPath(_ peerID: String, _ name: String) -> String { "\(peerID)/\(contentName)/\(modelHash)/\(name)" }

@@ -74,7 +74,7 @@ package struct GarbageCollector {
             }
             if dryRun {
                 report.deleted.append(log.name)
-            } else if location.isConfined(location.logDirectory(of: me)), unlink(location.logDirectory(of: me) + "/" + log.name) == 0 {
+            } else if location.isConfined(location.logDirectory(of: me)), unlink(location.logPath(of: me, log.name)) == 0 {
                 try? store.forgetSent(log.number)
                 report.deleted.append(log.name)
             } else {
