@@ -47,8 +47,13 @@ package struct Importer {
         // One listing of the container (`ContainerScan`), its model folders too: logs of another
         // version are named in the verbose log.
         let scan = ContainerScan(location: location, modelVersions: true)
-        for stranger in scan.strangers { report.ignored.append(stranger.name) }
+        // Names that are no peer's folder are reported in the root's order, among the peers' own.
+        var strangers = scan.strangers[...]
         for folder in scan.peerFolders {
+            while let stranger = strangers.first, stranger.name < folder.peerID {
+                report.ignored.append(stranger.name)
+                strangers.removeFirst()
+            }
             for other in scan.otherModels(of: folder) {
                 logger.log(.verbose, "PFUbiquityTransactionLogImporter", "scan", "skipped \(folder.peerID)/\(location.contentName)/\(other.name): other model version")
             }
@@ -88,6 +93,7 @@ package struct Importer {
                 }
             }
         }
+        report.ignored += strangers.map(\.name)
         if !report.ignored.isEmpty {
             logger.log(.info, "PFUbiquityTransactionLogImporter", "scan", "ignoring \(report.ignored.count) name(s) that are not logs: \(report.ignored.prefix(5).joined(separator: ", "))")
         }
