@@ -156,7 +156,7 @@ extension UbiquityPeer {
     /// encryption on at once on one file system, one wins and the other is told.
     private static func createRecord(_ record: KeyRecord, in location: ContainerLocation) throws {
         let directory = (location.encryptionRecordPath as NSString).deletingLastPathComponent
-        let temporary = directory + "/.record-" + UUID().uuidString + ".nosync"
+        let temporary = directory + "/.record-" + UUID().uuidString + ContainerLocation.temporarySuffix
         defer { unlink(temporary) }
         do {
             try location.checkWritable(directory)
@@ -190,24 +190,22 @@ extension UbiquityPeer {
     /// The content's files in the cloud that are not sealed.
     static func plaintextFiles(_ location: ContainerLocation) -> [String] {
         var paths: [String] = []
-        func visit(_ directory: String, _ relative: String) {
-            for entry in location.entries(in: directory) where !entry.name.hasSuffix(".nosync") && !entry.name.hasPrefix(".lock") {
-                let path = directory + "/" + entry.name, name = relative.isEmpty ? entry.name : relative + "/" + entry.name
+        func visit(_ directory: String) {
+            for entry in location.entries(in: directory) where !ContainerLocation.isTemporary(entry.name) && !entry.name.hasPrefix(".lock") {
+                let path = directory + "/" + entry.name
                 if entry.isDirectory {
-                    visit(path, name)
+                    visit(path)
                 } else if entry.isRegularFile, !SealedFile.isSealedFile(path) {
-                    paths.append(name)
+                    paths.append(location.relative(path) ?? path)
                 }
             }
         }
-        for folder in DirectoryEntry.list(location.ubiquityRoot) where folder.isDirectory && CloudNames.isValidPeerID(folder.name) {
-            visit(location.logDirectory(of: folder.name), location.relativeLogPath(folder.name, "").dropLast().description)
-        }
-        visit(location.baselineDirectory, ".baseline/\(location.contentName)/\(location.modelHash)")
+        for peer in ContainerScan.peers(of: location) { visit(location.logDirectory(of: peer)) }
+        visit(location.baselineDirectory)
         // External values saved before: plain files under their plain SHA-256, collected when nothing names them.
-        visit(location.externalDataDirectory, ".externalData/\(location.contentName)")
+        visit(location.externalDataDirectory)
         if DirectoryEntry.at(location.contentEpochPath) != nil, !SealedFile.isSealedFile(location.contentEpochPath) {
-            paths.append(".content/\(location.contentName).plist")
+            paths.append(location.relativeEpochFolderPath(location.contentEpochName))
         }
         return paths
     }

@@ -51,10 +51,8 @@ extension UbiquityPeer {
         // Without the key of encrypted content it could delete but not write the new epoch.
         if case .locked = location.sealing.refresh() { throw SyncError.encryptedWithoutKey }
         try syncLock.withLock {
-            for folder in DirectoryEntry.list(location.ubiquityRoot) where folder.isDirectory && CloudNames.isValidPeerID(folder.name) {
-                Self.removeFiles(under: "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)", in: location)
-            }
-            Self.removeFiles(under: "\(location.ubiquityRoot)/.baseline/\(location.contentName)", in: location)
+            for peer in ContainerScan.peers(of: location) { Self.removeFiles(under: location.contentDirectory(of: peer), in: location) }
+            Self.removeFiles(under: location.baselineVersionsDirectory, in: location)
             // One removal more than the latest this peer knows of: it comes after them all.
             let before = [try store.contentRemoval(), ContentEpoch.current(location)].compactMap { $0 }.map(\.generation).max() ?? 0
             let date = store.now
@@ -73,7 +71,7 @@ extension UbiquityPeer {
     private static func removeFiles(under directory: String, in location: ContainerLocation) {
         for entry in location.entries(in: directory) {
             let path = directory + "/" + entry.name
-            if entry.isDirectory { removeFiles(under: path, in: location) } else if !entry.name.hasSuffix(".nosync") { unlink(path) }
+            if entry.isDirectory { removeFiles(under: path, in: location) } else if !ContainerLocation.isTemporary(entry.name) { unlink(path) }
         }
     }
 
@@ -117,7 +115,7 @@ extension UbiquityPeer {
             try store.resetToEmpty()
             try store.setContentEpoch(current)
             for file in location.entries(in: location.logDirectory(of: peerID)) where file.isRegularFile {
-                unlink(location.logDirectory(of: peerID) + "/" + file.name)
+                unlink(location.logPath(of: peerID, file.name))
             }
         }
         logger.notice(.setupAssistant, "contentRemoved", "the content was removed by another peer: continuing on an empty store")

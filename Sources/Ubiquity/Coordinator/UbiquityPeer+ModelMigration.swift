@@ -80,7 +80,7 @@ extension UbiquityPeer {
             do {
                 // Its external values first, into the folder every model version shares.
                 try Exporter(store: store, location: folder, logger: logger).uploadExternalData(of: entry.bytes)
-                try folder.write(entry.bytes, to: folder.logDirectory(of: peerID) + "/" + entry.fileName, modificationTime: store.now)
+                try folder.write(entry.bytes, to: folder.logPath(of: peerID, entry.fileName), modificationTime: store.now)
             } catch let error as FileError {
                 throw SyncError.containerUnwritable(path: error.path, reason: error.message)
             } catch let error as ExternalDataError {

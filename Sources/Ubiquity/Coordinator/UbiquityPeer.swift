@@ -117,12 +117,13 @@ public final class UbiquityPeer: @unchecked Sendable {
         func ownLogs() -> [(name: String, number: Int64)] {
             let epoch = try? store.contentEpoch()   // the catch-up's sync may start over in a new one
             let quarantined = (try? store.quarantineSignatures()) ?? [:]
-            return location.names(in: directory, regularFilesOnly: true).compactMap { name in
-                guard let number = TransactionLog.transactionNumber(inFileName: name), number > store.knowledge[peerID] else { return nil }
+            return ContainerEntry.list(directory, as: .logs, of: location).compactMap { entry in
+                guard entry.isRegularFile, let number = entry.logNumber, number > store.knowledge[peerID] else { return nil }
+                let name = entry.name
                 // A file set aside and unchanged since is not read again (it says nothing of its epoch).
                 if let signature = quarantined[location.relativeLogPath(peerID, name)],
-                   signature == DirectoryEntry.at(directory + "/" + name)?.signature { return (name, number) }
-                guard !ContentEpoch.logBelongsToOtherEpoch(directory + "/" + name, than: epoch, in: location) else { return nil }
+                   signature == entry.file?.signature { return (name, number) }
+                guard !ContentEpoch.logBelongsToOtherEpoch(entry.path, than: epoch, in: location) else { return nil }
                 return (name, number)
             }
         }

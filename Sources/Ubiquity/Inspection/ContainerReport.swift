@@ -61,11 +61,14 @@ public struct ContainerReport: Sendable {
         var baseline: BaselineMetadata?
         var baselineBytes: Int64 = 0
         var transfers: TransferStatus?
+        // External data files in the cloud, listed once.
+        var externalData: [DirectoryEntry] = []
         if let location = peer.location {
             let scan = ContainerScan(location: location)
+            externalData = ContainerScan.externalDataFiles(of: location)
             // Damaged (quarantined) files are not something a peer could be behind on.
             let quarantined = Set(try store.quarantined().map(\.path))
-            let readable = scan.logs.filter { !quarantined.contains("\($0.peerID)/\(location.contentName)/\(location.modelHash)/\($0.name)") }
+            let readable = scan.logs.filter { !quarantined.contains(location.relativeLogPath($0.peerID, $0.name)) }
             let highest = Dictionary(readable.map { ($0.peerID, $0.number) }, uniquingKeysWith: max)
             let daemon = peer.device.mirrorsCloud ? TransferStatus.load(device: peer.device.directory) : nil
             transfers = daemon
@@ -80,15 +83,14 @@ public struct ContainerReport: Sendable {
                                          highestLog: highest[name] ?? 0, receipt: receipt, behind: behind))
                 // A device with a transfer daemon takes its states from the daemon (below).
                 guard daemon == nil else { continue }
-                let folder = "\(name)/\(location.contentName)/\(location.modelHash)/"
-                for log in logs { files.append((folder + log.name, log.number <= knowledge[name] ? .current : .storedInCloud)) }
+                for log in logs { files.append((location.relativeLogPath(name, log.name), log.number <= knowledge[name] ? .current : .storedInCloud)) }
             }
             for file in scan.excluded where daemon == nil {
-                files.append(("\(file.peerID)/\(location.contentName)/\(location.modelHash)/\(file.name)", .excluded))
+                files.append((location.relativeLogPath(file.peerID, file.name), .excluded))
             }
             if let daemon {
                 // The daemon knows what is on which side: its states are the truth here.
-                let root = "\(location.identityToken)/\(location.containerIdentifier)/\(location.contentURL)/"
+                let root = location.rootInCloud + "/"
                 for (path, state) in daemon.files where path.hasPrefix(root) {
                     let relative = String(path.dropFirst(root.count))
                     if relative.split(separator: "/").dropFirst().first.map(String.init) == location.contentName { files.append((relative, state)) }
@@ -99,15 +101,15 @@ public struct ContainerReport: Sendable {
                 let held = Dictionary(try store.externalReferences().flatMap { reference in
                     location.externalDataNames(reference).map { ($0, store.externalData.contains(reference)) }
                 }, uniquingKeysWith: { $0 || $1 })
-                for file in location.entries(in: location.externalDataDirectory) where file.isRegularFile && !file.name.hasPrefix(".") {
-                    files.append((".externalData/\(location.contentName)/\(file.name)", held[file.name] == true ? .current : .storedInCloud))
+                for file in externalData {
+                    files.append((location.relativeExternalDataPath(file.name), held[file.name] == true ? .current : .storedInCloud))
                 }
             }
             for entry in try store.pendingOutbox() {
-                files.append(("\(peer.peerID)/\(location.contentName)/\(location.modelHash)/\(entry.fileName)", .dataNotPresent))
+                files.append((location.relativeLogPath(peer.peerID, entry.fileName), .dataNotPresent))
             }
             baseline = peer.baselineMetadata
-            baselineBytes = location.entries(in: location.baselineDirectory).first { $0.name == "baseline.zip" }?.size ?? 0
+            baselineBytes = ContainerScan.sharedFolder(.baselines, of: location).first { $0.kind == .baseline }?.file?.size ?? 0
         }
         let lastImport = try store.lastImportDate()
         let kind = storeKind ?? peer.kind
@@ -118,11 +120,8 @@ public struct ContainerReport: Sendable {
             baseline: baseline, baselineBytes: baselineBytes, quarantined: try store.quarantined(), files: files.sorted { $0.0 < $1.0 },
             transfers: transfers, modelVersions: try ModelVersionReport.make(for: peer))
         report.encryption = peer.encryptionState
-        if let location = peer.location {
-            let external = location.entries(in: location.externalDataDirectory).filter { $0.isRegularFile && !$0.name.hasPrefix(".") }
-            report.externalDataFiles = external.count
-            report.externalDataBytes = external.reduce(0) { $0 + $1.size }
-        }
+        report.externalDataFiles = externalData.count
+        report.externalDataBytes = externalData.reduce(0) { $0 + $1.size }
         report.externalDataWaits = try store.externalDataWaits()
         return report
     }

@@ -14,9 +14,10 @@ extension Doctor {
         case contentEpoch
     }
 
-    static func fileSyncFindings(_ artifact: SyncArtifact, path: String, file: DirectoryEntry, place: Place, now: Date) -> [DoctorFinding] {
-        switch artifact {
-        case let .temporary(engine):
+    /// What doctor says of a transfer's temporary file or a conflict copy (`kind`); nothing of other kinds.
+    static func fileSyncFindings(_ kind: ContainerEntry.Kind, path: String, file: DirectoryEntry, place: Place, now: Date) -> [DoctorFinding] {
+        switch kind {
+        case let .transfer(engine):
             // A transfer under way is normal; only one that never finished is worth a word.
             guard file.modificationTime < now.timeIntervalSince1970 - staleTemporaryAge else { return [] }
             return [DoctorFinding(kind: .staleTemporaryFile,
@@ -38,26 +39,28 @@ extension Doctor {
             }
             return [DoctorFinding(kind: .conflictCopy, message: "\(path) is a conflict copy of \(original) made by \(engine): \(why)",
                                   repair: repair, fixable: false)]
+        default:
+            return []
         }
     }
 
     /// Artifacts beside the baseline and the content epoch, and epoch files that cannot be read.
     static func sharedFolderFindings(_ location: ContainerLocation, now: Date) -> [DoctorFinding] {
         var findings: [DoctorFinding] = []
-        let baselineDirectory = (location.baselinePath as NSString).deletingLastPathComponent
-        let places: [(String, String, Place)] = [
-            (baselineDirectory, ".baseline/\(location.contentName)/\(location.modelHash)", .baseline),
-            (ContentEpoch.directory(location), ".content", .contentEpoch),
+        let places: [(ContainerEntry.Folder, Place, (String) -> String)] = [
+            (.baselines, .baseline, location.relativeBaselinePath),
+            (.contentEpochs, .contentEpoch, location.relativeEpochFolderPath),
         ]
-        for (directory, relative, place) in places {
-            for file in DirectoryEntry.list(directory) where file.isRegularFile {
-                guard let artifact = SyncArtifact.classify(file.name) else { continue }
-                if case .contentEpoch = place, case let .conflictCopy(original, _) = artifact, original != location.contentName + ".plist" { continue }
-                findings += fileSyncFindings(artifact, path: relative + "/" + file.name, file: file, place: place, now: now)
+        for (folder, place, relative) in places {
+            for entry in ContainerScan.sharedFolder(folder, of: location) where entry.isRegularFile && entry.kind.isFileSyncArtifact {
+                // `.content` holds every content's epoch: only copies of this content's concern it.
+                if case .contentEpoch = place, case let .conflictCopy(original, _) = entry.kind, original != location.contentEpochName { continue }
+                guard let file = entry.file else { continue }
+                findings += fileSyncFindings(entry.kind, path: relative(entry.name), file: file, place: place, now: now)
             }
         }
         if case let .unreadable(reason) = ContentEpoch.status(location) {
-            findings.append(DoctorFinding(kind: .unreadableFile, message: ".content/\(location.contentName).plist cannot be read (\(reason)): until it can, no peer notices the removal it holds",
+            findings.append(DoctorFinding(kind: .unreadableFile, message: "\(location.relativeEpochFolderPath(location.contentEpochName)) cannot be read (\(reason)): until it can, no peer notices the removal it holds",
                 repair: "if a file-sync tool is still delivering it, wait; else remove the content again, which writes a new one",
                 fixable: false))
         }

@@ -48,11 +48,10 @@ extension Doctor {
     /// A peer's `<ContentName>` or model folder that is not a real folder (a link is never
     /// followed: what it holds is never imported, and its peer cannot write there).
     static func folderFindings(peer peerID: String, _ location: ContainerLocation) -> [DoctorFinding] {
-        let content = "\(location.ubiquityRoot)/\(peerID)/\(location.contentName)"
-        for directory in [content, content + "/" + location.modelHash] {
+        for directory in [location.contentDirectory(of: peerID), location.logDirectory(of: peerID)] {
             guard let entry = DirectoryEntry.at(directory) else { return [] }
             guard entry.isDirectory else {
-                let relative = String(directory.dropFirst(location.ubiquityRoot.count + 1))
+                let relative = location.relative(directory) ?? directory
                 return [DoctorFinding(kind: .foreignFile,
                     message: "\(relative) is \(entry.kindIfNotRegular ?? "a file"), not a folder: nothing in it is imported, and \(peerID) cannot write its logs there",
                     repair: "replace it by a real folder (move the logs it leads to into one); links are never followed out of the cloud", fixable: false)]
@@ -64,10 +63,11 @@ extension Doctor {
     /// Receipts that cannot be read or name another peer than their folder's.
     static func receiptFindings(_ scan: ContainerScan, location: ContainerLocation) -> [DoctorFinding] {
         var findings: [DoctorFinding] = []
-        for peerID in scan.peers {
-            let path = location.receiptPath(of: peerID)
-            guard let file = DirectoryEntry.at(path), file.isRegularFile else { continue }   // none, or reported with the folder
-            let relative = location.relativeLogPath(peerID, "receipt.0.cdt")
+        for folder in scan.peerFolders {
+            // None, or not a regular file (reported with the folder's entries).
+            guard folder.entries.contains(where: { $0.kind == .receipt && $0.isRegularFile }) else { continue }
+            let peerID = folder.peerID, path = location.receiptPath(of: peerID)
+            let relative = location.relativeReceiptPath(of: peerID)
             do {
                 let receipt = try Receipt(decoding: try location.read(path, limit: 1 << 20))
                 guard receipt.peerID == peerID else {
@@ -88,7 +88,7 @@ extension Doctor {
     static func baselineFindings(_ peer: UbiquityPeer, location: ContainerLocation) -> [DoctorFinding] {
         let catalog = peer.makeBaseliner(location).catalog(reverify: true)
         return catalog.setAside.map { name, reason in
-            DoctorFinding(kind: .unreadableFile, message: ".baseline/\(location.contentName)/\(location.modelHash)/\(name) is set aside: \(reason)",
+            DoctorFinding(kind: .unreadableFile, message: "\(location.relativeBaselinePath(name)) is set aside: \(reason)",
                 repair: "nothing is lost: every peer falls back to the logs; once a peer holds everything it rolls a new baseline ('ubiq baseline --force'), then delete the damaged file",
                 fixable: false)
         }

@@ -59,28 +59,28 @@ public enum Doctor {
         let scan = ContainerScan(location: location)
         if let versions = try ModelVersionReport.make(for: peer) { findings += modelVersionFindings(versions) }
 
-        for folder in DirectoryEntry.list(location.ubiquityRoot) where !folder.name.hasPrefix(".") {
-            guard folder.isDirectory, CloudNames.isValidPeerID(folder.name) else {
-                let what = folder.isSymbolicLink ? "is a symbolic link, never followed" : "is not a peer's folder"
-                findings.append(DoctorFinding(kind: .foreignFile, message: "'\(folder.name)' in the ubiquity root \(what)",
-                    repair: "move it out of \(location.ubiquityRoot); it is never imported", fixable: false))
-                continue
-            }
-            findings += folderFindings(peer: folder.name, location)
-            for file in location.entries(in: location.logDirectory(of: folder.name)) {
-                let isLog = TransactionLog.transactionNumber(inFileName: file.name) != nil
-                let path = location.relativeLogPath(folder.name, file.name)
-                if file.name.hasSuffix(".nosync") {
-                    if folder.name == peer.peerID, file.modificationTime < now.timeIntervalSince1970 - staleTemporaryAge {
-                        findings.append(DoctorFinding(kind: .staleTemporaryFile, message: "\(folder.name)/…/\(file.name) is a leftover of an interrupted write",
+        for stranger in scan.strangers {
+            let what = stranger.type == .symbolicLink ? "is a symbolic link, never followed" : "is not a peer's folder"
+            findings.append(DoctorFinding(kind: .foreignFile, message: "'\(stranger.name)' in the ubiquity root \(what)",
+                repair: "move it out of \(location.ubiquityRoot); it is never imported", fixable: false))
+        }
+        for folder in scan.peerFolders {
+            findings += folderFindings(peer: folder.peerID, location)
+            for entry in folder.entries {
+                let path = location.relativeLogPath(folder.peerID, entry.name)
+                switch entry.kind {
+                case .temporary:
+                    if folder.peerID == peer.peerID, let file = entry.file, file.modificationTime < now.timeIntervalSince1970 - staleTemporaryAge {
+                        findings.append(DoctorFinding(kind: .staleTemporaryFile, message: "\(folder.peerID)/…/\(entry.name) is a leftover of an interrupted write",
                             repair: "delete it (doctor --fix does)", fixable: true))
                     }
-                } else if let artifact = SyncArtifact.classify(file.name) {
-                    findings += fileSyncFindings(artifact, path: path, file: file, place: .peerFolder(folder.name), now: now)
-                } else if let kind = file.kindIfNotRegular, isLog || file.name == "receipt.0.cdt" {
-                    findings.append(DoctorFinding(kind: .foreignFile, message: "\(path) is \(kind), named like a \(isLog ? "log" : "receipt") but never read as one",
+                case _ where entry.kind.isFileSyncArtifact:
+                    if let file = entry.file { findings += fileSyncFindings(entry.kind, path: path, file: file, place: .peerFolder(folder.peerID), now: now) }
+                case .log, .receipt:
+                    guard !entry.isRegularFile, let kind = entry.file?.kindIfNotRegular else { continue }
+                    findings.append(DoctorFinding(kind: .foreignFile, message: "\(path) is \(kind), named like a \(entry.kind == .receipt ? "receipt" : "log") but never read as one",
                         repair: "move it out of the cloud (a file-sync tool or a script put it there); nothing waits for it", fixable: false))
-                } else if !isLog && file.name != "receipt.0.cdt" {
+                default:
                     findings.append(DoctorFinding(kind: .foreignFile, message: "\(path) is not a log or receipt",
                         repair: "delete it or move it aside; it is never imported", fixable: false))
                 }
@@ -99,9 +99,9 @@ public enum Doctor {
         // Logs that read well but that this store refused when it applied them.
         var damaged = Set(verification.problems.map(\.path))
         // (Quarantined external data files are reported with the logs that wait for them, below.)
-        for record in try peer.store.quarantined() where !record.path.hasPrefix(".baseline/") && !record.path.hasPrefix(".externalData/")
+        for record in try peer.store.quarantined() where !record.path.hasPrefix(ContainerLocation.baselineFolderName + "/") && !record.path.hasPrefix(ContainerLocation.externalDataFolderName + "/")
             && !damaged.contains(record.path) {
-            guard let file = DirectoryEntry.at(location.ubiquityRoot + "/" + record.path), record.matches(file) else { continue }
+            guard let file = DirectoryEntry.at(location.absolute(record.path)), record.matches(file) else { continue }
             damaged.insert(record.path)
             let author = String(record.path.prefix { $0 != "/" })
             findings.append(unreadableLogFinding(record.path, reason: "quarantined: \(record.reason)", author: author, peer: peer))
@@ -164,9 +164,9 @@ public enum Doctor {
     public static func fix(_ findings: [DoctorFinding], peer: UbiquityPeer) -> [String] {
         guard let location = peer.location else { return [] }
         var done: [String] = []
-        for file in location.entries(in: location.logDirectory(of: peer.peerID)) where file.name.hasSuffix(".nosync")
-            && findings.contains(where: { $0.kind == .staleTemporaryFile && $0.message.contains(file.name) }) {
-            if unlink(location.logDirectory(of: peer.peerID) + "/" + file.name) == 0 { done.append("deleted \(file.name)") }
+        let own = ContainerEntry.list(location.logDirectory(of: peer.peerID), as: .logs, of: location)
+        for file in own where file.kind == .temporary && findings.contains(where: { $0.kind == .staleTemporaryFile && $0.message.contains(file.name) }) {
+            if unlink(file.path) == 0 { done.append("deleted \(file.name)") }
         }
         if (try? Exporter(store: peer.store, location: location, logger: .silent).writeReceipt(baselineView: peer.baselines.view)) != nil { done.append("rewrote this peer's receipt") }
         return done

@@ -33,7 +33,7 @@ public enum LogInspection {
         if !FileManager.default.fileExists(atPath: path), let token = device.identityToken {
             path = ContainerLocation(cloud: configuration.cloud, identityToken: token, containerIdentifier: configuration.containerIdentifier,
                                      contentURL: configuration.contentURL, contentName: configuration.contentName, modelHash: configuration.model.hash)
-                .path(relativeToRoot: file)
+                .absolute(file)
         }
         var bytes: [UInt8]
         do { bytes = try AtomicFile.read(path, limit: sizeLimit, followingLinks: true) } catch {

@@ -39,11 +39,14 @@ public enum AtomicFile {
         try publish(temporary, as: path, in: directory)
     }
 
+    /// Temporary files end so (iCloud's rule: a `.nosync` name never travels), and nothing reads them.
+    public static let temporarySuffix = ".nosync"
+
     /// The folder of `path` and a fresh temporary name beside it, hidden and `.nosync` so no
     /// reader and no file-sync tool takes it for the file.
     static func temporaryPath(for path: String) -> (directory: String, temporary: String) {
         let directory = (path as NSString).deletingLastPathComponent
-        return (directory, directory + "/." + (path as NSString).lastPathComponent + "." + UUID().uuidString.prefix(8) + ".nosync")
+        return (directory, directory + "/." + (path as NSString).lastPathComponent + "." + UUID().uuidString.prefix(8) + temporarySuffix)
     }
 
     /// Gives the open file `seconds` since 1970 as its access and modification times.

@@ -40,25 +40,40 @@ public struct DirectoryEntry: Sendable, Equatable {
     /// With `regularFilesOnly`, only regular files (the type `readdir` tells, asked of `lstat`
     /// only on file systems that do not tell it).
     public static func names(_ path: String, regularFilesOnly: Bool = false) -> [String] {
+        typedNames(path).compactMap { !regularFilesOnly || $0.type == .regular ? $0.name : nil }
+    }
+
+    /// What a listing tells of an entry without `lstat`: the type `readdir` reports.
+    public enum ListedType: Sendable, Equatable {
+        case regular, directory, symbolicLink
+        /// A FIFO, socket or device node.
+        case other
+    }
+
+    /// The names in `path` (without `.` and `..`), sorted, each with the type `readdir` tells
+    /// (asked of `lstat` only on file systems that do not tell it); empty if it does not exist.
+    public static func typedNames(_ path: String) -> [(name: String, type: ListedType)] {
         guard let directory = opendir(path) else { return [] }
         defer { closedir(directory) }
-        var names: [String] = []
+        var names: [(name: String, type: ListedType)] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
             guard name != "." && name != ".." else { continue }
-            if regularFilesOnly {
-                let type = entry.pointee.d_type
-                if type == UInt8(DT_UNKNOWN) {
-                    guard DirectoryEntry.at(path + "/" + name)?.isRegularFile == true else { continue }
-                } else if type != UInt8(DT_REG) {
-                    continue
-                }
+            let type: ListedType
+            switch Int32(entry.pointee.d_type) {
+            case Int32(DT_REG): type = .regular
+            case Int32(DT_DIR): type = .directory
+            case Int32(DT_LNK): type = .symbolicLink
+            case Int32(DT_UNKNOWN):
+                guard let file = DirectoryEntry.at(path + "/" + name) else { continue }
+                type = file.isRegularFile ? .regular : file.isDirectory ? .directory : file.isSymbolicLink ? .symbolicLink : .other
+            default: type = .other
             }
-            names.append(name)
+            names.append((name, type))
         }
-        return names.sorted()
+        return names.sorted { $0.name < $1.name }
     }
 
     /// Whether `path` and every folder between `root` and it are real folders: each is checked

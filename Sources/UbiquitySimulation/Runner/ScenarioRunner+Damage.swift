@@ -9,8 +9,9 @@ extension ScenarioRunner {
     func corruptLog(of device: RunDevice, number: Int64?) {
         guard let account = device.account else { return violate("\(device.name) is signed out: it has no logs to damage") }
         let root = hosts == nil ? transport.damageRoot(of: device.name) : device.cloudRoot
-        let directory = location(account: account, root: root).logDirectory(of: device.peerID)
-        let logs = DirectoryEntry.list(directory).compactMap { entry in TransactionLog.transactionNumber(inFileName: entry.name).map { ($0, entry.name) } }
+        let container = location(account: account, root: root)
+        let directory = container.logDirectory(of: device.peerID)
+        let logs = ContainerEntry.list(directory, as: .logs, of: container).compactMap { entry in entry.logNumber.map { ($0, entry.name) } }
         guard let target = number.map({ wanted in logs.first { $0.0 == wanted } }) ?? logs.max(by: { $0.0 < $1.0 }) else {
             return violate("\(device.name) has \(number.map { "no log \($0)" } ?? "no log") in the cloud to damage")
         }

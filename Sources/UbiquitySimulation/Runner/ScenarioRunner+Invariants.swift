@@ -80,16 +80,16 @@ extension ScenarioRunner {
     /// What the baselines of one copy of a container hold together: `baseline.zip` and its
     /// conflict copies (peers join every one of them).
     func baselinesKnowledge(_ location: ContainerLocation) -> KnowledgeVector {
-        let folder = location.baselineDirectory
         var knowledge = KnowledgeVector()
-        for file in DirectoryEntry.list(folder) where file.name == "baseline.zip" || BaselineCatalog.isConflictCopy(file.name) {
-            knowledge.formMaximum(baselineKnowledge(folder + "/" + file.name))
+        for file in ContainerScan.sharedFolder(.baselines, of: location) where file.isBaselineFile {
+            knowledge.formMaximum(baselineKnowledge(file.path))
         }
         return knowledge
     }
 
-    static func logNumbers(in directory: String) -> Set<Int64> {
-        Set(DirectoryEntry.list(directory).compactMap { TransactionLog.transactionNumber(inFileName: $0.name) })
+    /// The numbers of the logs (named so, whatever the file) in `peer`'s log folder of `location`.
+    static func logNumbers(of peer: String, in location: ContainerLocation) -> Set<Int64> {
+        Set(ContainerEntry.list(location.logDirectory(of: peer), as: .logs, of: location).compactMap(\.logNumber))
     }
 
     /// The content epoch an account is in: the latest removal anyone has made, in the cloud (any
@@ -124,7 +124,7 @@ extension ScenarioRunner {
                 var missing = (first...record.highest).filter { !inCloud.contains($0) }
                 guard !missing.isEmpty else { continue }
                 if let localRoot {
-                    let mirrored = modelHashes.reduce(into: Set<Int64>()) { $0.formUnion(Self.logNumbers(in: location(account: account, root: localRoot, hash: $1).logDirectory(of: peer))) }
+                    let mirrored = modelHashes.reduce(into: Set<Int64>()) { $0.formUnion(Self.logNumbers(of: peer, in: location(account: account, root: localRoot, hash: $1))) }
                     missing = missing.filter { !mirrored.contains($0) }
                 }
                 guard !missing.isEmpty else { continue }

@@ -26,7 +26,7 @@ public enum CloudNames {
     /// A relative content URL such as `CoreData` or `Data/Sync`: components that are valid path
     /// components, none `.nosync`.
     public static func isValidContentURL(_ path: String) -> Bool {
-        !path.hasPrefix("/") && !path.contains(".nosync")
+        !path.hasPrefix("/") && !path.contains(ContainerLocation.temporarySuffix)
             && path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { isValidPathComponent(String($0)) }
     }
 

@@ -18,9 +18,6 @@ package enum ExternalDataFetch: Equatable {
 // streamed in and out a chunk at a time (sealed when the content is encrypted). The name is
 // the value's SHA-256, or with encryption a keyed hash of it (`ContentKey.externalDataName`).
 extension ContainerLocation {
-    /// The folder of this content's external values.
-    package var externalDataDirectory: String { "\(ubiquityRoot)/.externalData/\(contentName)" }
-
     /// The name a value is written under now: the keyed name when sealing, else its SHA-256.
     package func externalDataName(_ reference: ExternalDataReference) -> String {
         if case .sealed = sealing.state, let key = sealing.contentKey { return key.externalDataName(sha256: reference.sha256) }
@@ -80,7 +77,7 @@ extension ContainerLocation {
         for name in externalDataNames(reference) {
             let path = externalDataDirectory + "/" + name
             guard let entry = DirectoryEntry.at(path) else { continue }
-            let relative = ".externalData/\(contentName)/\(name)"
+            let relative = relativeExternalDataPath(name)
             guard entry.isRegularFile else { return .damaged(path: relative, reason: "\(entry.kindIfNotRegular ?? "not a regular file"), not a file of external data") }
             do {
                 let descriptor = try AtomicFile.openRegularFile(path)

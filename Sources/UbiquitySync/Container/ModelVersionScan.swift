@@ -18,20 +18,22 @@ package struct ModelVersionScan {
     package private(set) var versions: [String: Version] = [:]
 
     package init(location: ContainerLocation) {
-        for folder in DirectoryEntry.list(location.ubiquityRoot) where folder.isDirectory && CloudNames.isValidPeerID(folder.name) {
-            let content = "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)"
-            for version in location.entries(in: content) where version.isDirectory && CloudNames.isValidPathComponent(version.name) {
-                let files = location.entries(in: content + "/" + version.name).filter { $0.isRegularFile && !$0.name.hasSuffix(".nosync") }
-                let highest = files.compactMap { TransactionLog.transactionNumber(inFileName: $0.name) }.max() ?? 0
+        let scan = ContainerScan(location: location, modelVersions: true)
+        for folder in scan.peerFolders {
+            for version in folder.contentEntries ?? [] where version.isDirectory && CloudNames.isValidPathComponent(version.name) {
+                // This version's folder was listed by the scan; another's is listed here.
+                let listed = version.kind == .modelFolder ? folder.entries : ContainerEntry.list(version.path, as: .logs, of: location)
+                let files = listed.filter { $0.isRegularFile && $0.kind != .temporary }.compactMap { entry in entry.file.map { (entry: entry, file: $0) } }
+                let highest = files.compactMap(\.entry.logNumber).max() ?? 0
                 // The receipt says where the peer imports now; a log alone may be a save of an
                 // earlier version written there late (after a migration, once the cloud took it).
-                let receipt = files.first { $0.name == "receipt.0.cdt" }?.modificationTime
-                versions[version.name, default: Version(modelHash: version.name)].peers[folder.name] = (highest, receipt ?? 0, files.map(\.modificationTime).max() ?? 0)
+                let receipt = files.first { $0.entry.kind == .receipt }?.file.modificationTime
+                versions[version.name, default: Version(modelHash: version.name)].peers[folder.peerID] = (highest, receipt ?? 0, files.map(\.file.modificationTime).max() ?? 0)
             }
         }
-        let baselines = "\(location.ubiquityRoot)/.baseline/\(location.contentName)"
-        for version in location.entries(in: baselines) where version.isDirectory && CloudNames.isValidPathComponent(version.name) {
-            let hasFile = location.names(in: baselines + "/" + version.name, regularFilesOnly: true).contains("baseline.zip")
+        for version in ContainerEntry.list(location.baselineVersionsDirectory, as: .peerContent, of: location)
+        where version.isDirectory && CloudNames.isValidPathComponent(version.name) {
+            let hasFile = ContainerEntry.list(version.path, as: .baselines, of: location).contains { $0.kind == .baseline && $0.isRegularFile }
             versions[version.name, default: Version(modelHash: version.name)].hasBaseline = hasFile
         }
     }

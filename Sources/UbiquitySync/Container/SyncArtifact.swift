@@ -11,7 +11,7 @@ public enum SyncArtifact: Sendable, Equatable {
     /// What `name` is, or `nil` when it is not a file-sync engine's artifact.
     /// Our own temporary files (`*.nosync`) are not artifacts: they never travel.
     public static func classify(_ name: String) -> SyncArtifact? {
-        if name.hasSuffix(".nosync") { return nil }
+        if ContainerLocation.isTemporary(name) { return nil }
         if let copy = conflictCopy(name) { return copy }
         if (name.hasPrefix(".syncthing.") || name.hasPrefix("~syncthing~")) && name.hasSuffix(".tmp") { return .temporary(engine: "Syncthing") }
         if name.hasSuffix(".!sync") { return .temporary(engine: "Resilio Sync") }

@@ -33,8 +33,6 @@ package struct BaselineCatalog {
         case unusable(String)
     }
 
-    static let name = "baseline.zip"
-
     /// The usable baselines, the one under the name first.
     package private(set) var entries: [Entry] = []
     package private(set) var atName: NameState = .absent
@@ -54,7 +52,6 @@ package struct BaselineCatalog {
     /// temporary folder outside the device.
     package init(location: ContainerLocation, store: PersistentStore, scratchDirectory: String, verifiedList: String?, readOnly: Bool = false,
                  logger: UbiquityLogger) {
-        let directory = location.baselineDirectory
         let epoch = try? store.contentEpoch()
         let verified = verifiedList.map(Self.readVerified) ?? []
         var stillVerified: Set<String> = []
@@ -64,9 +61,10 @@ package struct BaselineCatalog {
             if DirectoryEntry.at(location.baselinePath) != nil { atName = .unusable(ContentSealing.noKeyMessage) }
             return
         }
-        for file in location.entries(in: directory) {
-            let isAtName = file.name == Self.name
-            guard isAtName || Self.isConflictCopy(file.name) else { continue }
+        // Only the name and its conflict copies are baselines; each is looked at (`lstat`).
+        for entry in ContainerScan.sharedFolder(.baselines, of: location) where entry.isBaselineFile {
+            guard let file = entry.file else { continue }
+            let isAtName = entry.kind == .baseline
             let relative = location.relativeBaselinePath(file.name)
             func reject(_ reason: String, quarantine: Bool) {
                 if isAtName { atName = .unusable(reason) }
@@ -85,7 +83,7 @@ package struct BaselineCatalog {
                 reject(record.reason, quarantine: false)
                 continue
             }
-            let path = directory + "/" + file.name
+            let path = entry.path
             let metadata: BaselineMetadata
             do {
                 metadata = try BaselineArchive.readMetadata(path, sealing: location.sealing)
@@ -134,18 +132,4 @@ package struct BaselineCatalog {
         try? AtomicFile.makeDirectory((path as NSString).deletingLastPathComponent)
         try? AtomicFile.write(Array(signatures.sorted().joined(separator: "\n").utf8), to: path)
     }
-
-    /// Whether `name` is a file-sync engine's conflict copy of `baseline.zip`.
-    package static func isConflictCopy(_ name: String) -> Bool {
-        if case let .conflictCopy(original, _)? = SyncArtifact.classify(name) { return original == Self.name }
-        return false
-    }
-}
-
-extension ContainerLocation {
-    /// The folder of this content's and model's baselines: `baseline.zip` and its conflict copies.
-    package var baselineDirectory: String { (baselinePath as NSString).deletingLastPathComponent }
-
-    /// A file in the baseline folder, relative to the ubiquity root (as quarantine records name files).
-    package func relativeBaselinePath(_ name: String) -> String { ".baseline/\(contentName)/\(modelHash)/\(name)" }
 }

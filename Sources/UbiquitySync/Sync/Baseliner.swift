@@ -136,7 +136,7 @@ package struct Baseliner {
         let directory = location.baselineDirectory
         do { try location.checkWritable(directory) } catch { throw SyncError.containerUnwritable(path: error.path, reason: error.message) }
         try AtomicFile.makeDirectory(directory)
-        let temporary = directory + "/.baseline-" + UUID().uuidString + ".zip.nosync"
+        let temporary = directory + "/.baseline-" + UUID().uuidString + ".zip" + ContainerLocation.temporarySuffix
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         do {
             if let key = try location.sealingKey(forWriting: location.baselinePath) {
@@ -152,7 +152,7 @@ package struct Baseliner {
         }
         // The check and the rename happen under a lock file, so two peers on one machine (or on
         // a file system with working locks, such as NFS) never replace a baseline blindly.
-        let lock = try? FileLock(directory: directory, name: ".lock.nosync", wait: true)
+        let lock = try? FileLock(directory: directory, name: ".lock" + ContainerLocation.temporarySuffix, wait: true)
         defer { lock?.release() }
         let latest = self.catalog()
         if let unjoined = latest.entries.first(where: { !covered.dominates($0.metadata.knowledge) }) {

@@ -38,7 +38,7 @@ package enum ContentEpoch {
     }
 
     package static func directory(_ location: ContainerLocation) -> String {
-        (location.contentEpochPath as NSString).deletingLastPathComponent
+        location.contentEpochDirectory
     }
 
     package static func status(_ location: ContainerLocation) -> Status {
@@ -64,10 +64,9 @@ package enum ContentEpoch {
 
     /// Names in `.content/` that a file-sync tool made as conflict copies of this content's epoch.
     package static func conflictCopies(_ location: ContainerLocation) -> [String] {
-        let main = location.contentName + ".plist"
-        return location.entries(in: directory(location)).filter { entry in
-            guard entry.isRegularFile, case let .conflictCopy(original, _)? = SyncArtifact.classify(entry.name) else { return false }
-            return original == main
+        ContainerScan.sharedFolder(.contentEpochs, of: location).filter { entry in
+            guard entry.isRegularFile, case let .conflictCopy(original, _) = entry.kind else { return false }
+            return original == location.contentEpochName
         }.map(\.name)
     }
 

@@ -22,7 +22,6 @@ package struct Exporter {
     package func flush() throws -> Int {
         let pending = try store.pendingOutbox()
         guard !pending.isEmpty else { return 0 }
-        let directory = location.logDirectory(of: store.peerID)
         // Logs of a model without external storage name no file: they are not searched.
         let mayNameFiles = store.model.entities.contains { $0.attributes.contains(where: \.allowsExternalBinaryDataStorage) }
         var written = 0
@@ -30,7 +29,7 @@ package struct Exporter {
             for entry in pending {
                 // The file carries its export time on this peer's clock: garbage collection
                 // judges a log's age by it, and file-sync tools keep it.
-                let path = directory + "/" + entry.fileName
+                let path = location.logPath(of: store.peerID, entry.fileName)
                 if mayNameFiles { try uploadExternalData(of: entry.bytes) }
                 try location.write(entry.bytes, to: path, modificationTime: store.now)
                 try store.markSent(entry.number, file: DirectoryEntry.at(path))
@@ -108,7 +107,7 @@ package struct Exporter {
             let file = files[sent.file]
             if let file, file.size == sent.size && file.modificationTime == sent.modificationTime && file.inode == sent.inode { continue }
             guard let kept = try store.sentBytes(sent.number) else { continue }
-            let path = directory + "/" + sent.file
+            let path = location.logPath(of: store.peerID, sent.file)
             if let file, (try? location.read(path, limit: kept.count + 1)) == kept {
                 try store.updateSent(sent.number, file: file)   // the same bytes, delivered again
                 continue

@@ -74,7 +74,7 @@ package struct GarbageCollector {
             }
             if dryRun {
                 report.deleted.append(log.name)
-            } else if location.isConfined(location.logDirectory(of: me)), unlink(location.logDirectory(of: me) + "/" + log.name) == 0 {
+            } else if location.isConfined(location.logDirectory(of: me)), unlink(location.logPath(of: me, log.name)) == 0 {
                 try? store.forgetSent(log.number)
                 report.deleted.append(log.name)
             } else {
@@ -108,7 +108,7 @@ extension GarbageCollector {
     package func collectExternalData(catalog: BaselineCatalog, policy: BaselinePolicy, now: Date, scan: ContainerScan? = nil) -> ExternalDataGarbageReport {
         var report = ExternalDataGarbageReport()
         let directory = location.externalDataDirectory
-        let files = location.entries(in: directory).filter { $0.isRegularFile && !$0.name.hasPrefix(".") }
+        let files = ContainerScan.externalDataFiles(of: location)
         guard !files.isEmpty else { return report }
         func keepAll(_ note: String) -> ExternalDataGarbageReport {
             report.kept = files.count
@@ -124,10 +124,9 @@ extension GarbageCollector {
             return report
         }
         guard catalog.setAside.isEmpty else { return keepAll("a baseline file cannot be read: it may name any of them") }
-        let contentFolder = { (peer: String) in "\(location.ubiquityRoot)/\(peer)/\(location.contentName)" }
-        let scan = scan ?? ContainerScan(location: location)
-        for peer in scan.peers {
-            if location.entries(in: contentFolder(peer)).contains(where: { $0.isDirectory && $0.name != location.modelHash }) {
+        let scan = scan ?? ContainerScan(location: location, modelVersions: true)
+        for peer in scan.peerFolders {
+            if !scan.otherModels(of: peer).isEmpty {
                 return keepAll("logs of another model version may name them")
             }
         }

@@ -44,46 +44,48 @@ package struct Importer {
         // Logs behind a quarantined one of their author: they cannot apply, so they are counted
         // as waiting without being read (with when the oldest arrived).
         var unread: [String: (count: Int, arrived: Double)] = [:]
-        for folder in DirectoryEntry.list(location.ubiquityRoot) {
-            // Dot folders are the container's own (.baseline, .content, .externalData) or temporary.
-            guard !folder.name.hasPrefix(".") else { continue }
-            guard folder.isDirectory, CloudNames.isValidPeerID(folder.name) else {
-                report.ignored.append(folder.name)
-                continue
+        // One listing of the container (`ContainerScan`), its model folders too: logs of another
+        // version are named in the verbose log.
+        let scan = ContainerScan(location: location, modelVersions: true)
+        // Names that are no peer's folder are reported in the root's order, among the peers' own.
+        var strangers = scan.strangers[...]
+        for folder in scan.peerFolders {
+            while let stranger = strangers.first, stranger.name < folder.peerID {
+                report.ignored.append(stranger.name)
+                strangers.removeFirst()
             }
-            for other in location.entries(in: "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)") where other.isDirectory && other.name != location.modelHash {
-                logger.log(.verbose, .importer, "scan", "skipped \(folder.name)/\(location.contentName)/\(other.name): other model version")
+            for other in scan.otherModels(of: folder) {
+                logger.log(.verbose, .importer, "scan", "skipped \(folder.peerID)/\(location.contentName)/\(other.name): other model version")
             }
-            let directory = location.logDirectory(of: folder.name)
             var found: [Candidate] = []
             // Names first: a log already imported is judged by its name alone, without a stat.
-            for name in location.names(in: directory) {
-                let relativePath = location.relativeLogPath(folder.name, name)
-                if name == "receipt.0.cdt" || name.hasSuffix(".nosync") { continue }
-                let number = TransactionLog.transactionNumber(inFileName: name)
-                if let number, number <= knowledge[folder.name] {
-                    logger.log(.verbose, .importer, "scan", "skipped \(relativePath): already imported (knowledge of \(folder.name) is \(knowledge[folder.name]))")
+            for entry in folder.entries {
+                let relativePath = location.relativeLogPath(folder.peerID, entry.name)
+                if entry.kind == .receipt || entry.kind == .temporary { continue }
+                let number = entry.logNumber
+                if let number, number <= knowledge[folder.peerID] {
+                    logger.log(.verbose, .importer, "scan", "skipped \(relativePath): already imported (knowledge of \(folder.peerID) is \(knowledge[folder.peerID]))")
                     continue
                 }
                 // A folder, link or FIFO named like a log is not one (doctor reports it).
-                guard let file = DirectoryEntry.at(directory + "/" + name), file.isRegularFile, let number else {
+                guard let file = entry.file, file.isRegularFile, let number else {
                     report.ignored.append(relativePath)
                     continue
                 }
                 // A known-bad file, unchanged since, is not even read.
                 if let record = records[relativePath], record.holds(for: file, now: now) {
-                    setAside[folder.name, default: [:]][number] = record.reason
+                    setAside[folder.peerID, default: [:]][number] = record.reason
                     logger.log(.verbose, .importer, "scan", "skipped \(relativePath): quarantined (\(record.reason))")
                     continue
                 }
-                found.append(Candidate(peerID: folder.name, number: number, relativePath: relativePath, entry: file))
+                found.append(Candidate(peerID: folder.peerID, number: number, relativePath: relativePath, entry: file))
             }
             // The lowest quarantined number no other file stands in for blocks everything above it.
-            let blocking = setAside[folder.name]?.keys.filter { number in !found.contains { $0.number == number } }.min() ?? .max
+            let blocking = setAside[folder.peerID]?.keys.filter { number in !found.contains { $0.number == number } }.min() ?? .max
             for candidate in found {
                 if candidate.number > blocking {
-                    unread[folder.name, default: (0, .infinity)].count += 1
-                    unread[folder.name]!.arrived = min(unread[folder.name]!.arrived, candidate.entry.modificationTime)
+                    unread[folder.peerID, default: (0, .infinity)].count += 1
+                    unread[folder.peerID]!.arrived = min(unread[folder.peerID]!.arrived, candidate.entry.modificationTime)
                     logger.log(.verbose, .importer, "scan", "skipped \(candidate.relativePath): behind quarantined transaction \(blocking)")
                 } else {
                     logger.log(.verbose, .importer, "scan", "considering \(candidate.relativePath)")
@@ -91,6 +93,7 @@ package struct Importer {
                 }
             }
         }
+        report.ignored += strangers.map(\.name)
         if !report.ignored.isEmpty {
             logger.log(.info, .importer, "scan", "ignoring \(report.ignored.count) name(s) that are not logs: \(report.ignored.prefix(5).joined(separator: ", "))")
         }
@@ -111,7 +114,7 @@ package struct Importer {
             }
             var bytes: [UInt8]?
             do {
-                let path = location.ubiquityRoot + "/" + candidate.relativePath
+                let path = location.absolute(candidate.relativePath)
                 // The folder was listed through the confinement check already; the sealing opens the bytes.
                 do { bytes = try location.sealing.open(try AtomicFile.read(path, limit: SealedFile.sealedSize(ofAtMost: maxLogBytes)), path: path) } catch {
                     // Encrypted content this device has no key for: the file is not damaged, only closed.
@@ -260,8 +263,8 @@ package struct Importer {
                                    report: inout ImportReport) throws -> ImportReport.ExternalDataWait? {
         for reference in log.externalReferences.sorted(by: { $0.sha256 < $1.sha256 }) where !store.externalData.contains(reference) {
             let known = location.externalDataNames(reference).lazy.compactMap { name -> (String, String)? in
-                let relative = ".externalData/\(location.contentName)/\(name)"
-                guard let record = records[relative], let file = DirectoryEntry.at(location.ubiquityRoot + "/" + relative),
+                let relative = location.relativeExternalDataPath(name)
+                guard let record = records[relative], let file = DirectoryEntry.at(location.absolute(relative)),
                       record.holds(for: file, now: now) else { return nil }
                 return (relative, record.reason)
             }.first
@@ -276,7 +279,7 @@ package struct Importer {
                 return .init(peerID: log.peerID, number: log.transactionNumber, sha256: reference.sha256, damage: nil)
             case let .damaged(path, reason):
                 logger.error(.importer, "quarantine:", "quarantined \(path): \(reason)")
-                if let file = DirectoryEntry.at(location.ubiquityRoot + "/" + path) {
+                if let file = DirectoryEntry.at(location.absolute(path)) {
                     try store.recordQuarantine(path: path, file: file, reason: reason, retryAfter: nil)
                 }
                 report.quarantined.append((path, reason))
@@ -298,7 +301,7 @@ package struct Importer {
     /// `bytes`: the file's bytes when they were read already.
     private func quarantine(_ candidate: Candidate, reason: String, retryAfter: Double?, bytes: [UInt8]?) throws {
         logger.error(.importer, "quarantine:", "quarantined \(candidate.relativePath): \(reason)")
-        let source = location.ubiquityRoot + "/" + candidate.relativePath
+        let source = location.absolute(candidate.relativePath)
         let target = quarantineDirectory + "/" + candidate.relativePath.replacingOccurrences(of: "/", with: "__")
         // The copy is of the plaintext when the file opened (a file of the device, never the cloud's).
         if let bytes = bytes ?? (try? location.read(source, limit: maxLogBytes)) ?? (try? AtomicFile.read(source, limit: maxLogBytes)) {

@@ -46,18 +46,12 @@ struct WatchCommand: ParsableCommand {
         guard let location = peer.location else { throw CLIError("the device is signed out: nothing to watch") }
         try AtomicFile.makeDirectory(location.ubiquityRoot)
         // Temporary `.nosync` files of atomic writes never matter: their rename into place does.
-        let watcher = try DirectoryWatcher(directory: location.ubiquityRoot) { name in if !name.hasSuffix(".nosync") { wake.signal() } }
+        let watcher = try DirectoryWatcher(directory: location.ubiquityRoot) { name in if !ContainerLocation.isTemporary(name) { wake.signal() } }
         defer { watcher.stop() }
-        let baselineDirectory = (location.baselinePath as NSString).deletingLastPathComponent
-        let epochDirectory = (location.contentEpochPath as NSString).deletingLastPathComponent
         // Every pass adds the folders again: a file-sync tool creates them late, and a content
         // removal deletes and recreates them (a watch dies with its folder).
         func watchFolders() {
-            var directories = ["\(location.ubiquityRoot)/.baseline", "\(location.ubiquityRoot)/.baseline/\(location.contentName)", baselineDirectory, epochDirectory]
-            for folder in DirectoryEntry.list(location.ubiquityRoot) where folder.isDirectory && !folder.name.hasPrefix(".") {
-                directories += ["\(location.ubiquityRoot)/\(folder.name)", "\(location.ubiquityRoot)/\(folder.name)/\(location.contentName)", location.logDirectory(of: folder.name)]
-            }
-            for directory in directories { watcher.add(directory) }
+            for directory in ContainerScan.foldersToWatch(location) { watcher.add(directory) }
         }
         // When the last import committed: the moment its changes became visible in the store.
         let importedAt = Timestamp()

@@ -1,0 +1,117 @@
+import UbiquityBase
+import UbiquityCore
+
+/// The container as one content and model see it, listed once and classified once
+/// (`ContainerEntry`): the ubiquity root, each peer's log folder and, when asked, each peer's
+/// content folder (its model versions). Listing reads names and the types `readdir` tells (only
+/// regular files count as logs: a folder or link named like a log is none); a file's size and
+/// time are asked of the file system when first needed (a sync needs them for few logs, and a
+/// container may hold thousands). Import, doctor, garbage collection, status, `ubiq watch` and
+/// the scenario checks all read the container through here.
+package struct ContainerScan {
+    package struct LogFile {
+        package let peerID: String
+        package let number: Int64
+        package let name: String
+        package let path: String
+
+        /// The file's metadata now (`nil` when it is gone).
+        package var file: DirectoryEntry? { DirectoryEntry.at(path) }
+        package var size: Int64 { file?.size ?? 0 }
+        package var modificationTime: Double { file?.modificationTime ?? 0 }
+    }
+
+    /// One peer's folder: what its log folder of this model holds, and its other model versions.
+    package struct PeerFolder {
+        package let peerID: String
+        /// The entries of its log folder (`ContainerLocation.logDirectory(of:)`), sorted by name.
+        package let entries: [ContainerEntry]
+        /// Its content folder's entries (model version folders and anything else), when listed.
+        package let contentEntries: [ContainerEntry]?
+    }
+
+    package let location: ContainerLocation
+    /// The ubiquity root's entries, sorted by name.
+    package private(set) var root: [ContainerEntry] = []
+    /// Valid peer folders (holding this content and model or not), in the order of `root`.
+    package private(set) var peerFolders: [PeerFolder] = []
+    /// Regular log files of this content and model.
+    package private(set) var logs: [LogFile] = []
+    /// `.nosync` files in the log folders (peer, file name): never travel, shown as Excluded.
+    package private(set) var excluded: [(peerID: String, name: String)] = []
+    /// The transaction numbers present, by peer.
+    private var numbers: [String: Set<Int64>] = [:]
+
+    /// Lists the root and every peer's log folder; with `modelVersions`, every peer's content
+    /// folder too (one more listing per peer, for callers that look at other model versions).
+    package init(location: ContainerLocation, modelVersions: Bool = false) {
+        self.location = location
+        root = ContainerEntry.list(location.ubiquityRoot, as: .root, of: location)
+        for folder in root where folder.kind == .peerFolder {
+            let peerID = folder.name
+            let contentEntries = modelVersions ? ContainerEntry.list(location.contentDirectory(of: peerID), as: .peerContent, of: location) : nil
+            let entries = ContainerEntry.list(location.logDirectory(of: peerID), as: .logs, of: location)
+            peerFolders.append(PeerFolder(peerID: peerID, entries: entries, contentEntries: contentEntries))
+            for entry in entries where entry.isRegularFile {
+                switch entry.kind {
+                case .temporary: excluded.append((peerID, entry.name))
+                case let .log(number):
+                    logs.append(LogFile(peerID: peerID, number: number, name: entry.name, path: entry.path))
+                    numbers[peerID, default: []].insert(number)
+                default: break
+                }
+            }
+        }
+    }
+
+    /// Valid peer folders (holding this content and model or not).
+    package var peers: [String] { peerFolders.map(\.peerID) }
+
+    /// Entries of the ubiquity root that are neither a peer's folder nor a dot name (dot names
+    /// are the container's own folders or temporaries): nothing in them is ever imported.
+    package var strangers: [ContainerEntry] { root.filter { $0.kind != .peerFolder && !$0.name.hasPrefix(".") } }
+
+    /// Whether `peer`'s log `number` is present.
+    package func has(peer: String, number: Int64) -> Bool { numbers[peer]?.contains(number) ?? false }
+
+    /// The folders of other model versions in `peer`'s content folder (listed now when the
+    /// scan did not list content folders).
+    package func otherModels(of peer: PeerFolder) -> [ContainerEntry] {
+        let entries = peer.contentEntries ?? ContainerEntry.list(location.contentDirectory(of: peer.peerID), as: .peerContent, of: location)
+        return entries.filter { $0.kind == .otherModel }
+    }
+
+    /// The classified entries of one of the container's shared folders: the baseline folder of
+    /// this content and model, this content's external data, or the content epochs.
+    package static func sharedFolder(_ folder: ContainerEntry.Folder, of location: ContainerLocation) -> [ContainerEntry] {
+        switch folder {
+        case .baselines: return ContainerEntry.list(location.baselineDirectory, as: .baselines, of: location)
+        case .externalData: return ContainerEntry.list(location.externalDataDirectory, as: .externalData, of: location)
+        case .contentEpochs: return ContainerEntry.list(location.contentEpochDirectory, as: .contentEpochs, of: location)
+        case .root, .peerContent, .logs: return []
+        }
+    }
+
+    /// This content's external data files in the cloud (regular files named by a hash), with
+    /// their metadata (one `lstat` each).
+    package static func externalDataFiles(of location: ContainerLocation) -> [DirectoryEntry] {
+        sharedFolder(.externalData, of: location).filter { $0.isRegularFile && $0.kind == .externalData }.compactMap(\.file)
+    }
+
+    /// The folders whose changes a sync of `location` must notice (`ubiq watch` watches them):
+    /// the baseline folders, the content epochs and each peer's folder, content folder and log
+    /// folder. Listed anew on every call: a file-sync tool creates folders late, and a content
+    /// removal deletes and recreates them.
+    package static func foldersToWatch(_ location: ContainerLocation) -> [String] {
+        var directories = [location.baselineRootDirectory, location.baselineVersionsDirectory, location.baselineDirectory, location.contentEpochDirectory]
+        for peer in peers(of: location) {
+            directories += [location.peerDirectory(of: peer), location.contentDirectory(of: peer), location.logDirectory(of: peer)]
+        }
+        return directories
+    }
+
+    /// The valid peer folders of the ubiquity root, listing only the root.
+    package static func peers(of location: ContainerLocation) -> [String] {
+        ContainerEntry.list(location.ubiquityRoot, as: .root, of: location).filter { $0.kind == .peerFolder }.map(\.name)
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+@testable import Ubiquity
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one scanner of the container (`ContainerScan`, `ContainerEntry`): every name is
+/// classified once, by the rules each folder has, from its name and the type the listing told;
+/// nothing below a link is listed; the kinds decide what import, doctor, status and GC read.
+@Suite("Container scanner")
+struct ContainerScanTests {
+    let root = NSTemporaryDirectory() + "ubiquity-scan-" + UUID().uuidString
+    var location: ContainerLocation {
+        ContainerLocation(cloud: root, identityToken: "token", containerIdentifier: "iCloud.scan", contentURL: "CoreData",
+                          contentName: "Notes", modelHash: "hashA")
+    }
+
+    func file(_ path: String) throws {
+        try AtomicFile.makeDirectory((path as NSString).deletingLastPathComponent)
+        try AtomicFile.write(Array("x".utf8), to: path)
+    }
+
+    func folder(_ path: String) throws { try AtomicFile.makeDirectory(path) }
+
+    func link(_ path: String, to target: String) throws {
+        guard symlink(target, path) == 0 else { throw FileError(path: path, operation: "symlink", errno: errno) }
+    }
+
+    func kinds(_ entries: [ContainerEntry]) -> [String: ContainerEntry.Kind] {
+        Dictionary(entries.map { ($0.name, $0.kind) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    @Test("every kind of the ubiquity root, a peer's folders and the shared folders")
+    func everyKind() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let location = self.location, peer = "alice~device", logs = location.logDirectory(of: peer)
+        let log3 = TransactionLog.fileName(number: 3), log4 = TransactionLog.fileName(number: 4)
+        let log5 = TransactionLog.fileName(number: 5), log6 = TransactionLog.fileName(number: 6)
+        try file(logs + "/" + log3)
+        try file(logs + "/" + ContainerLocation.receiptName)
+        try file(logs + "/.receipt.0.cdt.1234abcd.nosync")
+        try file(logs + "/.syncthing.\(log3).tmp")
+        let copy = String(log3.dropLast(6)) + ".sync-conflict-20240101-000000-ABCDEFG.1.cdt"
+        try file(logs + "/" + copy)
+        try file(logs + "/notes.txt")
+        guard mkfifo(logs + "/" + log4, 0o644) == 0 else { throw FileError(path: log4, operation: "mkfifo", errno: errno) }
+        try link(logs + "/" + log5, to: "/etc/passwd")
+        try folder(logs + "/" + log6)
+        try folder(location.contentDirectory(of: peer) + "/hashB")
+        try file(location.contentDirectory(of: peer) + "/stray")
+        for name in [ContainerLocation.baselineFolderName, ContainerLocation.externalDataFolderName, ContainerLocation.contentEpochFolderName, "Bad Name"] {
+            try folder(location.ubiquityRoot + "/" + name)
+        }
+        try folder(root + "/elsewhere")
+        try link(location.ubiquityRoot + "/bob~device", to: root + "/elsewhere")
+        try file(location.ubiquityRoot + "/left.nosync")
+
+        let scan = ContainerScan(location: location, modelVersions: true)
+        let top = kinds(scan.root)
+        #expect(top[peer] == .peerFolder)
+        #expect(top[".baseline"] == .containerFolder && top[".externalData"] == .containerFolder && top[".content"] == .containerFolder)
+        #expect(top["Bad Name"] == .foreign, "not a valid peer ID")
+        #expect(top["bob~device"] == .foreign, "a valid peer ID, but a link: never followed")
+        #expect(top["left.nosync"] == .temporary)
+        #expect(scan.peers == [peer])
+        #expect(scan.strangers.map(\.name) == ["Bad Name", "bob~device", "left.nosync"], "dot names are the container's own")
+        #expect(scan.root.first { $0.name == "bob~device" }?.type == .symbolicLink)
+
+        let folder = try #require(scan.peerFolders.first)
+        #expect(kinds(folder.contentEntries ?? []) == ["hashA": .modelFolder, "hashB": .otherModel, "stray": .foreign])
+        #expect(scan.otherModels(of: folder).map(\.name) == ["hashB"])
+        let inLogs = kinds(folder.entries)
+        #expect(inLogs[log3] == .log(3))
+        #expect(inLogs[ContainerLocation.receiptName] == .receipt)
+        #expect(inLogs[".receipt.0.cdt.1234abcd.nosync"] == .temporary)
+        #expect(inLogs[".syncthing.\(log3).tmp"] == .transfer(engine: "Syncthing"))
+        #expect(inLogs[copy] == .conflictCopy(of: log3, engine: "Syncthing"))
+        #expect(inLogs["notes.txt"] == .foreign)
+        // Named like logs, but not regular files: classified by name, told apart by type, never logs of the scan.
+        #expect(inLogs[log4] == .log(4) && folder.entries.first { $0.name == log4 }?.type == .other)
+        #expect(inLogs[log5] == .log(5) && folder.entries.first { $0.name == log5 }?.type == .symbolicLink)
+        #expect(inLogs[log6] == .log(6) && folder.entries.first { $0.name == log6 }?.type == .directory)
+        #expect(scan.logs.map(\.number) == [3])
+        #expect(scan.excluded.map(\.name) == [".receipt.0.cdt.1234abcd.nosync"])
+        #expect(scan.has(peer: peer, number: 3) && !scan.has(peer: peer, number: 4))
+
+        try file(location.baselinePath)
+        try file(location.baselineDirectory + "/baseline (alice's conflicted copy 2024-01-01).zip")
+        try file(location.baselineDirectory + "/.baseline-1234.zip.nosync")
+        #expect(kinds(ContainerScan.sharedFolder(.baselines, of: location)) == [
+            "baseline.zip": .baseline, "baseline (alice's conflicted copy 2024-01-01).zip": .conflictCopy(of: "baseline.zip", engine: "Dropbox"),
+            ".baseline-1234.zip.nosync": .temporary,
+        ])
+        let hash = String(repeating: "ab", count: 32)
+        try file(location.externalDataDirectory + "/" + hash)
+        try file(location.externalDataDirectory + "/." + hash + ".1234abcd.nosync")
+        try file(location.externalDataDirectory + "/.syncthing." + hash + ".tmp")
+        #expect(kinds(ContainerScan.sharedFolder(.externalData, of: location)) == [
+            hash: .externalData, "." + hash + ".1234abcd.nosync": .temporary, ".syncthing." + hash + ".tmp": .transfer(engine: "Syncthing"),
+        ])
+        #expect(ContainerScan.externalDataFiles(of: location).map(\.name) == [hash])
+        try file(location.contentEpochPath)
+        try file(location.contentEpochDirectory + "/Other.plist")
+        try file(location.contentEpochDirectory + "/Notes (iCloud conflict phone 20240101T000000).plist")
+        #expect(kinds(ContainerScan.sharedFolder(.contentEpochs, of: location)) == [
+            "Notes.plist": .contentEpoch, "Other.plist": .foreign,
+            "Notes (iCloud conflict phone 20240101T000000).plist": .conflictCopy(of: "Notes.plist", engine: "iCloud"),
+        ])
+        #expect(ContainerScan.foldersToWatch(location).contains(logs))
+        #expect(!ContainerScan.foldersToWatch(location).contains { $0.hasSuffix("/bob~device") || $0.hasSuffix("/Bad Name") })
+    }
+
+    @Test("nothing below a link is listed, and hostile names are foreign, never logs")
+    func linksAndHostileNames() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let location = self.location
+        // A peer whose content folder is a link to logs elsewhere: the scan sees the peer, none of its logs.
+        let outside = root + "/outside/hashA"
+        try file(outside + "/" + TransactionLog.fileName(number: 1))
+        try folder(location.ubiquityRoot + "/mallory~device")
+        try link(location.contentDirectory(of: "mallory~device"), to: root + "/outside")
+        let hostile = ["log with spaces.1.cdt", "ünïcode-0000000001.1.cdt", "line\nbreak.1.cdt", String(repeating: "7", count: 200) + ".1.cdt",
+                       "0000000001-NOT-A-UUID.1.cdt", "receipt.0.cdt.bak", "..", "RECEIPT.0.CDT"]
+        for name in hostile where name != ".." { try file(location.logDirectory(of: "alice~device") + "/" + name) }
+
+        let scan = ContainerScan(location: location)
+        #expect(scan.peers == ["alice~device", "mallory~device"])
+        #expect(scan.peerFolders.first { $0.peerID == "mallory~device" }?.entries.isEmpty == true, "a link is never followed")
+        let alice = try #require(scan.peerFolders.first { $0.peerID == "alice~device" })
+        #expect(alice.entries.count == hostile.count - 1, "'.' and '..' are never entries")
+        #expect(alice.entries.allSatisfy { $0.kind == .foreign }, "\(alice.entries.map { ($0.name, $0.kind) })")
+        #expect(scan.logs.isEmpty)
+    }
+}
