@@ -18,6 +18,14 @@ struct FileTree {
             inode = entry.inode
             changed = entry.changeTime
         }
+
+        /// The same fields as `DirectoryEntry` takes them from `lstat`.
+        init(_ info: stat) {
+            size = Int64(info.st_size)
+            modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+            inode = UInt64(info.st_ino)
+            changed = Double(info.st_ctim.tv_sec) + Double(info.st_ctim.tv_nsec) / 1e9
+        }
     }
 
     var files: [String: Signature] = [:]
@@ -30,20 +38,56 @@ struct FileTree {
         var tree = FileTree()
         var pending = [prefix]
         while let relative = pending.popLast() {
-            let path = root + "/" + relative
-            for entry in DirectoryEntry.list(path) {
-                let path = relative + "/" + entry.name
-                if entry.name.hasSuffix(".nosync") {
-                    if entry.isRegularFile { tree.excluded.append(path) }
-                } else if entry.isDirectory {
+            // Each entry is asked of the open folder (`fstatat`), not by its whole path: the
+            // daemons list their mirrors at every scan, and walking the path was most of it.
+            guard let directory = opendir(root + "/" + relative) else { continue }
+            defer { closedir(directory) }
+            let folder = dirfd(directory)
+            for name in names(in: directory) {
+                var info = stat()
+                guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+                let type = info.st_mode & S_IFMT
+                let path = relative + "/" + name
+                if name.hasSuffix(".nosync") {
+                    if type == S_IFREG { tree.excluded.append(path) }
+                } else if type == S_IFDIR {
                     pending.append(path)
-                } else if entry.isRegularFile {
-                    tree.files[path] = Signature(entry)
-                    if let number = TransactionLog.transactionNumber(inFileName: entry.name) { tree.logNumbers[relative, default: []].insert(number) }
+                } else if type == S_IFREG {
+                    tree.files[path] = Signature(info)
+                    if let number = TransactionLog.transactionNumber(inFileName: name) { tree.logNumbers[relative, default: []].insert(number) }
                 }
             }
         }
         return tree
+    }
+
+    /// The names in an open folder but `.` and `..`, sorted (as `DirectoryEntry.list` gives them).
+    private static func names(in directory: OpaquePointer) -> [String] {
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// Brings the entry of one file up to date after it was written or removed, as `list` would
+    /// find it now. Returns `false` (and changes nothing) for a path `list` would not take at
+    /// its word — under a `.nosync` name — so the caller lists again instead.
+    mutating func refresh(_ path: String, in root: String) -> Bool {
+        guard let slash = path.lastIndex(of: "/"), !path.split(separator: "/").contains(where: { $0.hasSuffix(".nosync") }) else { return false }
+        let folder = String(path[..<slash])
+        let old = files[path]
+        files[path] = Self.signature(root + "/" + path)
+        guard old != nil || files[path] != nil,
+              TransactionLog.transactionNumber(inFileName: String(path[path.index(after: slash)...])) != nil else { return true }
+        // Another file of the folder may carry the same transaction number: count them again.
+        let numbers = Set(DirectoryEntry.names(root + "/" + folder, regularFilesOnly: true)
+            .filter { !$0.hasSuffix(".nosync") }.compactMap { TransactionLog.transactionNumber(inFileName: $0) })
+        logNumbers[folder] = numbers.isEmpty ? nil : numbers
+        return true
     }
 
     /// The signature of one file now, or `nil` when it is not there.

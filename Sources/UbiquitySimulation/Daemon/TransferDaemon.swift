@@ -23,6 +23,13 @@ public final class TransferDaemon {
     private var known: [String: (mirror: FileTree.Signature?, cloud: FileTree.Signature?)] = [:]
     private var queue: [String: Transfer] = [:]
     private var scannedGeneration = -1
+    /// The account and mirror files of the last scan, and whether it saw the cloud (an offline
+    /// scan takes the cloud as last seen): the next scan of the same account online looks only
+    /// at what changed since.
+    private var lastScan: (token: String, online: Bool)?
+    private var lastLocal: [String: FileTree.Signature] = [:]
+    /// Paths whose transfer or last-agreed pair changed outside a scan: the next scan looks again.
+    private var touched: Set<String> = []
     /// The account synced at the last round (`nil`: signed out, nothing syncs).
     private var currentToken: String?
     private var mirrorChanged = true
@@ -143,30 +150,53 @@ public final class TransferDaemon {
     /// like a change of its own when the device returns, and win over the whole one (seed 576
     /// of `scenario fuzz`: half a content-epoch file replaced everybody's whole one for good).
     private func stopTransfers(keeping token: String?, now: Double) {
+        // The transfers dropped here are queued again by a look at every path.
+        lastScan = nil
         for (key, transfer) in queue where token == nil || !transfer.path.hasPrefix(token! + "/") {
             queue[key] = nil
             guard transfer.partial else { continue }
             let toCloud = transfer.kind == .upload
             unlink((toCloud ? cloud.path : mirror) + "/" + transfer.path)
             known[transfer.path] = nil
-            if toCloud { cloud.didChange() }
+            touched.insert(transfer.path)
+            if toCloud { cloud.didChange(transfer.path) }
             note(now, toCloud ? .deleteInCloud : .deleteInMirror, transfer.path, "the account changed before the rest was sent: the part written is removed")
         }
     }
 
     /// Compares both sides with what was last in sync and queues a transfer for each difference.
     /// With `cloudUnseen` (offline) the cloud is taken to be as it was last seen.
+    ///
+    /// After an online scan of the same account it looks only at the paths that changed since
+    /// (in the mirror listing, in the cloud's named changes, or by a transfer): every other
+    /// path still needs what the last scan queued for it, so the queue, and the random draws
+    /// that come with it, are the same as a look at every path would make.
     private func scan(token: String, now: Double, cloudUnseen: Bool = false) {
+        var changed: Set<String>? = lastScan.map { $0.token == token && $0.online } == true && !cloudUnseen ? touched : nil
         mirrorChanged = false
+        // Listed every time: the app writes some files (receipts) without saying so.
         let local = FileTree.list(mirror, under: token).files
+        if changed != nil {
+            for (path, signature) in local where lastLocal[path] != signature { changed!.insert(path) }
+            for path in lastLocal.keys where local[path] == nil { changed!.insert(path) }
+        }
         let remote: [String: FileTree.Signature]
         if cloudUnseen {
             remote = known.compactMapValues(\.cloud).filter { $0.key.hasPrefix(token + "/") }
         } else {
+            if changed != nil {
+                if let paths = cloud.changedPaths(since: scannedGeneration, under: token) { changed!.formUnion(paths) } else { changed = nil }
+            }
             scannedGeneration = cloud.generation
             remote = cloud.tree(of: token).files
         }
-        let paths = Set(local.keys).union(remote.keys).union(known.keys.filter { $0.hasPrefix(token + "/") })
+        lastScan = (token, !cloudUnseen)
+        lastLocal = local
+        touched.removeAll()
+        // Only paths a look at every path would meet: a transfer queued for a file gone from
+        // both sides (and from memory) stays until it runs, as it always did.
+        let paths = changed.map { $0.filter { local[$0] != nil || remote[$0] != nil || known[$0] != nil } }
+            ?? Set(local.keys).union(remote.keys).union(known.keys.filter { $0.hasPrefix(token + "/") })
         for path in paths.sorted() {
             // A transfer that already wrote part of the file finishes what it started.
             if queue[path]?.partial == true { continue }
@@ -230,6 +260,7 @@ public final class TransferDaemon {
     private func execute(_ queued: Transfer, token: String, now: Double) -> Int {
         var transfer = queued
         let local = mirror + "/" + transfer.path, remote = cloud.path + "/" + transfer.path
+        touched.insert(transfer.path)
         if transfer.kind == .duplicate { return deliverDuplicate(transfer, now: now) }
         // The situation may have changed since the transfer was queued: do what it needs now.
         if !transfer.partial {
@@ -256,7 +287,7 @@ public final class TransferDaemon {
                     // known to nobody, for good).
                     unlink(toCloud ? remote : local)
                     known[transfer.path] = nil
-                    if toCloud { cloud.didChange() }
+                    if toCloud { cloud.didChange(transfer.path) }
                     note(now, toCloud ? .deleteInCloud : .deleteInMirror, transfer.path, "the rest never came: the part written is removed")
                     return toCloud ? 0 : 1
                 }
@@ -281,7 +312,7 @@ public final class TransferDaemon {
             if !transfer.partial, bytes.count > 1, Double.random(in: 0..<1, using: &random) < plan.truncateRate {
                 let cut = Int.random(in: 1..<bytes.count, using: &random)
                 guard write(Array(bytes[..<cut]), to: toCloud ? remote : local, like: toCloud ? local : remote) else { retry(transfer, now: now, "could not write"); return 0 }
-                if toCloud { cloud.didChange() }
+                if toCloud { cloud.didChange(transfer.path) }
                 statistics.truncations += 1
                 transfer.partial = true
                 retry(transfer, now: now, "truncated after \(cut) of \(bytes.count) bytes; the rest follows")
@@ -291,7 +322,7 @@ public final class TransferDaemon {
             known[transfer.path] = (FileTree.signature(local), FileTree.signature(remote))
             queue[transfer.path] = nil
             if toCloud {
-                cloud.didChange()
+                cloud.didChange(transfer.path)
                 quotaRefused = false
                 statistics.uploads += 1
                 statistics.bytesUp += Int64(bytes.count)
@@ -313,7 +344,7 @@ public final class TransferDaemon {
             unlink(inCloud ? remote : local)
             known[transfer.path] = nil
             queue[transfer.path] = nil
-            if inCloud { cloud.didChange() }
+            if inCloud { cloud.didChange(transfer.path) }
             statistics.deletions += 1
             note(now, inCloud ? .deleteInCloud : .deleteInMirror, transfer.path, "deleted")
             return inCloud ? 0 : 1
@@ -374,7 +405,8 @@ public final class TransferDaemon {
             let fresh = FileTree.signature(root + "/" + path)
             known[path] = duplicate.toCloud ? (last.mirror, fresh) : (fresh, last.cloud)
         }
-        if duplicate.toCloud { cloud.didChange() } else { mirrorChanged = true }
+        touched.insert(path)
+        if duplicate.toCloud { cloud.didChange(path) } else { mirrorChanged = true }
         statistics.duplicates += 1
         note(now, .duplicate, path, duplicate.asCopy ? "delivered again as a copy" : "delivered again")
         return duplicate.toCloud ? 0 : 1

@@ -20,6 +20,9 @@ public struct ScenarioOptions: Sendable {
     public var extraFaults: [(key: String, value: String?)] = []
     /// Called with each step's line as it starts (the CLI prints them when asked).
     public var onStep: (@Sendable (String) -> Void)?
+    /// Called with a line saying how far the run is, every 10 s of wall time of a long run
+    /// (`ubiq scenario run` prints it on stderr when that is a terminal).
+    public var onProgress: (@Sendable (String) -> Void)?
     /// Run every device on a Syncthing host of its own, reading and writing that host's copy
     /// of the cloud, instead of through a mirror and the emulated daemon (Docs/Scenarios.md).
     public var syncthing: SyncthingOptions?

@@ -43,6 +43,7 @@ public final class ScenarioRunner {
     var hosts: SyncthingHosts?
     var realTime = RealTimeState()
     var warnings: [String] = []
+    var progress = ScenarioProgress()
 
     /// Runs `scenario` and reports; throws only when the run cannot start or a device process
     /// dies (a broken invariant is a violation in the result, not an error).
@@ -58,7 +59,7 @@ public final class ScenarioRunner {
         seed = options.seed ?? scenario.seed
         random = SeededGenerator(seed: seed)
         autoSync = scenario.autoSync
-        work = options.workDirectory ?? NSTemporaryDirectory() + "ubiquity-scenario-\(scenario.name)-\(seed)-\(UUID().uuidString.prefix(8))"
+        work = options.workDirectory ?? ScenarioScratch.root + "ubiquity-scenario-\(scenario.name)-\(seed)-\(UUID().uuidString.prefix(8))"
         runKey = options.encrypted ? ContentKey.generate() : nil
         let scratch = work + "/.invariants"
         runSealing = runKey.map { ContentSealing(key: $0, scratchDirectory: scratch) }
@@ -213,6 +214,7 @@ public final class ScenarioRunner {
         }
         current = step
         stepCount += 1
+        reportProgress()
         options.onStep?("[+\(SimulatedDuration.text(clock.seconds))] \(Self.substitute(step.text, substitutions))")
         switch step.action {
         case let .device(target, verb):
@@ -262,6 +264,7 @@ public final class ScenarioRunner {
             // The key and the roll are drawn here, so the device does the same in every run.
             current = choice.step
             stepCount += 1
+            reportProgress()
             options.onStep?("[+\(SimulatedDuration.text(clock.seconds))] \(name) edit \(entity) \(substitutions["{key}"]!)")
             try send(.edit(entity: entity, key: substitutions["{key}"]!, roll: random.next()), to: devices[name]!)
             if violations.isEmpty { checkAfterStep() }

@@ -69,6 +69,8 @@ struct ScenarioRunCommand: ParsableCommand {
         }
         options.extraFaults = try Self.parseFaults(faults)
         if verbose { options.onStep = { Console.out($0) } }
+        // Only on a terminal: a transcript or a pipe gets the same output however long the run.
+        if !verbose && isatty(STDERR_FILENO) != 0 { options.onProgress = { Console.note($0) } }
         let result: ScenarioResult
         do {
             result = try ScenarioRunner.run(loaded, options: options)
