@@ -8,9 +8,16 @@ struct GlobalIDTests {
     @Test func naturalKeysAreValidated() throws {
         #expect(try GlobalID("Note/a/b").key == "a/b", "a key may hold slashes")
         #expect(try GlobalID("Note/ünïcødé 日本").entity == "Note")
-        for bad in ["Note/", "Note", "/key", "No te/key", "Note/line\nbreak", "Note/tab\tkey", "Note/del\u{7f}", "Note/c1\u{85}", "Note/" + String(repeating: "x", count: 201)] {
-            #expect(throws: GlobalIDError.self, "\(bad.debugDescription) is refused") { try GlobalID(bad) }
+        let refused: [(text: String, reason: GlobalIDError.Reason)] = [
+            ("Note/", .keyLength), ("Note", .missingSlash), ("/key", .invalidEntityName), ("No te/key", .invalidEntityName),
+            ("Note/line\nbreak", .controlCharacter), ("Note/tab\tkey", .controlCharacter), ("Note/del\u{7f}", .controlCharacter),
+            ("Note/c1\u{85}", .controlCharacter), ("Note/" + String(repeating: "x", count: 201), .keyLength),
+        ]
+        for (bad, reason) in refused {
+            let error = #expect(throws: GlobalIDError.self, "\(bad.debugDescription) is refused") { try GlobalID(bad) }
+            #expect(error?.reason == reason, "\(bad.debugDescription): \(error.map(String.init(describing:)) ?? "no error")")
         }
+        #expect(GlobalIDError(text: "Note", reason: .missingSlash).description == "invalid object ID 'Note': expected <Entity>/<key>")
     }
 
     @Test func stampsSortLikeTheirTextAndRoundTrip() throws {

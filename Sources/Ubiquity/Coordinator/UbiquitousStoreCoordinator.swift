@@ -75,7 +75,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         let choice = try openStore(for: device, transition: nil)
         if watchesDevice, watcher == nil {
             watcher = try? DirectoryWatcher(directory: configuration.device) { [weak self] name in
-                guard name == "device.plist", let self else { return }
+                guard name == Device.plistName, let self else { return }
                 do { try self.checkAccount() } catch {
                     self.logger.error(.setupAssistant, "accountChanged", "cannot switch accounts: \(error)")
                 }

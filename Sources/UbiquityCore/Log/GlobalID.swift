@@ -26,7 +26,7 @@ public struct GlobalID: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// Parses `<entity>/<key>`.
     public init(_ text: String) throws(GlobalIDError) {
         // Searched as bytes: an import parses every object ID it reads.
-        guard let slash = text.utf8.firstIndex(of: UInt8(ascii: "/")) else { throw GlobalIDError(text: text, reason: "expected <Entity>/<key>") }
+        guard let slash = text.utf8.firstIndex(of: UInt8(ascii: "/")) else { throw GlobalIDError(text: text, reason: .missingSlash) }
         try self.init(entity: String(text[..<slash]), key: text[text.utf8.index(after: slash)...], text: text)
     }
 
@@ -39,10 +39,10 @@ public struct GlobalID: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     /// Validates the parts; `text`, when given, is already `<entity>/<key>`.
     private init(entity: String, key: Substring, text: String?) throws(GlobalIDError) {
-        guard Identifier.isValid(entity) else { throw GlobalIDError(text: "\(entity)/\(key)", reason: "invalid entity name") }
-        guard !key.isEmpty, key.utf8.count <= 200 else { throw GlobalIDError(text: String(key), reason: "a key must hold 1 to 200 bytes") }
+        guard Identifier.isValid(entity) else { throw GlobalIDError(text: "\(entity)/\(key)", reason: .invalidEntityName) }
+        guard !key.isEmpty, key.utf8.count <= 200 else { throw GlobalIDError(text: String(key), reason: .keyLength) }
         guard !Self.containsControlCharacter(key) else {
-            throw GlobalIDError(text: String(key), reason: "a key must not hold control characters")
+            throw GlobalIDError(text: String(key), reason: .controlCharacter)
         }
         self.entity = entity
         description = text ?? entity + "/" + key
@@ -74,8 +74,30 @@ public struct GlobalID: Hashable, Comparable, Sendable, CustomStringConvertible 
 }
 
 /// A global ID that cannot be used, with the reason.
-public struct GlobalIDError: Error, CustomStringConvertible, Sendable {
+public struct GlobalIDError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// Why a global ID is refused.
+    public enum Reason: Equatable, Sendable, CustomStringConvertible {
+        /// The text has no `/` between the entity and the key.
+        case missingSlash
+        /// The entity part is not an identifier.
+        case invalidEntityName
+        /// The key is empty or longer than 200 UTF-8 bytes.
+        case keyLength
+        /// The key holds a control character.
+        case controlCharacter
+
+        public var description: String {
+            switch self {
+            case .missingSlash: "expected <Entity>/<key>"
+            case .invalidEntityName: "invalid entity name"
+            case .keyLength: "a key must hold 1 to 200 bytes"
+            case .controlCharacter: "a key must not hold control characters"
+            }
+        }
+    }
+
+    /// The refused text (the whole ID, or the key alone when only the key is wrong).
     public let text: String
-    public let reason: String
+    public let reason: Reason
     public var description: String { "invalid object ID '\(text.prefix(80))': \(reason)" }
 }

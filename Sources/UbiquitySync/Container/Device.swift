@@ -25,7 +25,11 @@ public struct Device: Sendable, Equatable {
     /// The account a new device is signed in to unless told otherwise.
     public static let defaultAccount = "default"
 
-    var plistPath: String { directory + "/device.plist" }
+    /// The file in a device's directory that describes it; a running coordinator watches it
+    /// for account changes.
+    public static let plistName = "device.plist"
+
+    var plistPath: String { directory + "/" + Self.plistName }
 
     /// The local mirror of the device's containers; it has the cloud's layout.
     public var mirrorDirectory: String { directory + "/Mobile Documents" }
@@ -39,10 +43,10 @@ public struct Device: Sendable, Equatable {
     public static func create(at directory: String, userName: String = "user", identityToken: String? = defaultAccount,
                               deviceUUID: UUID = UUID(), mirrorsCloud: Bool = false, cloud: String? = nil) throws(DeviceError) -> Device {
         guard CloudNames.isValidPathComponent(userName.lowercased()), !userName.contains("~") else {
-            throw .invalid("user name \(CloudNames.quoted(userName)) must be 1 to 200 letters, digits, '.', '_', '-', '@', '+'")
+            throw .invalidUserName(userName)
         }
         if let identityToken, !CloudNames.isValidPathComponent(identityToken) {
-            throw .invalid("identity token \(CloudNames.quoted(identityToken)) must be 1 to 200 letters, digits, '.', '_', '-', '@', '+'")
+            throw .invalidIdentityToken(identityToken)
         }
         let device = Device(directory: directory, deviceUUID: deviceUUID, userName: userName, identityToken: identityToken,
                             mirrorsCloud: mirrorsCloud, cloud: cloud.map(CloudPath.normalized))
@@ -69,14 +73,14 @@ public struct Device: Sendable, Equatable {
             }
         }
         guard existing.userName == userName else {
-            throw .invalid("the device at \(directory) belongs to user '\(existing.userName)', not '\(userName)'")
+            throw .otherUser(device: directory, owner: existing.userName, expected: userName)
         }
         return existing
     }
 
     /// Reads `device.plist` from `directory`.
     public static func load(from directory: String) throws(DeviceError) -> Device {
-        let path = directory + "/device.plist"
+        let path = directory + "/" + plistName
         guard FileManager.default.fileExists(atPath: path) else { throw .notInitialized(directory) }
         let plist: PlistValue
         do { plist = try PlistSeam.decode(try AtomicFile.read(path, limit: 1 << 20)) } catch { throw .unusable(directory, "device.plist: \(error)") }
@@ -103,7 +107,7 @@ public struct Device: Sendable, Equatable {
     /// Works while another process owns the device: it only replaces `device.plist` atomically.
     public static func setAccount(_ token: String?, at directory: String) throws(DeviceError) -> Device {
         if let token, !CloudNames.isValidPathComponent(token) {
-            throw .invalid("identity token \(CloudNames.quoted(token)) must be 1 to 200 letters, digits, '.', '_', '-', '@', '+'")
+            throw .invalidIdentityToken(token)
         }
         var device = try load(from: directory)
         device.identityToken = token
@@ -143,28 +147,5 @@ public struct Device: Sendable, Equatable {
     /// `<user>~<device UUID>[~<peer token>]`, lower-case as Apple's.
     public func peerID(peerToken: String? = nil) -> String {
         ([userName, deviceUUID.uuidString] + (peerToken.map { [$0] } ?? [])).joined(separator: "~").lowercased()
-    }
-}
-
-/// A device directory that cannot be used.
-public enum DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
-    case notInitialized(String)
-    case alreadyExists(String)
-    case inUse(String, pid: String)
-    case unusable(String, String)
-    case invalid(String)
-    /// The device belongs to another cloud than the one it was opened with.
-    case otherCloud(device: String, remembered: String, given: String)
-
-    public var description: String {
-        switch self {
-        case let .notInitialized(path): return "no device at \(path) (run 'ubiq device init' first)"
-        case let .alreadyExists(path): return "a device already exists at \(path)"
-        case let .inUse(path, pid): return "the device at \(path) is in use by another process (pid \(pid))"
-        case let .unusable(path, reason): return "cannot use the device at \(path): \(reason)"
-        case let .invalid(reason): return reason
-        case let .otherCloud(device, remembered, given):
-            return "the device at \(device) belongs to the cloud \(remembered), not \(given) (a mistyped --cloud would start a new, empty cloud); to move the device to \(given) on purpose, run 'ubiq device move-cloud \(given) --device \(device)'"
-        }
     }
 }

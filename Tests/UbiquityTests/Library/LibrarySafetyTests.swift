@@ -12,9 +12,10 @@ struct LibrarySafetyTests {
         let loaded = try Device.openOrCreate(at: path, userName: "ann")
         #expect(loaded.deviceUUID == made.deviceUUID && loaded.identityToken == Device.defaultAccount)
         // Another user's device is not adopted, and `create` stays strict.
-        #expect(throws: DeviceError.invalid("the device at \(path) belongs to user 'ann', not 'bob'")) {
+        let refusal = #expect(throws: DeviceError.otherUser(device: path, owner: "ann", expected: "bob")) {
             try Device.openOrCreate(at: path, userName: "bob")
         }
+        #expect(refusal?.description == "the device at \(path) belongs to user 'ann', not 'bob'")
         #expect(throws: DeviceError.alreadyExists(path)) { try Device.create(at: path, userName: "ann") }
         // The account it is on now is kept (openOrCreate does not sign it back in).
         _ = try Device.setAccount(nil, at: path)

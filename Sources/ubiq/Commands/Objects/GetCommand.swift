@@ -32,22 +32,9 @@ struct GetCommand: ParsableCommand {
     func run() throws {
         if raw && json { throw CLIError("--raw and --json exclude each other") }
         let id = try GlobalID(id)
-        let (value, externalData) = try global.withReadablePeer { peer -> (AttributeValue?, ExternalDataFolder) in
-            let entity = try peer.store.model.entity(named: id.entity)
-            guard entity.attribute(attribute) != nil else { throw ModelError.unknownProperty(entity: id.entity, property: attribute) }
-            guard let snapshot = try peer.store.snapshot(of: id) else { throw StoreError.objectNotFound(id) }
-            return (snapshot.values[attribute] ?? nil, peer.store.externalData)
-        }
-        if json { return Console.out(value.jsonValue.text()) }
-        guard raw else { return Console.out(ObjectText.text(value)) }
-        guard let value else { throw CLIError("\(id).\(attribute) has no value") }
-        switch value {
-        case let .binary(bytes): Console.outBytes(bytes)
-        case let .externalBinary(reference):
-            // Streamed a chunk at a time: a 200 MB value never sits whole in memory.
-            do { try externalData.read(reference) { Console.outBytes($0) } } catch let error as ExternalDataError { throw CLIError("\(id).\(attribute): \(error)") }
-        case let .string(text): Console.outBytes(Array(text.utf8))
-        default: Console.outBytes(Array(value.description.utf8))
-        }
+        let read = try global.withReadablePeer { peer in try AttributeValueRead(attribute, of: id, in: peer) }
+        if json { return Console.out(read.value.jsonValue.text()) }
+        guard raw else { return Console.out(ObjectText.text(read.value)) }
+        try read.writeRaw { Console.outBytes($0) }
     }
 }

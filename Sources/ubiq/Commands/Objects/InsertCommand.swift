@@ -28,7 +28,8 @@ struct InsertCommand: ParsableCommand {
     func run() throws {
         let assignments = try assignments.map(PropertyAssignment.init(parsing:))
         let id = try global.withPeer { peer in
-            let assignments = try FileValues.resolve(assignments, entity: try peer.store.model.entity(named: entity), externalData: peer.store.externalData)
+            let assignments = try AttributeFileValues.resolve(assignments, entity: try peer.store.model.entity(named: entity), externalData: peer.store.externalData,
+                                                               absolutePath: GlobalOptions.absolute)
             let context = peer.newContext()
             let object = try context.insert(entity, key: key)
             for assignment in assignments { try assignment.apply(to: object, in: context) }

@@ -28,17 +28,7 @@ struct SoakCommand: ParsableCommand {
 
     func run() throws {
         guard count >= 0 else { throw CLIError("--count must not be negative") }
-        try global.withPeer { peer in
-            let description = try peer.store.model.entity(named: entity)
-            let context = peer.newContext()
-            for index in 0..<count {
-                let id = try GlobalID(entity: entity, key: "\(prefix)\(index)")
-                if try peer.store.isAlive(id) { continue }
-                let object = try context.insert(entity, key: id.key)
-                for (name, value) in description.sampleValues(label: id.key) { try object.setValue(value, for: name) }
-                try context.save()
-                Console.out(id.description)
-            }
-        }
+        let soak = SoakRun(entity: entity, prefix: prefix, count: count)
+        try global.withPeer { peer in try soak.run(on: peer) { Console.out($0.description) } }
     }
 }

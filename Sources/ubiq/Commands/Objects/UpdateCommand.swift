@@ -30,7 +30,8 @@ struct UpdateCommand: ParsableCommand {
         let assignments = try assignments.map(PropertyAssignment.init(parsing:))
         guard !assignments.isEmpty else { throw CLIError("nothing to update: give one or more attr=value") }
         try global.withPeer { peer in
-            let assignments = try FileValues.resolve(assignments, entity: try peer.store.model.entity(named: id.entity), externalData: peer.store.externalData)
+            let assignments = try AttributeFileValues.resolve(assignments, entity: try peer.store.model.entity(named: id.entity), externalData: peer.store.externalData,
+                                                               absolutePath: GlobalOptions.absolute)
             let context = peer.newContext()
             let object = try merge.object(id, in: context)
             for assignment in assignments { try assignment.apply(to: object, in: context) }

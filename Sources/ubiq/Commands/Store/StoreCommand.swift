@@ -15,22 +15,15 @@ struct StoreCommand: ParsableCommand {
     @Flag(help: "Print JSON: {store, why, now, nowWhy, events: [text]}.") var json = false
 
     func run() throws {
-        let coordinator = try UbiquitousStoreCoordinator(configuration: try global.configuration())
-        defer { coordinator.close() }
-        let events = EventLines()
-        coordinator.observe { [json] event in
-            if json { events.append("\(event)") } else { Console.out("event: \(event)") }
-        }
-        let choice = try coordinator.addStore()
-        let first = (choice.kind.rawValue, choice.reason)
-        if !json { Console.out("store: \(first.0) — \(first.1)") }
-        try coordinator.waitForBackgroundImport()
-        let now = (coordinator.storeKind?.rawValue ?? "none", coordinator.storeReason)
+        let handover = try StoreHandover.run(configuration: try global.configuration(),
+                                             event: { [json] event in if !json { Console.out("event: \(event)") } },
+                                             added: { [json] choice in if !json { Console.out("store: \(choice.kind.rawValue) — \(choice.reason)") } })
+        let now = handover.now?.rawValue ?? "none"
         if json {
-            Console.out(JSONValue.object(["store": .string(first.0), "why": .string(first.1), "now": .string(now.0),
-                                          "nowWhy": .string(now.1), "events": .array(events.lines.map(JSONValue.string))]).text())
-        } else if coordinator.storeKind != .local {
-            Console.out("now: \(now.0) — \(now.1)")
+            Console.out(JSONValue.object(["store": .string(handover.first.kind.rawValue), "why": .string(handover.first.reason), "now": .string(now),
+                                          "nowWhy": .string(handover.nowReason), "events": .array(handover.events.map { .string("\($0)") })]).text())
+        } else if handover.now != .local {
+            Console.out("now: \(now) — \(handover.nowReason)")
         }
     }
 }

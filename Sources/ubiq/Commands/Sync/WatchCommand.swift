@@ -32,7 +32,7 @@ struct WatchCommand: ParsableCommand {
             sources.append(source)
         }
         // `ubiq account sign-in` rewrites device.plist: the peer of the new account takes over.
-        let deviceWatcher = try DirectoryWatcher(directory: global.devicePath) { name in if name == "device.plist" { wake.signal() } }
+        let deviceWatcher = try DirectoryWatcher(directory: global.devicePath) { name in if name == Device.plistName { wake.signal() } }
         defer { deviceWatcher.stop() }
         while !stop.isSet {
             try global.withPeer(adjust: resolver.adjust) { peer in try watch(peer, wake: wake, stop: stop) }
