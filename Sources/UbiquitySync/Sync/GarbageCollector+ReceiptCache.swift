@@ -8,14 +8,14 @@ import UbiquityCore
 /// an unchanged file is not read or decoded again. Only receipts read as plain bytes are kept
 /// (a sealed one decodes only with the key this device holds at the time), and a failed read is
 /// never kept, so a lookup gives exactly what reading the same file again would.
-final class ReceiptCache: @unchecked Sendable {
-    static let shared = ReceiptCache()
+package final class ReceiptCache: @unchecked Sendable {
+    package static let shared = ReceiptCache()
     private let lock = NSLock()
     private var entries: [String: (signature: String, receipt: Receipt)] = [:]
 
     /// The receipt at `path` below `location`'s root: the one decoded before when the file is
     /// unchanged, else read and decoded now (`nil` when it is missing, unreadable or not a receipt).
-    func receipt(at path: String, of location: ContainerLocation, limit: Int) -> Receipt? {
+    package func receipt(at path: String, of location: ContainerLocation, limit: Int) -> Receipt? {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         // The folders are checked every time, as a read checks them.
         guard location.isConfined(directory), let file = DirectoryEntry.at(path), file.isRegularFile else { return nil }
