@@ -9,8 +9,33 @@ import UbiquityBase
 // writes seal them when the content is encrypted (`sealing`): no other code sees a sealed byte.
 extension ContainerLocation {
     /// Whether `directory` (below the ubiquity root) is a real folder all the way down from the root.
+    ///
+    /// Every listing of a sync asks this, so the usual case (an ASCII path that spells the root
+    /// byte for byte, where bytes and characters split alike) walks the path's bytes in one
+    /// buffer; it makes the same `lstat` calls, in the same order, with the same answer as
+    /// `DirectoryEntry.isRealFolder`, which takes any other case.
     package func isConfined(_ directory: String) -> Bool {
-        DirectoryEntry.isRealFolder(directory, below: ubiquityRoot)
+        let root = ubiquityRoot.utf8
+        let path = directory.utf8
+        guard path.count > root.count + 1, path.starts(with: root), path[path.index(path.startIndex, offsetBy: root.count)] == UInt8(ascii: "/"),
+              path.allSatisfy({ $0 < 0x80 }) else {
+            return DirectoryEntry.isRealFolder(directory, below: ubiquityRoot)
+        }
+        var current = Array(root)
+        current.reserveCapacity(path.count + 1)
+        for component in path.dropFirst(root.count + 1).split(separator: UInt8(ascii: "/")) {
+            if component.elementsEqual("..".utf8) || component.elementsEqual(".".utf8) { return false }
+            current.append(UInt8(ascii: "/"))
+            current.append(contentsOf: component)
+            current.append(0)
+            var info = stat()
+            let found = current.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { lstat($0.baseAddress!, &info) }
+            }
+            current.removeLast()
+            guard found == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return false }
+        }
+        return true
     }
 
     /// The names in `directory`, sorted (with `regularFilesOnly`, of regular files only); none

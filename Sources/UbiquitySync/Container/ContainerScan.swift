@@ -13,7 +13,11 @@ package struct ContainerScan {
         package let peerID: String
         package let number: Int64
         package let name: String
-        package let path: String
+        /// The log folder it lies in (absolute).
+        package let directory: String
+
+        /// Absolute path (made when asked: most logs of a scan are judged by number alone).
+        package var path: String { directory + "/" + name }
 
         /// The file's metadata now (`nil` when it is gone).
         package var file: DirectoryEntry? { DirectoryEntry.at(path) }
@@ -52,15 +56,18 @@ package struct ContainerScan {
             let contentEntries = modelVersions ? ContainerEntry.list(location.contentDirectory(of: peerID), as: .peerContent, of: location) : nil
             let entries = ContainerEntry.list(location.logDirectory(of: peerID), as: .logs, of: location)
             peerFolders.append(PeerFolder(peerID: peerID, entries: entries, contentEntries: contentEntries))
+            // Gathered here and stored once: one lookup of the peer instead of one per log.
+            var present: Set<Int64> = []
             for entry in entries where entry.isRegularFile {
                 switch entry.kind {
                 case .temporary: excluded.append((peerID, entry.name))
                 case let .log(number):
-                    logs.append(LogFile(peerID: peerID, number: number, name: entry.name, path: entry.path))
-                    numbers[peerID, default: []].insert(number)
+                    logs.append(LogFile(peerID: peerID, number: number, name: entry.name, directory: entry.directory))
+                    present.insert(number)
                 default: break
                 }
             }
+            if !present.isEmpty { numbers[peerID, default: []].formUnion(present) }
         }
     }
 

@@ -123,13 +123,43 @@ package struct BaselineCatalog {
 
     // The signatures hold the file's change time and inode: device facts, kept in a file of the
     // device's rather than in the store (whose bytes a baseline is made from).
+    // Every sync makes a catalog or three, and the list rarely changes: it is parsed again only
+    // when its file changed (`VerifiedListCache`).
     private static func readVerified(_ path: String) -> Set<String> {
+        let before = DirectoryEntry.at(path)?.settledSignature
+        if let before, let known = VerifiedListCache.shared.lookup(path, signature: before) { return known }
         guard let bytes = try? AtomicFile.read(path, limit: 1 << 20) else { return [] }
-        return Set(String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init))
+        let signatures = Set(String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init))
+        if let before, DirectoryEntry.at(path)?.signature == before { VerifiedListCache.shared.store(path, signature: before, signatures) }
+        return signatures
     }
 
     private static func writeVerified(_ signatures: Set<String>, to path: String) {
         try? AtomicFile.makeDirectory((path as NSString).deletingLastPathComponent)
         try? AtomicFile.write(Array(signatures.sorted().joined(separator: "\n").utf8), to: path)
+    }
+}
+
+/// Verified lists already parsed, by path and settled file signature (size, modification time,
+/// inode, change time: any later write or replacement changes it, `settledSignature`), as
+/// `MetadataCache` keeps baseline metadata. A list is kept only when its signature held across
+/// the read, so a lookup gives what reading the unchanged file again would.
+private final class VerifiedListCache: @unchecked Sendable {
+    static let shared = VerifiedListCache()
+    private let lock = NSLock()
+    private var entries: [String: (signature: String, list: Set<String>)] = [:]
+
+    func lookup(_ path: String, signature: String) -> Set<String>? {
+        lock.withLock {
+            guard let entry = entries[path], entry.signature == signature else { return nil }
+            return entry.list
+        }
+    }
+
+    func store(_ path: String, signature: String, _ list: Set<String>) {
+        lock.withLock {
+            if entries.count > 256 { entries.removeAll() }
+            entries[path] = (signature, list)
+        }
     }
 }

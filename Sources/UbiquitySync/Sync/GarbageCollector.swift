@@ -50,8 +50,8 @@ package struct GarbageCollector {
         let epoch = try? store.contentEpoch()
         for peer in scan.peers where peer != me {
             // A receipt of removed content proves nothing about this content.
-            guard let bytes = try? location.read(location.receiptPath(of: peer), limit: 1 << 20),
-                  let receipt = try? Receipt(decoding: bytes), receipt.peerID == peer, receipt.contentEpoch == epoch ?? nil else { continue }
+            guard let receipt = ReceiptCache.shared.receipt(at: location.receiptPath(of: peer), of: location, limit: 1 << 20),
+                  receipt.peerID == peer, receipt.contentEpoch == epoch ?? nil else { continue }
             receipts[peer] = receipt
             if receipt.date < now.timeIntervalSince1970 - policy.gracePeriod { report.staleReceipts.append(peer) }
         }

@@ -1,0 +1,36 @@
+import Foundation
+import UbiquityBase
+import UbiquityCore
+
+/// Receipts already decoded, by path and settled file signature (size, modification time, inode,
+/// change time: any later write, rename or replacement changes it, `settledSignature`).
+/// Every collection reads every peer's receipt, and most have not changed since the last one:
+/// an unchanged file is not read or decoded again. Only receipts read as plain bytes are kept
+/// (a sealed one decodes only with the key this device holds at the time), and a failed read is
+/// never kept, so a lookup gives exactly what reading the same file again would.
+package final class ReceiptCache: @unchecked Sendable {
+    package static let shared = ReceiptCache()
+    private let lock = NSLock()
+    private var entries: [String: (signature: String, receipt: Receipt)] = [:]
+
+    /// The receipt at `path` below `location`'s root: the one decoded before when the file is
+    /// unchanged, else read and decoded now (`nil` when it is missing, unreadable or not a receipt).
+    package func receipt(at path: String, of location: ContainerLocation, limit: Int) -> Receipt? {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        // The folders are checked every time, as a read checks them.
+        guard location.isConfined(directory), let file = DirectoryEntry.at(path), file.isRegularFile else { return nil }
+        let signature = file.settledSignature
+        if let signature, let known = lock.withLock({ entries[path] }), known.signature == signature { return known.receipt }
+        guard let bytes = try? AtomicFile.read(path, limit: SealedFile.sealedSize(ofAtMost: limit)) else { return nil }
+        let sealed = SealedFile.isSealed(bytes)
+        guard let opened = try? location.sealing.open(bytes, path: path), let receipt = try? Receipt(decoding: opened) else { return nil }
+        // The settled signature taken before the read names the bytes read when it holds after it.
+        if !sealed, let signature, DirectoryEntry.at(path)?.signature == signature {
+            lock.withLock {
+                if entries.count > 1024 { entries.removeAll() }
+                entries[path] = (signature, receipt)
+            }
+        }
+        return receipt
+    }
+}
