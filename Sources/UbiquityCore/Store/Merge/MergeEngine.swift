@@ -136,23 +136,26 @@ struct MergeEngine {
     /// The common case of an import: an object this store has never seen. One `INSERT … ON
     /// CONFLICT DO NOTHING` writes it whole; `false` sends an existing row down the merge path.
     func insertIfNew(_ record: ChangeRecord, table: EntityTable, writer: TransactionWriter) throws -> Bool {
-        var row = table.emptyRow(id: record.id)
-        row[EntityTable.aliveColumn] = .integer(1)
-        row[EntityTable.versionColumn] = .integer(1)
+        // Each column is bound straight from the record (no row array per object); the
+        // columns it leaves out stay NULL, as `statement(_:)` cleared every binding.
+        let statement = try database.statement(table.insertNewRowSQL)
+        try statement.bind(record.id.description, at: Int32(EntityTable.gidColumn + 1))
+        try statement.bind(1, at: Int32(EntityTable.aliveColumn + 1))
+        try statement.bind(1, at: Int32(EntityTable.versionColumn + 1))
         for slot in table.slotLayouts {
             var wrote = false
             for (name, column) in slot.attributes {
                 guard let value = record.values[name] else { continue }
-                row[column] = value.sqliteValue
+                try statement.bind(value.sqliteValue, at: Int32(column + 1))
                 wrote = true
             }
             if let (name, column) = slot.toOne, case let .toOne(target)? = record.relationships[name] {
-                row[column] = target.map { .text($0.description) } ?? .null
+                try statement.bind(target?.description, at: Int32(column + 1))
                 wrote = true
             }
-            if wrote { row[slot.writer] = writer.id }
+            if wrote { try statement.bind(writer.id, at: Int32(slot.writer + 1)) }
         }
-        try database.statement(table.insertNewRowSQL).bind(row).run()
+        try statement.run()
         return database.changes == 1
     }
 
