@@ -40,11 +40,22 @@ struct MergeEngine {
 
     // MARK: Rows
 
-    func loadRow(_ table: EntityTable, _ id: GlobalID) throws -> [SQLiteValue]? {
-        let statement = try database.statement(table.selectRowSQL)
+    /// The row of `id`, or `nil`. With `columns`, only those (and the gid) are read; the others
+    /// stay NULL in the answer, and `writeRow` compares only what was read: an update reads
+    /// alive, version and the slots it touches, not every string of the row.
+    func loadRow(_ table: EntityTable, _ id: GlobalID, columns: [Int]? = nil) throws -> [SQLiteValue]? {
+        guard let columns else {
+            let statement = try database.statement(table.selectRowSQL)
+            try statement.bind(id.description, at: 1)
+            guard try statement.step() else { return nil }
+            return (0..<Int32(table.columns.count)).map { statement.value($0) }
+        }
+        let statement = try database.statement(table.selectSQL(columns: columns))
         try statement.bind(id.description, at: 1)
         guard try statement.step() else { return nil }
-        return (0..<Int32(table.columns.count)).map { statement.value($0) }
+        var row = table.emptyRow(id: id)
+        for (offset, column) in columns.enumerated() { row[column] = statement.value(Int32(offset)) }
+        return row
     }
 
     /// Writes `row`. A row that exists gets an `UPDATE` of the columns that differ from
@@ -78,7 +89,15 @@ struct MergeEngine {
             changes.note(record.id, wasAlive: false, isAlive: true, changed: true)
             return
         }
-        let existing = try loadRow(table, record.id)
+        let touched = touchedSlots(of: record, in: table)
+        var read = [EntityTable.aliveColumn, EntityTable.versionColumn]
+        for index in touched {
+            let layout = table.slotLayouts[index]
+            for attribute in layout.attributes { read.append(attribute.column) }
+            if let toOne = layout.toOne { read.append(toOne.column) }
+            read.append(layout.writer)
+        }
+        let existing = try loadRow(table, record.id, columns: read)
         var row = existing ?? table.emptyRow(id: record.id)
         let wasAlive = row[EntityTable.aliveColumn] == .integer(1)
         var isAlive = wasAlive
@@ -95,14 +114,6 @@ struct MergeEngine {
         }
 
         // Attributes and to-ones, slot by slot: the larger stamp wins the whole slot.
-        var touched: [Int] = []
-        for name in record.values.keys {
-            if let index = table.slotIndexOfProperty[name], !touched.contains(index) { touched.append(index) }
-        }
-        for (name, change) in record.relationships {
-            if case .toOne = change, let index = table.slotIndexOfProperty[name], !touched.contains(index) { touched.append(index) }
-        }
-        touched.sort { table.slotRankByName[$0] < table.slotRankByName[$1] }
         for slot in touched.map({ table.slots[$0] }) {
             let incoming = incomingValues(of: slot, in: record, table: table)
             let current = try slotWriter(row, table, slot)
@@ -157,6 +168,20 @@ struct MergeEngine {
         }
         try statement.run()
         return database.changes == 1
+    }
+
+    /// The indexes in `table.slots` of the slots `record` writes, in name order (so every peer
+    /// records their conflicts alike).
+    func touchedSlots(of record: ChangeRecord, in table: EntityTable) -> [Int] {
+        var touched: [Int] = []
+        for name in record.values.keys {
+            if let index = table.slotIndexOfProperty[name], !touched.contains(index) { touched.append(index) }
+        }
+        for (name, change) in record.relationships {
+            if case .toOne = change, let index = table.slotIndexOfProperty[name], !touched.contains(index) { touched.append(index) }
+        }
+        touched.sort { table.slotRankByName[$0] < table.slotRankByName[$1] }
+        return touched
     }
 
     /// The (column, value) pairs a record writes into one slot. A to-one set to an object that
