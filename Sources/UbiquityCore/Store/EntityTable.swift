@@ -30,6 +30,8 @@ final class EntityTable {
     private let updateSQLCache = SQLCache()
     /// `SELECT` statements by the columns they read, made on first use.
     private let selectSQLCache = SQLCache()
+    /// The merge's statements on this table, held once prepared.
+    let statements = EntityStatements()
     let quotedName: String
     /// Every column by name, in `columns` order. Statements name their columns: a table's
     /// physical order may differ from the model's (another declaration order of the same

@@ -50,7 +50,7 @@ struct MergeEngine {
             guard try statement.step() else { return nil }
             return (0..<Int32(table.columns.count)).map { statement.value($0) }
         }
-        let statement = try database.statement(table.selectSQL(columns: columns))
+        let statement = try table.statements.select(columns, of: table, in: database)
         try statement.bind(id.description, at: 1)
         guard try statement.step() else { return nil }
         var row = table.emptyRow(id: id)
@@ -68,7 +68,7 @@ struct MergeEngine {
         var columns: [Int] = []
         for index in row.indices where index != EntityTable.gidColumn && row[index] != existing[index] { columns.append(index) }
         guard !columns.isEmpty else { return }
-        let statement = try database.statement(table.updateSQL(columns: columns))
+        let statement = try table.statements.update(columns, of: table, in: database)
         for (offset, column) in columns.enumerated() { try statement.bind(row[column], at: Int32(offset + 1)) }
         try statement.bind(row[EntityTable.gidColumn], at: Int32(columns.count + 1))
         try statement.run()
@@ -149,7 +149,7 @@ struct MergeEngine {
     func insertIfNew(_ record: ChangeRecord, table: EntityTable, writer: TransactionWriter) throws -> Bool {
         // Each column is bound straight from the record (no row array per object); the
         // columns it leaves out stay NULL, as `statement(_:)` cleared every binding.
-        let statement = try database.statement(table.insertNewRowSQL)
+        let statement = try table.statements.insertNewRow(of: table, in: database)
         try statement.bind(record.id.description, at: Int32(EntityTable.gidColumn + 1))
         try statement.bind(1, at: Int32(EntityTable.aliveColumn + 1))
         try statement.bind(1, at: Int32(EntityTable.versionColumn + 1))
