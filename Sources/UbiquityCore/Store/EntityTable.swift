@@ -28,6 +28,10 @@ final class EntityTable {
     let slotRankByName: [Int]
     /// `UPDATE` statements by the columns they set, made on first use.
     private let updateSQLCache = SQLCache()
+    /// `SELECT` statements by the columns they read, made on first use.
+    private let selectSQLCache = SQLCache()
+    /// The merge's statements on this table, held once prepared.
+    let statements = EntityStatements()
     let quotedName: String
     /// Every column by name, in `columns` order. Statements name their columns: a table's
     /// physical order may differ from the model's (another declaration order of the same
@@ -111,6 +115,13 @@ final class EntityTable {
     func updateSQL(columns: [Int]) -> String {
         updateSQLCache.sql(for: columns) {
             "UPDATE \(quotedName) SET " + columns.map { SQLiteDatabase.quote(self.columns[$0]) + " = ?" }.joined(separator: ", ") + " WHERE gid = ?"
+        }
+    }
+
+    /// `SELECT <columns> FROM <table> WHERE gid = ?`.
+    func selectSQL(columns: [Int]) -> String {
+        selectSQLCache.sql(for: columns) {
+            "SELECT " + columns.map { SQLiteDatabase.quote(self.columns[$0]) }.joined(separator: ", ") + " FROM \(quotedName) WHERE gid = ?"
         }
     }
 

@@ -88,7 +88,7 @@ extension PersistentStore {
                             continue
                         }
                         let (clockBefore, knowledgeBefore) = (clock, knowledgeCache)
-                        var changes = ObjectChanges()
+                        result.changes.startJournal()
                         do {
                             try database.transaction {
                                 // The importer refuses such logs first; the clock must never adopt one.
@@ -96,19 +96,20 @@ extension PersistentStore {
                                     throw StoreError.stampTooFarAhead(peer: log.peerID, number: log.transactionNumber, stamp: log.stamp)
                                 }
                                 clock.observe(log.stamp)
-                                try applyRecords(of: log, into: &changes)
+                                try applyRecords(of: log, into: &result.changes)
                                 try advanceKnowledge(peer: log.peerID, to: log.transactionNumber)
                                 try history.record(log, isLocal: false, applied: now)
                             }
                         } catch where Self.isTheLogsFault(error) {
                             (clock, knowledgeCache) = (clockBefore, knowledgeBefore)
                             forgetSlotWriters()
+                            result.changes.undoJournal()
                             result.refused.append((log.peerID, log.transactionNumber, "the store refused it: \(error)"))
                             continue
                         }
-                        result.changes.merge(changes)
                         result.applied.append((log.peerID, log.transactionNumber))
                     }
+                    result.changes.endJournal()
                     try persistClock()
                     return result
                 }

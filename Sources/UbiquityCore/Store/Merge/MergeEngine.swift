@@ -40,11 +40,22 @@ struct MergeEngine {
 
     // MARK: Rows
 
-    func loadRow(_ table: EntityTable, _ id: GlobalID) throws -> [SQLiteValue]? {
-        let statement = try database.statement(table.selectRowSQL)
+    /// The row of `id`, or `nil`. With `columns`, only those (and the gid) are read; the others
+    /// stay NULL in the answer, and `writeRow` compares only what was read: an update reads
+    /// alive, version and the slots it touches, not every string of the row.
+    func loadRow(_ table: EntityTable, _ id: GlobalID, columns: [Int]? = nil) throws -> [SQLiteValue]? {
+        guard let columns else {
+            let statement = try database.statement(table.selectRowSQL)
+            try statement.bind(id.description, at: 1)
+            guard try statement.step() else { return nil }
+            return (0..<Int32(table.columns.count)).map { statement.value($0) }
+        }
+        let statement = try table.statements.select(columns, of: table, in: database)
         try statement.bind(id.description, at: 1)
         guard try statement.step() else { return nil }
-        return (0..<Int32(table.columns.count)).map { statement.value($0) }
+        var row = table.emptyRow(id: id)
+        for (offset, column) in columns.enumerated() { row[column] = statement.value(Int32(offset)) }
+        return row
     }
 
     /// Writes `row`. A row that exists gets an `UPDATE` of the columns that differ from
@@ -57,7 +68,7 @@ struct MergeEngine {
         var columns: [Int] = []
         for index in row.indices where index != EntityTable.gidColumn && row[index] != existing[index] { columns.append(index) }
         guard !columns.isEmpty else { return }
-        let statement = try database.statement(table.updateSQL(columns: columns))
+        let statement = try table.statements.update(columns, of: table, in: database)
         for (offset, column) in columns.enumerated() { try statement.bind(row[column], at: Int32(offset + 1)) }
         try statement.bind(row[EntityTable.gidColumn], at: Int32(columns.count + 1))
         try statement.run()
@@ -78,7 +89,15 @@ struct MergeEngine {
             changes.note(record.id, wasAlive: false, isAlive: true, changed: true)
             return
         }
-        let existing = try loadRow(table, record.id)
+        let touched = touchedSlots(of: record, in: table)
+        var read = [EntityTable.aliveColumn, EntityTable.versionColumn]
+        for index in touched {
+            let layout = table.slotLayouts[index]
+            for attribute in layout.attributes { read.append(attribute.column) }
+            if let toOne = layout.toOne { read.append(toOne.column) }
+            read.append(layout.writer)
+        }
+        let existing = try loadRow(table, record.id, columns: read)
         var row = existing ?? table.emptyRow(id: record.id)
         let wasAlive = row[EntityTable.aliveColumn] == .integer(1)
         var isAlive = wasAlive
@@ -95,14 +114,6 @@ struct MergeEngine {
         }
 
         // Attributes and to-ones, slot by slot: the larger stamp wins the whole slot.
-        var touched: [Int] = []
-        for name in record.values.keys {
-            if let index = table.slotIndexOfProperty[name], !touched.contains(index) { touched.append(index) }
-        }
-        for (name, change) in record.relationships {
-            if case .toOne = change, let index = table.slotIndexOfProperty[name], !touched.contains(index) { touched.append(index) }
-        }
-        touched.sort { table.slotRankByName[$0] < table.slotRankByName[$1] }
         for slot in touched.map({ table.slots[$0] }) {
             let incoming = incomingValues(of: slot, in: record, table: table)
             let current = try slotWriter(row, table, slot)
@@ -136,24 +147,41 @@ struct MergeEngine {
     /// The common case of an import: an object this store has never seen. One `INSERT … ON
     /// CONFLICT DO NOTHING` writes it whole; `false` sends an existing row down the merge path.
     func insertIfNew(_ record: ChangeRecord, table: EntityTable, writer: TransactionWriter) throws -> Bool {
-        var row = table.emptyRow(id: record.id)
-        row[EntityTable.aliveColumn] = .integer(1)
-        row[EntityTable.versionColumn] = .integer(1)
+        // Each column is bound straight from the record (no row array per object); the
+        // columns it leaves out stay NULL, as `statement(_:)` cleared every binding.
+        let statement = try table.statements.insertNewRow(of: table, in: database)
+        try statement.bind(record.id.description, at: Int32(EntityTable.gidColumn + 1))
+        try statement.bind(1, at: Int32(EntityTable.aliveColumn + 1))
+        try statement.bind(1, at: Int32(EntityTable.versionColumn + 1))
         for slot in table.slotLayouts {
             var wrote = false
             for (name, column) in slot.attributes {
                 guard let value = record.values[name] else { continue }
-                row[column] = value.sqliteValue
+                try statement.bind(value.sqliteValue, at: Int32(column + 1))
                 wrote = true
             }
             if let (name, column) = slot.toOne, case let .toOne(target)? = record.relationships[name] {
-                row[column] = target.map { .text($0.description) } ?? .null
+                try statement.bind(target?.description, at: Int32(column + 1))
                 wrote = true
             }
-            if wrote { row[slot.writer] = writer.id }
+            if wrote { try statement.bind(writer.id, at: Int32(slot.writer + 1)) }
         }
-        try database.statement(table.insertNewRowSQL).bind(row).run()
+        try statement.run()
         return database.changes == 1
+    }
+
+    /// The indexes in `table.slots` of the slots `record` writes, in name order (so every peer
+    /// records their conflicts alike).
+    func touchedSlots(of record: ChangeRecord, in table: EntityTable) -> [Int] {
+        var touched: [Int] = []
+        for name in record.values.keys {
+            if let index = table.slotIndexOfProperty[name], !touched.contains(index) { touched.append(index) }
+        }
+        for (name, change) in record.relationships {
+            if case .toOne = change, let index = table.slotIndexOfProperty[name], !touched.contains(index) { touched.append(index) }
+        }
+        touched.sort { table.slotRankByName[$0] < table.slotRankByName[$1] }
+        return touched
     }
 
     /// The (column, value) pairs a record writes into one slot. A to-one set to an object that

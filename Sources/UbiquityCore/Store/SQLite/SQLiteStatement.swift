@@ -40,6 +40,13 @@ public final class SQLiteStatement {
         return self
     }
 
+    /// Resets the statement but keeps its bindings, for a caller that rebinds every parameter.
+    @discardableResult
+    func rewind() -> SQLiteStatement {
+        sqlite3_reset(handle)
+        return self
+    }
+
     // MARK: Binding (1-based indexes, as SQLite)
 
     public func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {

@@ -1,0 +1,46 @@
+/// The statements the merge runs for every record of one entity, held once prepared: taking
+/// them from the connection's cache hashed their whole SQL text for every row. Those whose
+/// parameters are all rebound skip `sqlite3_clear_bindings`. Used under the store's lock only.
+final class EntityStatements: @unchecked Sendable {
+    /// The connection they were prepared on: a statement belongs to one.
+    private weak var database: SQLiteDatabase?
+    private var insertNewRow: SQLiteStatement?
+    private var selects: [[Int]: SQLiteStatement] = [:]
+    private var updates: [[Int]: SQLiteStatement] = [:]
+
+    /// Forgets the statements of another connection.
+    private func use(_ database: SQLiteDatabase) {
+        guard self.database !== database else { return }
+        self.database = database
+        insertNewRow = nil
+        selects = [:]
+        updates = [:]
+    }
+
+    /// `INSERT … ON CONFLICT(gid) DO NOTHING` of a whole row, every binding cleared (NULL).
+    func insertNewRow(of table: EntityTable, in database: SQLiteDatabase) throws(SQLiteError) -> SQLiteStatement {
+        use(database)
+        if let held = insertNewRow { return held.reset() }
+        let statement = try database.statement(table.insertNewRowSQL)
+        insertNewRow = statement
+        return statement
+    }
+
+    /// `SELECT <columns> … WHERE gid = ?`; its one parameter is always rebound.
+    func select(_ columns: [Int], of table: EntityTable, in database: SQLiteDatabase) throws(SQLiteError) -> SQLiteStatement {
+        use(database)
+        if let held = selects[columns] { return held.rewind() }
+        let statement = try database.statement(table.selectSQL(columns: columns))
+        selects[columns] = statement
+        return statement
+    }
+
+    /// `UPDATE … SET <columns> = ? … WHERE gid = ?`; every parameter is always rebound.
+    func update(_ columns: [Int], of table: EntityTable, in database: SQLiteDatabase) throws(SQLiteError) -> SQLiteStatement {
+        use(database)
+        if let held = updates[columns] { return held.rewind() }
+        let statement = try database.statement(table.updateSQL(columns: columns))
+        updates[columns] = statement
+        return statement
+    }
+}
