@@ -34,6 +34,8 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
+        // Callgrind's client requests: ubiq-bench --instructions counts instructions per measured region.
+        .target(name: "CCallgrind"),
         .target(
             name: "UbiquityPlist",
             dependencies: ["CLibXML2"]
@@ -88,7 +90,7 @@ let package = Package(
             name: "ubiq-bench",
             // "ubiq": the latency suite runs `ubiq watch`, so building the bench builds the tool too.
             // "UbiquitySimulation": the churn suite runs the built-in scenario in-process.
-            dependencies: ["Ubiquity", "UbiquityPlist", "UbiquitySimulation", "CSQLite", "ubiq"]
+            dependencies: ["Ubiquity", "UbiquityPlist", "UbiquitySimulation", "CSQLite", "CCallgrind", "ubiq"]
         ),
         .target(
             name: "UbiquitySimulation",

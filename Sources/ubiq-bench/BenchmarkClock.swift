@@ -16,10 +16,11 @@ struct Measurement {
     /// The same figure per item (e.g. per transaction when a run did `count` of them).
     func per(_ count: Int) -> Measurement { Measurement(samples: samples.map { $0 / Double(Swift.max(1, count)) }) }
 
-    /// Items per second at the median.
-    func rate(_ count: Int) -> String { Self.grouped(Int((Double(count) / Swift.max(median, 1e-9)).rounded())) }
+    /// Items per second at the median (none when counting instructions).
+    func rate(_ count: Int) -> String { InstructionCounter.isCounting ? "—" : Self.grouped(Int((Double(count) / Swift.max(median, 1e-9)).rounded())) }
 
-    static func ms(_ seconds: Double) -> String { number(seconds * 1000) + " ms" }
+    /// Under `--instructions` a "second" is 10⁹ instructions, so a figure in ms is millions of them.
+    static func ms(_ seconds: Double) -> String { number(seconds * 1000) + (InstructionCounter.isCounting ? " M instr" : " ms") }
 
     /// Three significant digits at most below 1,000, whole and grouped above.
     static func number(_ value: Double) -> String {
@@ -58,8 +59,10 @@ struct Comparison {
     var share: String { String(format: "%.0f %%", 100 * reference.median / Swift.max(ours.median, 1e-12)) }
 }
 
-/// Seconds taken by `body`.
+/// Seconds taken by `body`; under `--instructions`, the instructions it executed in units of 10⁹,
+/// so every ratio built from these figures becomes a ratio of instruction counts.
 func seconds(_ body: () throws -> Void) rethrows -> Double {
+    if InstructionCounter.isCounting { return Double(try InstructionCounter.count(body)) / 1e9 }
     let start = DispatchTime.now().uptimeNanoseconds
     try body()
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -74,9 +77,17 @@ struct ScratchDirectory {
     func cleanUp() { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// CPU seconds this thread has used. The codec comparisons are CPU-bound and run on one
-/// thread: their CPU time holds on a busy machine, where wall time counts the waits for a core.
-func threadCPUSeconds() -> Double {
+/// CPU seconds this thread used in `body` (or, under `--instructions`, its instructions in units
+/// of 10⁹). The codec comparisons are CPU-bound and run on one thread: their CPU time holds on
+/// a busy machine, where wall time counts the waits for a core.
+func threadCPUSeconds(_ body: () throws -> Void) rethrows -> Double {
+    if InstructionCounter.isCounting { return Double(try InstructionCounter.count(body)) / 1e9 }
+    let start = threadCPUSeconds()
+    try body()
+    return threadCPUSeconds() - start
+}
+
+private func threadCPUSeconds() -> Double {
     var now = timespec()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9

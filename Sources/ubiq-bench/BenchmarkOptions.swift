@@ -2,7 +2,9 @@
 /// `ubiq-bench [SUITE…] [--smoke] [--large]`.
 struct BenchmarkOptions {
     static let suites = ["save", "import", "join", "maintenance", "scaling", "logsize", "latency", "plist", "encryption", "churn"]
-    static let usage = "usage: ubiq-bench [\(suites.joined(separator: "|"))]… [--smoke] [--large] [--json]"
+    /// The suites whose comparisons are CPU-bound, and so can be counted in instructions.
+    static let countable = ["save", "import", "join", "maintenance", "plist"]
+    static let usage = "usage: ubiq-bench [\(suites.joined(separator: "|"))]… [--smoke] [--large] [--json] [--instructions]"
 
     /// The suites to run, in the order of `suites`.
     var selected: [String] = suites
@@ -14,6 +16,9 @@ struct BenchmarkOptions {
     var help = false
     /// Print the headline figures as one JSON object on stdout (the tables go to stderr).
     var json = false
+    /// Count instructions instead of timing (under callgrind, `InstructionRun`): the CPU-bound
+    /// suites only, at 10,000 objects, one run each.
+    var instructions = false
 
     init(_ arguments: [String]) throws(BenchmarkError) {
         var named: [String] = []
@@ -22,6 +27,7 @@ struct BenchmarkOptions {
             case "--smoke": smoke = true
             case "--large": large = true
             case "--json": json = true
+            case "--instructions": instructions = true
             case "-h", "--help": help = true
             case _ where argument.hasPrefix("-"): throw BenchmarkError("unknown option '\(argument)' (\(Self.usage))")
             case _ where !Self.suites.contains(argument):
@@ -30,16 +36,27 @@ struct BenchmarkOptions {
             }
         }
         if smoke && large { throw BenchmarkError("--smoke and --large contradict each other") }
-        if !named.isEmpty { selected = Self.suites.filter(named.contains) }
+        if instructions && large { throw BenchmarkError("--instructions counts at 10,000 objects; --large does not apply") }
+        if instructions, let other = named.first(where: { !Self.countable.contains($0) }) {
+            throw BenchmarkError("--instructions counts the CPU-bound suites (\(Self.countable.joined(separator: ", "))); '\(other)' measures waits, not work")
+        }
+        if !named.isEmpty {
+            selected = Self.suites.filter(named.contains)
+        } else if instructions {
+            selected = Self.countable
+        }
     }
 
     /// How many times each figure is measured (the median is reported): fewer for big sizes.
     func runs(objects: Int) -> Int {
-        smoke ? 1 : objects >= 100_000 ? 3 : 5
+        smoke || instructions ? 1 : objects >= 100_000 ? 3 : 5
     }
 
     /// The object count of the headline tables (import, join, roll).
-    var mainSize: Int { smoke ? 1_000 : 100_000 }
+    var mainSize: Int { smoke ? 1_000 : instructions ? 10_000 : 100_000 }
+
+    /// The log files of the status and damaged-logs rows of the maintenance table.
+    var statusFiles: Int { smoke ? 100 : instructions ? 1_000 : 10_000 }
 
     /// The object counts of the scaling table.
     var scalingSizes: [Int] { smoke ? [500, 1_000] : large ? [10_000, 100_000, 1_000_000] : [10_000, 100_000] }

@@ -27,7 +27,10 @@ final class FigureSheet {
         record(key, reference / max(ours, 1e-12), "times faster than the reference")
     }
 
+    /// Under `--instructions` every key gets `_instructions` and every unit says so: a ratio of
+    /// instruction counts never passes for a ratio of times.
     func record(_ key: String, _ value: Double, _ unit: String) {
+        let (key, unit) = InstructionCounter.isCounting ? (key + "_instructions", unit + ", by instruction count") : (key, unit)
         figures.removeAll { $0.key == key }
         figures.append(Figure(key: key, value: value, unit: unit))
     }

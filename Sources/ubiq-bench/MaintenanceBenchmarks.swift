@@ -8,7 +8,7 @@ enum MaintenanceBenchmarks {
     static func run(_ book: FigureBook) throws -> String {
         let options = book.options
         let figures = try book.joins(options.mainSize)
-        let statusFiles = options.smoke ? 100 : 10_000
+        let statusFiles = options.statusFiles
         let (listing, status) = try measureStatus(logs: statusFiles, writers: 4, runs: options.smoke ? 1 : 5)
         let damaged = try measureDamaged(files: statusFiles, peers: options.smoke ? 10 : 100, runs: options.smoke ? 1 : 5)
 

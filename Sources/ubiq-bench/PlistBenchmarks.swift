@@ -29,7 +29,7 @@ enum PlistBenchmarks {
     static func run(_ book: FigureBook) -> String {
         let smoke = book.options.smoke
         let count = smoke ? 500 : 10_000
-        let runs = smoke ? 1 : 5
+        let runs = smoke || InstructionCounter.isCounting ? 1 : 5
         let records = makeRecords(count)
         let value = PlistValue.array(records.map(plistValue))
         let objects: [Any] = records.map(foundationObject)
@@ -40,9 +40,7 @@ enum PlistBenchmarks {
             var times = [Double]()
             var size: Int?
             for _ in 0 ..< runs {
-                let start = threadCPUSeconds()
-                do { size = try body() } catch { return nil }
-                times.append((threadCPUSeconds() - start) * 1e3)
+                do { times.append(try threadCPUSeconds { size = try body() } * 1e3) } catch { return nil }
             }
             rows.append(Row(name: name, times: times, bytes: nil, baseline: baseline))
             return size
@@ -92,7 +90,8 @@ enum PlistBenchmarks {
 
     private static func render(_ rows: [Row], count: Int, runs: Int, sink: Int) -> String {
         func ms(_ v: Double) -> String { String(format: "%.1f", v) }
-        var lines = ["Property lists: \(count) change records, median of \(runs) run(s), CPU time of the thread in ms", ""]
+        let unit = InstructionCounter.isCounting ? "instructions in millions" : "CPU time of the thread in ms"
+        var lines = ["Property lists: \(count) change records, median of \(runs) run(s), \(unit)", ""]
         lines.append("| operation | median | min | max | bytes | UbiquityPlist speed-up |")
         lines.append("|---|---:|---:|---:|---:|---|")
         for row in rows {

@@ -13,6 +13,15 @@ if options.help {
     print(BenchmarkOptions.usage + "\nSuites run in that order; every suite when none is named. See Docs/Benchmarks.md.")
     exit(0)
 }
+// `--instructions`: the same command again under callgrind, which counts instead of timing.
+if options.instructions && !InstructionCounter.isCounting {
+    do {
+        exit(try InstructionRun.relaunch(Array(CommandLine.arguments.dropFirst())))
+    } catch {
+        FileHandle.standardError.write(Data("ubiq-bench: error: \(error)\n".utf8))
+        exit(2)
+    }
+}
 #if DEBUG
 let build = "debug build: figures are meaningless"
 #else
@@ -26,7 +35,7 @@ func report(_ text: String) {
         print(text)
     }
 }
-report("# ubiq-bench\(options.smoke ? " (smoke: tiny sizes, one run)" : options.large ? " --large" : "")\n")
+report("# ubiq-bench\(options.smoke ? " (smoke: tiny sizes, one run)" : options.large ? " --large" : "")\(options.instructions ? " --instructions: figures are instruction counts (callgrind), not times" : "")\n")
 report("\(ProcessInfo.processInfo.processorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString), \(build)\n")
 let book = FigureBook(options: options)
 let started = Date()
