@@ -209,6 +209,13 @@ extension TransactionLog {
         guard let attribute = entity.attributes.first(where: { $0.name == name }) else {
             throw .malformed("record \(id) sets unknown attribute '\(name)'")
         }
+        return try attributeValue(raw, of: attribute, entity: entity, record: id)
+    }
+
+    /// The logged value `raw` of `attribute` (found by the caller), typed and checked.
+    static func attributeValue(_ raw: PlistValue, of attribute: AttributeDescription, entity: EntityDescription,
+                               record id: GlobalID) throws(LogError) -> AttributeValue? {
+        let name = attribute.name
         var value: AttributeValue?
         if !raw.isNullMarker {
             guard let typed = AttributeValue(plist: raw, type: attribute.type) else {
