@@ -114,9 +114,10 @@ struct MergeEngine {
         }
 
         // Attributes and to-ones, slot by slot: the larger stamp wins the whole slot.
-        for slot in touched.map({ table.slots[$0] }) {
-            let incoming = incomingValues(of: slot, in: record, table: table)
-            let current = try slotWriter(row, table, slot)
+        for index in touched {
+            let layout = table.slotLayouts[index]
+            let incoming = incomingValues(of: layout, in: record)
+            let current: SlotWriter? = if case let .integer(id) = row[layout.writer] { try slotWriters.writer(id: id) } else { nil }
             let incomingWins = current.map { writer.stamp > $0.stamp } ?? true
             if let current, writer.isConcurrent(withWriteOf: current.stamp.peerID, number: current.number) {
                 try recordConflicts(id: record.id, table: table, row: row, incoming: incoming,
@@ -130,7 +131,7 @@ struct MergeEngine {
                 row[column] = value
                 changed = true
             }
-            row[table.slotWriterColumn[slot.name]!] = writer.id
+            row[layout.writer] = writer.id
             dirty = true
         }
 
@@ -153,18 +154,22 @@ struct MergeEngine {
         try statement.bind(record.id.description, at: Int32(EntityTable.gidColumn + 1))
         try statement.bind(1, at: Int32(EntityTable.aliveColumn + 1))
         try statement.bind(1, at: Int32(EntityTable.versionColumn + 1))
-        for slot in table.slotLayouts {
-            var wrote = false
-            for (name, column) in slot.attributes {
-                guard let value = record.values[name] else { continue }
-                try statement.bind(value.sqliteValue, at: Int32(column + 1))
-                wrote = true
-            }
-            if let (name, column) = slot.toOne, case let .toOne(target)? = record.relationships[name] {
-                try statement.bind(target?.description, at: Int32(column + 1))
-                wrote = true
-            }
-            if wrote { try statement.bind(writer.id, at: Int32(slot.writer + 1)) }
+        // The record's own values are visited (no lookup by name per column of the table), each
+        // found in the table's short list of properties: the reader keys them with the model's
+        // own name strings, which compare equal at once.
+        var written = SlotSet()
+        for (name, value) in record.values {
+            guard let (column, slot) = table.attributePlace(name) else { continue }
+            try statement.bind(value.sqliteValue, at: Int32(column + 1))
+            written.insert(slot)
+        }
+        for (name, change) in record.relationships {
+            guard case let .toOne(target) = change, let (column, slot) = table.toOnePlace(name) else { continue }
+            try statement.bind(target?.description, at: Int32(column + 1))
+            written.insert(slot)
+        }
+        for (slot, layout) in table.slotLayouts.enumerated() where written.contains(slot) {
+            try statement.bind(writer.id, at: Int32(layout.writer + 1))
         }
         try statement.run()
         return database.changes == 1
@@ -175,10 +180,10 @@ struct MergeEngine {
     func touchedSlots(of record: ChangeRecord, in table: EntityTable) -> [Int] {
         var touched: [Int] = []
         for name in record.values.keys {
-            if let index = table.slotIndexOfProperty[name], !touched.contains(index) { touched.append(index) }
+            if let index = table.attributePlace(name)?.slot, !touched.contains(index) { touched.append(index) }
         }
         for (name, change) in record.relationships {
-            if case .toOne = change, let index = table.slotIndexOfProperty[name], !touched.contains(index) { touched.append(index) }
+            if case .toOne = change, let index = table.toOnePlace(name)?.slot, !touched.contains(index) { touched.append(index) }
         }
         touched.sort { table.slotRankByName[$0] < table.slotRankByName[$1] }
         return touched
@@ -186,14 +191,27 @@ struct MergeEngine {
 
     /// The (column, value) pairs a record writes into one slot. A to-one set to an object that
     /// does not exist (yet) is kept: a reference reads as absent until its target is alive.
-    func incomingValues(of slot: MergeSlot, in record: ChangeRecord, table: EntityTable) -> [(Int, SQLiteValue)] {
+    func incomingValues(of slot: SlotLayout, in record: ChangeRecord) -> [(Int, SQLiteValue)] {
         var result: [(Int, SQLiteValue)] = []
-        for attribute in slot.attributes {
-            if let value = record.values[attribute] { result.append((table.attributeColumn[attribute]!, value.sqliteValue)) }
+        for (attribute, column) in slot.attributes {
+            if let value = record.values[attribute] { result.append((column, value.sqliteValue)) }
         }
-        if let name = slot.relationship, case let .toOne(target)? = record.relationships[name] {
-            result.append((table.toOneColumn[name]!, target.map { .text($0.description) } ?? .null))
+        if let (name, column) = slot.toOne, case let .toOne(target)? = record.relationships[name] {
+            result.append((column, target.map { .text($0.description) } ?? .null))
         }
         return result
     }
+}
+
+/// Slot indexes of one record: a bit each for the first 64 (every model seen so far), a list
+/// for the rest, so noting them allocates nothing per record.
+private struct SlotSet {
+    private var low: UInt64 = 0
+    private var high: [Int] = []
+
+    mutating func insert(_ slot: Int) {
+        if slot < 64 { low |= 1 << UInt64(slot) } else if !high.contains(slot) { high.append(slot) }
+    }
+
+    func contains(_ slot: Int) -> Bool { slot < 64 ? low & (1 << UInt64(slot)) != 0 : high.contains(slot) }
 }
