@@ -50,12 +50,14 @@ struct MergeEngine {
             guard try statement.step() else { return nil }
             return (0..<Int32(table.columns.count)).map { statement.value($0) }
         }
+        // The gid is bound without a copy: `select` rebinds it before every step.
         let statement = try table.statements.select(columns, of: table, in: database)
-        try statement.bind(id.description, at: 1)
-        guard try statement.step() else { return nil }
-        var row = table.emptyRow(id: id)
-        for (offset, column) in columns.enumerated() { row[column] = statement.value(Int32(offset)) }
-        return row
+        return try statement.withText(id.description, boundAt: 1) {
+            guard try statement.step() else { return nil }
+            var row = table.emptyRow(id: id)
+            for (offset, column) in columns.enumerated() { row[column] = statement.value(Int32(offset)) }
+            return row
+        }
     }
 
     /// Writes `row`. A row that exists gets an `UPDATE` of the columns that differ from
@@ -151,7 +153,6 @@ struct MergeEngine {
         // Each column is bound straight from the record (no row array per object); the
         // columns it leaves out stay NULL, as `statement(_:)` cleared every binding.
         let statement = try table.statements.insertNewRow(of: table, in: database)
-        try statement.bind(record.id.description, at: Int32(EntityTable.gidColumn + 1))
         try statement.bind(1, at: Int32(EntityTable.aliveColumn + 1))
         try statement.bind(1, at: Int32(EntityTable.versionColumn + 1))
         // The record's own values are visited (no lookup by name per column of the table), each
@@ -171,7 +172,8 @@ struct MergeEngine {
         for (slot, layout) in table.slotLayouts.enumerated() where written.contains(slot) {
             try statement.bind(writer.id, at: Int32(layout.writer + 1))
         }
-        try statement.run()
+        // The gid is bound without a copy: `insertNewRow` clears every binding before the next row.
+        try statement.withText(record.id.description, boundAt: Int32(EntityTable.gidColumn + 1)) { try statement.run() }
         return database.changes == 1
     }
 
