@@ -211,7 +211,6 @@ struct LogObjectTableReader {
             else if name.elementsEqual(Self.relationshipsKey) { relationships = valueRef }
         }
         guard let (id, shape) = objectID(gid: gid, entity: entity) else { return nil }
-        let description = shape.description
         var record = ChangeRecord(id: id)
         if let values {
             guard case let .dictionary(valueRefs, valueCount)? = objects.object(values) else { return nil }
@@ -221,20 +220,23 @@ struct LogObjectTableReader {
                 // its bytes and its own name is the key: no string made or compared per value.
                 guard let keyRef = objects.reference(valueRefs, i), let valueRef = objects.reference(valueRefs, valueCount + i),
                       case let .string8(key, ascii: true)? = objects.object(keyRef),
-                      let attribute = shape.attribute(objects.bytes[key]),
+                      let index = shape.attributeIndex(objects.bytes[key]),
                       let raw = objects.value(valueRef, depth: 4) else { return nil }
-                do { typed[attribute.name] = .some(try TransactionLog.attributeValue(raw, of: attribute, entity: description, record: id)) } catch { return nil }
+                do {
+                    typed[shape.attributes[index].name] = .some(try TransactionLog.attributeValue(raw, of: shape.attributes[index], entityName: shape.name, record: id))
+                } catch { return nil }
             }
-            if !description.mergeGroups.isEmpty {
-                guard (try? TransactionLog.checkMergeGroups(typed, entity: description, record: id)) != nil else { return nil }
+            if shape.hasMergeGroups {
+                guard (try? TransactionLog.checkMergeGroups(typed, entity: shape.description, record: id)) != nil else { return nil }
             }
             record.values = typed
         }
         // An empty dictionary (a record that changes no relationship) has nothing to read.
         if let relationships, objects.count(ofDictionary: relationships) != 0 {
             if !toOneChanges(relationships, into: &record, shape: shape) {
+                record.relationships = [:]
                 guard case let .dictionary(raw)? = objects.value(relationships, depth: 3),
-                      (try? TransactionLog.readRelationships(raw, into: &record, entity: description, model: model)) != nil else { return nil }
+                      (try? TransactionLog.readRelationships(raw, into: &record, entity: shape.description, model: model)) != nil else { return nil }
             }
         }
         return record
@@ -246,13 +248,13 @@ struct LogObjectTableReader {
         guard let gid, case let .string8(range, ascii: true)? = objects.object(gid),
               let slash = objects.bytes[range].firstIndex(of: UInt8(ascii: "/")) else { return generalObjectID(gid: gid, entity: entity) }
         let entityBytes = objects.bytes[range.lowerBound ..< slash]
-        guard let shape = shapes.shape(entityBytes, model: model), !shape.description.isAbstract,
+        guard let shape = shapes.shape(entityBytes, model: model), !shape.isAbstract,
               GlobalID.isValidASCIIKey(UnsafeBufferPointer(rebasing: objects.bytes[slash + 1 ..< range.upperBound])) else { return nil }
         if let entity {
             guard let declared = objects.object(entity) else { return nil }
             switch declared {
             case let .string8(declaredRange, ascii: true):
-                guard objects.bytes[declaredRange].elementsEqual(entityBytes) else { return nil }
+                guard EntityShape.same(shape.nameBytes, objects.bytes[declaredRange]) else { return nil }
             case .string8, .string16:
                 return generalObjectID(gid: gid, entity: entity)
             default:
@@ -260,7 +262,7 @@ struct LogObjectTableReader {
             }
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: objects.bytes[range]), as: UTF8.self)
-        return (GlobalID(checkedEntity: shape.description.name, description: text), shape)
+        return (GlobalID(checkedEntity: shape.name, description: text), shape)
     }
 
     private func generalObjectID(gid: Int?, entity: Int?) -> (GlobalID, EntityShape)? {
@@ -271,57 +273,73 @@ struct LogObjectTableReader {
     }
 
     /// Reads a relationships dictionary of to-one changes only (each a target's ID or the empty
-    /// dictionary that clears it) into `record`; `false`, having changed nothing, for anything
-    /// else, which `readRelationships` then reads.
+    /// dictionary that clears it) into `record`, which holds none yet; `false` for anything else
+    /// (the caller then empties `record.relationships` and `readRelationships` reads them).
     private func toOneChanges(_ ref: Int, into record: inout ChangeRecord, shape: EntityShape) -> Bool {
         guard case let .dictionary(refs, count)? = objects.object(ref) else { return false }
-        var changes: [(String, RelationshipChange)] = []
         for i in 0 ..< count {
             guard let keyRef = objects.reference(refs, i), let valueRef = objects.reference(refs, count + i),
                   case let .string8(key, ascii: true)? = objects.object(keyRef),
-                  let relationship = shape.relationship(objects.bytes[key]), !relationship.isToMany,
+                  let index = shape.relationshipIndex(objects.bytes[key]), !shape.relationships[index].isToMany,
                   let value = objects.object(valueRef) else { return false }
             switch value {
             case .dictionary(refs: _, count: 0):
-                changes.append((relationship.name, .toOne(nil)))
+                record.relationships[shape.relationships[index].name] = .toOne(nil)
             case let .string8(range, ascii: true):
                 let text = String(decoding: UnsafeBufferPointer(rebasing: objects.bytes[range]), as: UTF8.self)
-                guard let target = try? GlobalID(text), model.isKind(target.entity, of: relationship.destination) else { return false }
-                changes.append((relationship.name, .toOne(target)))
+                guard let target = try? GlobalID(text), model.isKind(target.entity, of: shape.relationships[index].destination) else { return false }
+                record.relationships[shape.relationships[index].name] = .toOne(target)
             default:
                 return false
             }
         }
-        for (name, change) in changes { record.relationships[name] = change }
         return true
     }
 }
 
 /// An entity of the model with the UTF-8 bytes of its name and of its properties' names, so a
-/// reader finds them from a log's bytes. Made once per entity per log.
+/// reader finds them from a log's bytes. Made once per entity per log; the fields the reader
+/// uses per record are its own (reading them from the `EntityDescription` copied it each time).
 final class EntityShape {
+    let name: String
     let nameBytes: [UInt8]
+    let isAbstract: Bool
+    let hasMergeGroups: Bool
     let description: EntityDescription
-    private let attributes: [(bytes: [UInt8], attribute: AttributeDescription)]
-    private let relationships: [(bytes: [UInt8], relationship: RelationshipDescription)]
+    let attributes: [AttributeDescription]
+    let relationships: [RelationshipDescription]
+    private let attributeNames: [[UInt8]]
+    private let relationshipNames: [[UInt8]]
 
     init(_ description: EntityDescription) {
         self.description = description
+        name = description.name
         nameBytes = Array(description.name.utf8)
-        attributes = description.attributes.map { (Array($0.name.utf8), $0) }
-        relationships = description.relationships.map { (Array($0.name.utf8), $0) }
+        isAbstract = description.isAbstract
+        hasMergeGroups = !description.mergeGroups.isEmpty
+        attributes = description.attributes
+        relationships = description.relationships
+        attributeNames = description.attributes.map { Array($0.name.utf8) }
+        relationshipNames = description.relationships.map { Array($0.name.utf8) }
     }
 
-    /// The first attribute named `name` (as `entity.attributes.first`).
-    func attribute(_ name: Slice<UnsafeBufferPointer<UInt8>>) -> AttributeDescription? {
-        for entry in attributes where entry.bytes.elementsEqual(name) { return entry.attribute }
+    /// The index of the first attribute named `name` (as `entity.attributes.first`).
+    func attributeIndex(_ name: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+        for index in attributeNames.indices where Self.same(attributeNames[index], name) { return index }
         return nil
     }
 
-    /// The first relationship named `name` (as `EntityDescription.relationship(_:)`).
-    func relationship(_ name: Slice<UnsafeBufferPointer<UInt8>>) -> RelationshipDescription? {
-        for entry in relationships where entry.bytes.elementsEqual(name) { return entry.relationship }
+    /// The index of the first relationship named `name` (as `EntityDescription.relationship(_:)`).
+    func relationshipIndex(_ name: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+        for index in relationshipNames.indices where Self.same(relationshipNames[index], name) { return index }
         return nil
+    }
+
+    /// Whether `bytes` and `other` hold the same bytes (one `memcmp`, not an element-wise walk).
+    static func same(_ bytes: [UInt8], _ other: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        guard bytes.count == other.count else { return false }
+        guard let base = other.base.baseAddress, !bytes.isEmpty else { return true }
+        return bytes.withUnsafeBufferPointer { memcmp($0.baseAddress!, base + other.startIndex, bytes.count) == 0 }
     }
 }
 
@@ -332,7 +350,7 @@ final class EntityShapes {
     /// The entity named `name` when the model has one; `nil` when it has not (or the name is not
     /// an identifier, which no entity's name is).
     func shape(_ name: Slice<UnsafeBufferPointer<UInt8>>, model: ObjectModel) -> EntityShape? {
-        for shape in known where shape.nameBytes.elementsEqual(name) { return shape }
+        for shape in known where EntityShape.same(shape.nameBytes, name) { return shape }
         let text = String(decoding: UnsafeBufferPointer(rebasing: name), as: UTF8.self)
         guard Identifier.isValid(text), let description = model.entity(text) else { return nil }
         let shape = EntityShape(description)
