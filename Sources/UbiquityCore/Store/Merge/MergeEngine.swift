@@ -76,6 +76,17 @@ struct MergeEngine {
         try statement.run()
     }
 
+    /// Writes `columns` (in any order) of `row`, which exists, with one `UPDATE` of them.
+    func writeColumns(_ table: EntityTable, _ row: [SQLiteValue], _ columns: [Int]) throws {
+        guard !columns.isEmpty else { return }
+        // In column order, as `writeRow` lists them: the statements are held by their columns.
+        let columns = columns.count == 1 ? columns : columns.sorted()
+        let statement = try table.statements.update(columns, of: table, in: database)
+        for (offset, column) in columns.enumerated() { try statement.bind(row[column], at: Int32(offset + 1)) }
+        try statement.bind(row[EntityTable.gidColumn], at: Int32(columns.count + 1))
+        try statement.run()
+    }
+
     func slotWriter(_ row: [SQLiteValue], _ table: EntityTable, _ slot: MergeSlot) throws -> SlotWriter? {
         guard case let .integer(id) = row[table.slotWriterColumn[slot.name]!] else { return nil }
         return try slotWriters.writer(id: id)
@@ -99,14 +110,17 @@ struct MergeEngine {
             if let toOne = layout.toOne { read.append(toOne.column) }
             read.append(layout.writer)
         }
-        let existing = try loadRow(table, record.id, columns: read)
-        var row = existing ?? table.emptyRow(id: record.id)
+        // The loaded row is not kept beside its copy: the columns that change are noted as they
+        // change (copying the row on its first write and comparing it whole after cost more).
+        var row: [SQLiteValue], exists: Bool
+        if let loaded = try loadRow(table, record.id, columns: read) { (row, exists) = (loaded, true) } else { (row, exists) = (table.emptyRow(id: record.id), false) }
+        var written: [Int] = []
         let wasAlive = row[EntityTable.aliveColumn] == .integer(1)
         var isAlive = wasAlive
         var changed = false      // a value changed: the object counts as updated
         var dirty = false        // the row changed (values or stamps): it must be written
         var blockedByDelete = false
-        if existing == nil {
+        if !exists {
             // A row is made by the first insert or delete seen, so a missing row has no tombstones.
             isAlive = isInsert
         } else if !wasAlive {
@@ -131,19 +145,27 @@ struct MergeEngine {
             guard incomingWins else { continue }
             for (column, value) in incoming where row[column] != value {
                 row[column] = value
+                written.append(column)
                 changed = true
             }
-            row[layout.writer] = writer.id
+            if row[layout.writer] != writer.id {
+                row[layout.writer] = writer.id
+                written.append(layout.writer)
+            }
             dirty = true
         }
 
         if try applyToManyChanges(record, table: table, writer: writer, changes: &changes) { changed = true }
         if try applyPositions(record, table: table, writer: writer) { changed = true }
 
-        guard dirty || changed || isAlive != wasAlive || existing == nil else { return }
+        guard dirty || changed || isAlive != wasAlive || !exists else { return }
+        if isAlive != wasAlive { written.append(EntityTable.aliveColumn) }
         row[EntityTable.aliveColumn] = .integer(isAlive ? 1 : 0)
-        if case let .integer(version) = row[EntityTable.versionColumn] { row[EntityTable.versionColumn] = .integer(version + 1) }
-        try writeRow(table, row, existing: existing)
+        if case let .integer(version) = row[EntityTable.versionColumn] {
+            row[EntityTable.versionColumn] = .integer(version + 1)
+            written.append(EntityTable.versionColumn)
+        }
+        if exists { try writeColumns(table, row, written) } else { try writeRow(table, row, existing: nil) }
         changes.note(record.id, wasAlive: wasAlive, isAlive: isAlive, changed: changed)
     }
 
