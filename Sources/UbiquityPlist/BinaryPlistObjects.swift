@@ -64,6 +64,12 @@ package struct BinaryPlistObjects {
 
     @inline(__always)
     private static func readUInt(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int, width: Int) -> UInt64 {
+        // References and offsets of a log are one or two bytes wide, read for every object.
+        switch width {
+        case 1: return UInt64(bytes[position])
+        case 2: return UInt64(bytes[position]) << 8 | UInt64(bytes[position + 1])
+        default: break
+        }
         var value: UInt64 = 0
         for i in position ..< position + width { value = value << 8 | UInt64(bytes[i]) }
         return value
@@ -141,7 +147,7 @@ package struct BinaryPlistObjects {
         case 0x5:
             guard let (length, payload) = count(marker, at: start), fits(payload, UInt64(length)) else { return nil }
             let range = payload ..< payload + length
-            return .string8(range, ascii: UnsafeBufferPointer(rebasing: bytes[range]).allSatisfy { $0 < 0x80 })
+            return .string8(range, ascii: isASCII(range))
         case 0x6:
             guard let (length, payload) = count(marker, at: start) else { return nil }
             let (byteLength, overflow) = length.multipliedReportingOverflow(by: 2)
@@ -164,6 +170,22 @@ package struct BinaryPlistObjects {
         default:
             return nil
         }
+    }
+
+    /// Whether every byte of `range` (inside `bytes`) is below 0x80, eight bytes at a time: every
+    /// string of a log is checked each time it is read.
+    private func isASCII(_ range: Range<Int>) -> Bool {
+        guard let base = bytes.baseAddress.map(UnsafeRawPointer.init) else { return range.isEmpty }
+        var i = range.lowerBound
+        while range.upperBound - i >= 8 {
+            if base.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            i += 8
+        }
+        while i < range.upperBound {
+            if bytes[i] >= 0x80 { return false }
+            i += 1
+        }
+        return true
     }
 
     /// The entry count of object `index` when it is a dictionary, else `nil`.

@@ -37,6 +37,21 @@ public struct GlobalID: Hashable, Comparable, Sendable, CustomStringConvertible 
         description = text
     }
 
+    /// An ID a log reader checked itself (`isValidASCIIKey` on the key's bytes, the entity
+    /// being a name of the model): only put together.
+    init(checkedEntity entity: String, description: String) {
+        self.entity = entity
+        self.description = description
+    }
+
+    /// Whether the ASCII bytes of a key pass `init(_:)`'s checks: 1–200 bytes, no control
+    /// character (for ASCII: below 0x20, or DEL).
+    static func isValidASCIIKey(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !key.isEmpty, key.count <= 200 else { return false }
+        for byte in key where byte < 0x20 || byte == 0x7f { return false }
+        return true
+    }
+
     /// Validates the parts; `text`, when given, is already `<entity>/<key>`.
     private init(entity: String, key: Substring, text: String?) throws(GlobalIDError) {
         guard Identifier.isValid(entity) else { throw GlobalIDError(text: "\(entity)/\(key)", reason: .invalidEntityName) }

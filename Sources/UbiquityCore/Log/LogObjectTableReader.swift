@@ -26,6 +26,8 @@ struct LogObjectTableReader {
     let model: ObjectModel
     /// The canonical form of the payload, hashed at the end.
     private let canonical = CanonicalBytes()
+    /// The entities met so far, by the bytes of their names.
+    private let shapes = EntityShapes()
     /// Values visited, counted as the tree reader counts them (keys too) against `maxObjects`.
     private var produced = 0
     /// Most bytes the canonical form may take: an honest log's is a few times its file, but a
@@ -193,8 +195,9 @@ struct LogObjectTableReader {
     private static let gidKey = Array("gid".utf8), entityKey = Array("entity".utf8)
     private static let valuesKey = Array("values".utf8), relationshipsKey = Array("relationships".utf8)
 
-    /// One record as the tree reader's `changeRecord` reads it (same functions for the ID, each
-    /// value and the relationships), or `nil` where that reader would throw.
+    /// One record as the tree reader's `changeRecord` reads it (same functions for each value
+    /// and the relationships, the same checks of the ID made on its bytes), or `nil` where that
+    /// reader would throw.
     private func record(_ ref: Int) -> ChangeRecord? {
         guard case let .dictionary(refs, count)? = objects.object(ref) else { return nil }
         var gid: Int?, entity: Int?, values: Int?, relationships: Int?
@@ -207,28 +210,152 @@ struct LogObjectTableReader {
             else if name.elementsEqual(Self.valuesKey) { values = valueRef }
             else if name.elementsEqual(Self.relationshipsKey) { relationships = valueRef }
         }
-        let gidValue = gid.flatMap { objects.value($0, depth: 3) }, entityValue = entity.flatMap { objects.value($0, depth: 3) }
-        guard case let (id, description)? = try? TransactionLog.objectID(gid: gidValue, entity: entityValue, model: model) else { return nil }
+        guard let (id, shape) = objectID(gid: gid, entity: entity) else { return nil }
         var record = ChangeRecord(id: id)
         if let values {
             guard case let .dictionary(valueRefs, valueCount)? = objects.object(values) else { return nil }
             var typed = [String: AttributeValue?](minimumCapacity: valueCount)
             for i in 0 ..< valueCount {
+                // Keys are ASCII (the checksum's walk declined any other); the attribute is found by
+                // its bytes and its own name is the key: no string made or compared per value.
                 guard let keyRef = objects.reference(valueRefs, i), let valueRef = objects.reference(valueRefs, valueCount + i),
                       case let .string8(key, ascii: true)? = objects.object(keyRef),
+                      let index = shape.attributeIndex(objects.bytes[key]),
                       let raw = objects.value(valueRef, depth: 4) else { return nil }
-                let name = String(decoding: UnsafeBufferPointer(rebasing: objects.bytes[key]), as: UTF8.self)
-                do { typed[name] = .some(try TransactionLog.attributeValue(name, raw, entity: description, record: id)) } catch { return nil }
+                do {
+                    typed[shape.attributes[index].name] = .some(try TransactionLog.attributeValue(raw, of: shape.attributes[index], entityName: shape.name, record: id))
+                } catch { return nil }
             }
-            guard (try? TransactionLog.checkMergeGroups(typed, entity: description, record: id)) != nil else { return nil }
+            if shape.hasMergeGroups {
+                guard (try? TransactionLog.checkMergeGroups(typed, entity: shape.description, record: id)) != nil else { return nil }
+            }
             record.values = typed
         }
         // An empty dictionary (a record that changes no relationship) has nothing to read.
         if let relationships, objects.count(ofDictionary: relationships) != 0 {
-            guard case let .dictionary(raw)? = objects.value(relationships, depth: 3),
-                  (try? TransactionLog.readRelationships(raw, into: &record, entity: description, model: model)) != nil else { return nil }
+            if !toOneChanges(relationships, into: &record, shape: shape) {
+                record.relationships = [:]
+                guard case let .dictionary(raw)? = objects.value(relationships, depth: 3),
+                      (try? TransactionLog.readRelationships(raw, into: &record, entity: shape.description, model: model)) != nil else { return nil }
+            }
         }
         return record
+    }
+
+    /// A record's ID read from the bytes of its `gid` (and `entity`) strings, with the checks of
+    /// `TransactionLog.objectID(gid:entity:model:)`; anything but ASCII goes through that function.
+    private func objectID(gid: Int?, entity: Int?) -> (GlobalID, EntityShape)? {
+        guard let gid, case let .string8(range, ascii: true)? = objects.object(gid),
+              let slash = objects.bytes[range].firstIndex(of: UInt8(ascii: "/")) else { return generalObjectID(gid: gid, entity: entity) }
+        let entityBytes = objects.bytes[range.lowerBound ..< slash]
+        guard let shape = shapes.shape(entityBytes, model: model), !shape.isAbstract,
+              GlobalID.isValidASCIIKey(UnsafeBufferPointer(rebasing: objects.bytes[slash + 1 ..< range.upperBound])) else { return nil }
+        if let entity {
+            guard let declared = objects.object(entity) else { return nil }
+            switch declared {
+            case let .string8(declaredRange, ascii: true):
+                guard EntityShape.same(shape.nameBytes, objects.bytes[declaredRange]) else { return nil }
+            case .string8, .string16:
+                return generalObjectID(gid: gid, entity: entity)
+            default:
+                break  // not a string: the tree reader does not look at it either
+            }
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: objects.bytes[range]), as: UTF8.self)
+        return (GlobalID(checkedEntity: shape.name, description: text), shape)
+    }
+
+    private func generalObjectID(gid: Int?, entity: Int?) -> (GlobalID, EntityShape)? {
+        let gidValue = gid.flatMap { objects.value($0, depth: 3) }, entityValue = entity.flatMap { objects.value($0, depth: 3) }
+        guard case let (id, _)? = try? TransactionLog.objectID(gid: gidValue, entity: entityValue, model: model),
+              let shape = id.entity.utf8.withContiguousStorageIfAvailable({ shapes.shape($0[...], model: model) }) ?? nil else { return nil }
+        return (id, shape)
+    }
+
+    /// Reads a relationships dictionary of to-one changes only (each a target's ID or the empty
+    /// dictionary that clears it) into `record`, which holds none yet; `false` for anything else
+    /// (the caller then empties `record.relationships` and `readRelationships` reads them).
+    private func toOneChanges(_ ref: Int, into record: inout ChangeRecord, shape: EntityShape) -> Bool {
+        guard case let .dictionary(refs, count)? = objects.object(ref) else { return false }
+        for i in 0 ..< count {
+            guard let keyRef = objects.reference(refs, i), let valueRef = objects.reference(refs, count + i),
+                  case let .string8(key, ascii: true)? = objects.object(keyRef),
+                  let index = shape.relationshipIndex(objects.bytes[key]), !shape.relationships[index].isToMany,
+                  let value = objects.object(valueRef) else { return false }
+            switch value {
+            case .dictionary(refs: _, count: 0):
+                record.relationships[shape.relationships[index].name] = .toOne(nil)
+            case let .string8(range, ascii: true):
+                let text = String(decoding: UnsafeBufferPointer(rebasing: objects.bytes[range]), as: UTF8.self)
+                guard let target = try? GlobalID(text), model.isKind(target.entity, of: shape.relationships[index].destination) else { return false }
+                record.relationships[shape.relationships[index].name] = .toOne(target)
+            default:
+                return false
+            }
+        }
+        return true
+    }
+}
+
+/// An entity of the model with the UTF-8 bytes of its name and of its properties' names, so a
+/// reader finds them from a log's bytes. Made once per entity per log; the fields the reader
+/// uses per record are its own (reading them from the `EntityDescription` copied it each time).
+final class EntityShape {
+    let name: String
+    let nameBytes: [UInt8]
+    let isAbstract: Bool
+    let hasMergeGroups: Bool
+    let description: EntityDescription
+    let attributes: [AttributeDescription]
+    let relationships: [RelationshipDescription]
+    private let attributeNames: [[UInt8]]
+    private let relationshipNames: [[UInt8]]
+
+    init(_ description: EntityDescription) {
+        self.description = description
+        name = description.name
+        nameBytes = Array(description.name.utf8)
+        isAbstract = description.isAbstract
+        hasMergeGroups = !description.mergeGroups.isEmpty
+        attributes = description.attributes
+        relationships = description.relationships
+        attributeNames = description.attributes.map { Array($0.name.utf8) }
+        relationshipNames = description.relationships.map { Array($0.name.utf8) }
+    }
+
+    /// The index of the first attribute named `name` (as `entity.attributes.first`).
+    func attributeIndex(_ name: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+        for index in attributeNames.indices where Self.same(attributeNames[index], name) { return index }
+        return nil
+    }
+
+    /// The index of the first relationship named `name` (as `EntityDescription.relationship(_:)`).
+    func relationshipIndex(_ name: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+        for index in relationshipNames.indices where Self.same(relationshipNames[index], name) { return index }
+        return nil
+    }
+
+    /// Whether `bytes` and `other` hold the same bytes (one `memcmp`, not an element-wise walk).
+    static func same(_ bytes: [UInt8], _ other: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        guard bytes.count == other.count else { return false }
+        guard let base = other.base.baseAddress, !bytes.isEmpty else { return true }
+        return bytes.withUnsafeBufferPointer { memcmp($0.baseAddress!, base + other.startIndex, bytes.count) == 0 }
+    }
+}
+
+/// The entities one reader met, found by the bytes of their names (a log names one or two).
+final class EntityShapes {
+    private var known: [EntityShape] = []
+
+    /// The entity named `name` when the model has one; `nil` when it has not (or the name is not
+    /// an identifier, which no entity's name is).
+    func shape(_ name: Slice<UnsafeBufferPointer<UInt8>>, model: ObjectModel) -> EntityShape? {
+        for shape in known where EntityShape.same(shape.nameBytes, name) { return shape }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: name), as: UTF8.self)
+        guard Identifier.isValid(text), let description = model.entity(text) else { return nil }
+        let shape = EntityShape(description)
+        known.append(shape)
+        return shape
     }
 }
 

@@ -209,6 +209,14 @@ extension TransactionLog {
         guard let attribute = entity.attributes.first(where: { $0.name == name }) else {
             throw .malformed("record \(id) sets unknown attribute '\(name)'")
         }
+        return try attributeValue(raw, of: attribute, entityName: entity.name, record: id)
+    }
+
+    /// The logged value `raw` of `attribute` (found by the caller) of an object of entity
+    /// `entityName`, typed and checked.
+    static func attributeValue(_ raw: PlistValue, of attribute: AttributeDescription, entityName: String,
+                               record id: GlobalID) throws(LogError) -> AttributeValue? {
+        let name = attribute.name
         var value: AttributeValue?
         if !raw.isNullMarker {
             guard let typed = AttributeValue(plist: raw, type: attribute.type) else {
@@ -221,7 +229,7 @@ extension TransactionLog {
         }
         // The model's rules, as the author's save checked them: a log that breaks them
         // was not written by an honest peer of this model, and is never applied.
-        do { try attribute.validate(value, entity: entity.name) } catch { throw .breaksModel(record: id.description, error) }
+        do { try attribute.validate(value, entity: entityName) } catch { throw .breaksModel(record: id.description, error) }
         return value
     }
 

@@ -19,6 +19,10 @@ final class EntityTable {
     /// Per slot (as in `slots`): its attributes with their columns, its to-one with its column,
     /// its writer column — so a new row is filled without a lookup by name per column.
     let slotLayouts: [SlotLayout]
+    /// Each attribute and to-one that a slot carries, with its column and slot index (a
+    /// property of no slot, such as a transient one, is not listed).
+    private let attributePlaces: [(name: String, column: Int, slot: Int)]
+    private let toOnePlaces: [(name: String, column: Int, slot: Int)]
     /// The slot that carries each attribute or to-one relationship.
     let slotOfProperty: [String: MergeSlot]
     /// The index in `slots` of the slot that carries each attribute or to-one relationship.
@@ -76,6 +80,13 @@ final class EntityTable {
             SlotLayout(attributes: slot.attributes.map { ($0, attributeColumn[$0]!) },
                        toOne: slot.relationship.map { ($0, toOneColumn[$0]!) }, writer: writerColumn[slot.name]!)
         }
+        var attributePlaces: [(name: String, column: Int, slot: Int)] = [], toOnePlaces: [(name: String, column: Int, slot: Int)] = []
+        for (index, layout) in slotLayouts.enumerated() {
+            for (name, column) in layout.attributes { attributePlaces.append((name, column, index)) }
+            if let (name, column) = layout.toOne { toOnePlaces.append((name, column, index)) }
+        }
+        self.attributePlaces = attributePlaces
+        self.toOnePlaces = toOnePlaces
         self.slotOfProperty = slotOfProperty
         self.slotIndexOfProperty = slotIndexOfProperty
         var rank = Array(repeating: 0, count: slots.count)
@@ -123,6 +134,18 @@ final class EntityTable {
         selectSQLCache.sql(for: columns) {
             "SELECT " + columns.map { SQLiteDatabase.quote(self.columns[$0]) }.joined(separator: ", ") + " FROM \(quotedName) WHERE gid = ?"
         }
+    }
+
+    /// The column and slot index of attribute `name`, found in a short list rather than by hash.
+    func attributePlace(_ name: String) -> (column: Int, slot: Int)? {
+        for place in attributePlaces where place.name == name { return (place.column, place.slot) }
+        return nil
+    }
+
+    /// The column and slot index of to-one relationship `name`.
+    func toOnePlace(_ name: String) -> (column: Int, slot: Int)? {
+        for place in toOnePlaces where place.name == name { return (place.column, place.slot) }
+        return nil
     }
 
     func emptyRow(id: GlobalID) -> [SQLiteValue] {

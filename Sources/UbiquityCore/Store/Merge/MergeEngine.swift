@@ -50,12 +50,14 @@ struct MergeEngine {
             guard try statement.step() else { return nil }
             return (0..<Int32(table.columns.count)).map { statement.value($0) }
         }
+        // The gid is bound without a copy: `select` rebinds it before every step.
         let statement = try table.statements.select(columns, of: table, in: database)
-        try statement.bind(id.description, at: 1)
-        guard try statement.step() else { return nil }
-        var row = table.emptyRow(id: id)
-        for (offset, column) in columns.enumerated() { row[column] = statement.value(Int32(offset)) }
-        return row
+        return try statement.withText(id.description, boundAt: 1) {
+            guard try statement.step() else { return nil }
+            var row = table.emptyRow(id: id)
+            for (offset, column) in columns.enumerated() { row[column] = statement.value(Int32(offset)) }
+            return row
+        }
     }
 
     /// Writes `row`. A row that exists gets an `UPDATE` of the columns that differ from
@@ -68,6 +70,17 @@ struct MergeEngine {
         var columns: [Int] = []
         for index in row.indices where index != EntityTable.gidColumn && row[index] != existing[index] { columns.append(index) }
         guard !columns.isEmpty else { return }
+        let statement = try table.statements.update(columns, of: table, in: database)
+        for (offset, column) in columns.enumerated() { try statement.bind(row[column], at: Int32(offset + 1)) }
+        try statement.bind(row[EntityTable.gidColumn], at: Int32(columns.count + 1))
+        try statement.run()
+    }
+
+    /// Writes `columns` (in any order) of `row`, which exists, with one `UPDATE` of them.
+    func writeColumns(_ table: EntityTable, _ row: [SQLiteValue], _ columns: [Int]) throws {
+        guard !columns.isEmpty else { return }
+        // In column order, as `writeRow` lists them: the statements are held by their columns.
+        let columns = columns.count == 1 ? columns : columns.sorted()
         let statement = try table.statements.update(columns, of: table, in: database)
         for (offset, column) in columns.enumerated() { try statement.bind(row[column], at: Int32(offset + 1)) }
         try statement.bind(row[EntityTable.gidColumn], at: Int32(columns.count + 1))
@@ -97,14 +110,17 @@ struct MergeEngine {
             if let toOne = layout.toOne { read.append(toOne.column) }
             read.append(layout.writer)
         }
-        let existing = try loadRow(table, record.id, columns: read)
-        var row = existing ?? table.emptyRow(id: record.id)
+        // The loaded row is not kept beside its copy: the columns that change are noted as they
+        // change (copying the row on its first write and comparing it whole after cost more).
+        var row: [SQLiteValue], exists: Bool
+        if let loaded = try loadRow(table, record.id, columns: read) { (row, exists) = (loaded, true) } else { (row, exists) = (table.emptyRow(id: record.id), false) }
+        var written: [Int] = []
         let wasAlive = row[EntityTable.aliveColumn] == .integer(1)
         var isAlive = wasAlive
         var changed = false      // a value changed: the object counts as updated
         var dirty = false        // the row changed (values or stamps): it must be written
         var blockedByDelete = false
-        if existing == nil {
+        if !exists {
             // A row is made by the first insert or delete seen, so a missing row has no tombstones.
             isAlive = isInsert
         } else if !wasAlive {
@@ -114,9 +130,10 @@ struct MergeEngine {
         }
 
         // Attributes and to-ones, slot by slot: the larger stamp wins the whole slot.
-        for slot in touched.map({ table.slots[$0] }) {
-            let incoming = incomingValues(of: slot, in: record, table: table)
-            let current = try slotWriter(row, table, slot)
+        for index in touched {
+            let layout = table.slotLayouts[index]
+            let incoming = incomingValues(of: layout, in: record)
+            let current: SlotWriter? = if case let .integer(id) = row[layout.writer] { try slotWriters.writer(id: id) } else { nil }
             let incomingWins = current.map { writer.stamp > $0.stamp } ?? true
             if let current, writer.isConcurrent(withWriteOf: current.stamp.peerID, number: current.number) {
                 try recordConflicts(id: record.id, table: table, row: row, incoming: incoming,
@@ -128,19 +145,27 @@ struct MergeEngine {
             guard incomingWins else { continue }
             for (column, value) in incoming where row[column] != value {
                 row[column] = value
+                written.append(column)
                 changed = true
             }
-            row[table.slotWriterColumn[slot.name]!] = writer.id
+            if row[layout.writer] != writer.id {
+                row[layout.writer] = writer.id
+                written.append(layout.writer)
+            }
             dirty = true
         }
 
         if try applyToManyChanges(record, table: table, writer: writer, changes: &changes) { changed = true }
         if try applyPositions(record, table: table, writer: writer) { changed = true }
 
-        guard dirty || changed || isAlive != wasAlive || existing == nil else { return }
+        guard dirty || changed || isAlive != wasAlive || !exists else { return }
+        if isAlive != wasAlive { written.append(EntityTable.aliveColumn) }
         row[EntityTable.aliveColumn] = .integer(isAlive ? 1 : 0)
-        if case let .integer(version) = row[EntityTable.versionColumn] { row[EntityTable.versionColumn] = .integer(version + 1) }
-        try writeRow(table, row, existing: existing)
+        if case let .integer(version) = row[EntityTable.versionColumn] {
+            row[EntityTable.versionColumn] = .integer(version + 1)
+            written.append(EntityTable.versionColumn)
+        }
+        if exists { try writeColumns(table, row, written) } else { try writeRow(table, row, existing: nil) }
         changes.note(record.id, wasAlive: wasAlive, isAlive: isAlive, changed: changed)
     }
 
@@ -150,23 +175,27 @@ struct MergeEngine {
         // Each column is bound straight from the record (no row array per object); the
         // columns it leaves out stay NULL, as `statement(_:)` cleared every binding.
         let statement = try table.statements.insertNewRow(of: table, in: database)
-        try statement.bind(record.id.description, at: Int32(EntityTable.gidColumn + 1))
         try statement.bind(1, at: Int32(EntityTable.aliveColumn + 1))
         try statement.bind(1, at: Int32(EntityTable.versionColumn + 1))
-        for slot in table.slotLayouts {
-            var wrote = false
-            for (name, column) in slot.attributes {
-                guard let value = record.values[name] else { continue }
-                try statement.bind(value.sqliteValue, at: Int32(column + 1))
-                wrote = true
-            }
-            if let (name, column) = slot.toOne, case let .toOne(target)? = record.relationships[name] {
-                try statement.bind(target?.description, at: Int32(column + 1))
-                wrote = true
-            }
-            if wrote { try statement.bind(writer.id, at: Int32(slot.writer + 1)) }
+        // The record's own values are visited (no lookup by name per column of the table), each
+        // found in the table's short list of properties: the reader keys them with the model's
+        // own name strings, which compare equal at once.
+        var written = SlotSet()
+        for (name, value) in record.values {
+            guard let (column, slot) = table.attributePlace(name) else { continue }
+            try statement.bind(value.sqliteValue, at: Int32(column + 1))
+            written.insert(slot)
         }
-        try statement.run()
+        for (name, change) in record.relationships {
+            guard case let .toOne(target) = change, let (column, slot) = table.toOnePlace(name) else { continue }
+            try statement.bind(target?.description, at: Int32(column + 1))
+            written.insert(slot)
+        }
+        for (slot, layout) in table.slotLayouts.enumerated() where written.contains(slot) {
+            try statement.bind(writer.id, at: Int32(layout.writer + 1))
+        }
+        // The gid is bound without a copy: `insertNewRow` clears every binding before the next row.
+        try statement.withText(record.id.description, boundAt: Int32(EntityTable.gidColumn + 1)) { try statement.run() }
         return database.changes == 1
     }
 
@@ -175,10 +204,10 @@ struct MergeEngine {
     func touchedSlots(of record: ChangeRecord, in table: EntityTable) -> [Int] {
         var touched: [Int] = []
         for name in record.values.keys {
-            if let index = table.slotIndexOfProperty[name], !touched.contains(index) { touched.append(index) }
+            if let index = table.attributePlace(name)?.slot, !touched.contains(index) { touched.append(index) }
         }
         for (name, change) in record.relationships {
-            if case .toOne = change, let index = table.slotIndexOfProperty[name], !touched.contains(index) { touched.append(index) }
+            if case .toOne = change, let index = table.toOnePlace(name)?.slot, !touched.contains(index) { touched.append(index) }
         }
         touched.sort { table.slotRankByName[$0] < table.slotRankByName[$1] }
         return touched
@@ -186,14 +215,27 @@ struct MergeEngine {
 
     /// The (column, value) pairs a record writes into one slot. A to-one set to an object that
     /// does not exist (yet) is kept: a reference reads as absent until its target is alive.
-    func incomingValues(of slot: MergeSlot, in record: ChangeRecord, table: EntityTable) -> [(Int, SQLiteValue)] {
+    func incomingValues(of slot: SlotLayout, in record: ChangeRecord) -> [(Int, SQLiteValue)] {
         var result: [(Int, SQLiteValue)] = []
-        for attribute in slot.attributes {
-            if let value = record.values[attribute] { result.append((table.attributeColumn[attribute]!, value.sqliteValue)) }
+        for (attribute, column) in slot.attributes {
+            if let value = record.values[attribute] { result.append((column, value.sqliteValue)) }
         }
-        if let name = slot.relationship, case let .toOne(target)? = record.relationships[name] {
-            result.append((table.toOneColumn[name]!, target.map { .text($0.description) } ?? .null))
+        if let (name, column) = slot.toOne, case let .toOne(target)? = record.relationships[name] {
+            result.append((column, target.map { .text($0.description) } ?? .null))
         }
         return result
     }
+}
+
+/// Slot indexes of one record: a bit each for the first 64 (every model seen so far), a list
+/// for the rest, so noting them allocates nothing per record.
+private struct SlotSet {
+    private var low: UInt64 = 0
+    private var high: [Int] = []
+
+    mutating func insert(_ slot: Int) {
+        if slot < 64 { low |= 1 << UInt64(slot) } else if !high.contains(slot) { high.append(slot) }
+    }
+
+    func contains(_ slot: Int) -> Bool { slot < 64 ? low & (1 << UInt64(slot)) != 0 : high.contains(slot) }
 }

@@ -72,6 +72,21 @@ public final class SQLiteStatement {
         guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: database.handle, sql: sql) }
     }
 
+    /// Binds `text` at `index` without SQLite copying it and runs `body`, which steps the
+    /// statement: the binding points into the string's storage, valid only while `body` runs.
+    /// So every caller rebinds (or clears) that parameter before the statement steps again. The
+    /// merge binds every row's gid this way: the copy cost an allocation per row.
+    func withText<Result>(_ text: String, boundAt index: Int32, _ body: () throws -> Result) throws -> Result {
+        var text = text
+        return try text.withUTF8 { bytes in
+            let code = bytes.withMemoryRebound(to: CChar.self) { chars in
+                sqlite3_bind_text(handle, index, chars.baseAddress ?? UnsafePointer(bitPattern: 1), Int32(chars.count), nil)
+            }
+            guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: database.handle, sql: sql) }
+            return try body()
+        }
+    }
+
     public func bind(_ value: String?, at index: Int32) throws(SQLiteError) {
         try bind(value.map(SQLiteValue.text) ?? .null, at: index)
     }
