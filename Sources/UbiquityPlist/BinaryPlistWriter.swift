@@ -28,23 +28,21 @@ struct BinaryPlistWriter {
     /// and data by value, with a small direct-mapped cache in front of the string table
     /// because the same few dictionary keys recur in every record.
     private var numbers = ScalarTable()
-    private var strings: [String: Int] = [:]
+    private(set) var strings: [String: Int] = [:]
     private var blobs: [[UInt8]: Int] = [:]
     private var booleans: (false: Int, true: Int) = (-1, -1)
     private var recentKeys = [(key: String, index: Int)](repeating: ("", -1), count: 64)
     private var out: [UInt8] = []
 
     static func encode(_ value: PlistValue) -> [UInt8] {
-        var writer = BinaryPlistWriter()
-        writer.out.reserveCapacity(1 << 16)
-        writer.out.append(contentsOf: [0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30])  // "bplist00"
+        var writer = started()
         _ = writer.flatten(value)
         return writer.finish()
     }
 
     // MARK: Walking the tree
 
-    private mutating func flatten(_ value: PlistValue) -> Int {
+    mutating func flatten(_ value: PlistValue) -> Int {
         switch value {
         case let .array(elements):
             let index = offsets.count
@@ -118,7 +116,7 @@ struct BinaryPlistWriter {
 
     /// Dictionary keys: try the direct-mapped cache (slot from length and first byte)
     /// before hashing.
-    private mutating func key(_ s: String) -> Int {
+    mutating func key(_ s: String) -> Int {
         let utf8 = s.utf8
         let slot = (utf8.count &* 31 &+ Int(utf8.first ?? 0)) & 63
         if recentKeys[slot].index >= 0 && recentKeys[slot].key == s { return recentKeys[slot].index }
@@ -132,9 +130,56 @@ struct BinaryPlistWriter {
         return slot
     }
 
+    // MARK: Hooks for a walk the caller drives (BinaryPlistStream)
+
+    /// A writer with the header written and nothing else.
+    static func started() -> BinaryPlistWriter {
+        var writer = BinaryPlistWriter()
+        writer.out.reserveCapacity(1 << 16)
+        writer.out.append(contentsOf: [0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30])  // "bplist00"
+        return writer
+    }
+
+    /// Opens a container as `flatten` does before walking its children: its number, then
+    /// room for its references (dictionaries: `count` keys, then `count` values). Returns its
+    /// number and where its references start.
+    mutating func open(marker: UInt8, count: Int) -> (object: Int, start: Int) {
+        let index = offsets.count
+        offsets.append(0)
+        let start = refs.count
+        containers.append(Container(object: index, marker: marker, start: start, count: count))
+        refs.append(contentsOf: repeatElement(0, count: marker == 0xD0 ? 2 * count : count))
+        return (index, start)
+    }
+
+    mutating func setReference(_ position: Int, to object: Int) { refs[position] = object }
+
+    /// Room for about `objects` objects and `bytes` bytes of output, so that the tables grow
+    /// once instead of by doubling.
+    mutating func reserve(objects: Int, bytes: Int) {
+        strings.reserveCapacity(objects / 3)  // about one object in three is a distinct string
+        offsets.reserveCapacity(objects)
+        refs.reserveCapacity(2 * objects)
+        out.reserveCapacity(bytes)
+    }
+
+    /// A new ASCII string object of `length` zero bytes, neither shared nor remembered, to be
+    /// filled by `fill` once its text is known. Returns its number and where its bytes start.
+    mutating func reserveASCIIString(length: Int) -> (object: Int, bytes: Int) {
+        offsets.append(out.count)
+        writeMarker(0x50, count: length)
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: length))
+        return (offsets.count - 1, start)
+    }
+
+    mutating func fill(_ start: Int, with ascii: [UInt8]) {
+        out.replaceSubrange(start ..< start + ascii.count, with: ascii)
+    }
+
     // MARK: Containers, offset table, trailer
 
-    private mutating func finish() -> [UInt8] {
+    mutating func finish() -> [UInt8] {
         let refSize = Self.byteWidth(for: UInt64(max(offsets.count - 1, 0)))
         out.reserveCapacity(out.count + containers.count * 10 + refs.count * refSize + offsets.count * 8 + 32)
         for container in containers {

@@ -70,9 +70,13 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
 
 /// A fresh temporary directory, removed by `cleanUp`.
 struct ScratchDirectory {
-    let path = NSTemporaryDirectory() + "ubiq-bench-" + UUID().uuidString
+    let path: String
 
-    init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+    /// `base`: the folder to make it in (with a trailing slash); `TMPDIR` by default.
+    init(in base: String = NSTemporaryDirectory()) throws {
+        path = base + "ubiq-bench-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
 
     func cleanUp() { try? FileManager.default.removeItem(atPath: path) }
 }

@@ -12,10 +12,36 @@ package enum CanonicalEncoding {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(4096)
         append(value, to: &bytes)
-        return SHA256.hash(data: bytes).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        return String(decoding: sha256HexBytes(ofCanonical: bytes), as: UTF8.self)
+    }
+
+    /// The SHA-256 of canonical bytes already written (`appendDictionaryHeader`, `appendKey`,
+    /// `append`) in lower-case hex, as ASCII bytes.
+    package static func sha256HexBytes(ofCanonical bytes: [UInt8]) -> [UInt8] {
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for byte in SHA256.hash(data: bytes) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        return hex
+    }
+
+    /// The start of a dictionary of `count` entries; each entry follows as `appendKey` and
+    /// its value, in the order of `precedes` — the bytes `append` writes for the dictionary.
+    package static func appendDictionaryHeader(count: Int, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "m")); appendNumber(UInt64(count), to: &bytes)
+    }
+
+    /// The start of an array of `count` elements, each following as its value.
+    package static func appendArrayHeader(count: Int, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "a")); appendNumber(UInt64(count), to: &bytes)
+    }
+
+    /// A dictionary key.
+    package static func appendKey(_ key: String, to bytes: inout [UInt8]) {
+        appendString(key, to: &bytes)
     }
 
     package static func append(_ value: PlistValue, to bytes: inout [UInt8]) {

@@ -42,12 +42,14 @@ extension PersistentStore {
                         transactionDate: date.timeIntervalSince1970, modelVersionHash: model.hash,
                         storeName: storeName, contentName: contentName,
                         inserted: inserted, updated: updated, deleted: deleted, contentEpoch: try meta(.contentEpoch))
+                    // The log's bytes are made beside the rows (a large log on another thread).
+                    let encoding = LocalLogEncoding(log, format: format)
                     var changes = ObjectChanges()
                     try applyRecords(of: log, into: &changes)
                     try advanceKnowledge(peer: peerID, to: number)
                     try history.record(log, isLocal: true, applied: now)
                     try persistClock()
-                    try outbox.add(number: number, fileName: log.fileName, bytes: log.encoded(format: format))
+                    try outbox.add(number: number, fileName: log.fileName, bytes: encoding.bytes())
                     return (log, changes)
                 }
             } catch {

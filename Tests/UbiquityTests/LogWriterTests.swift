@@ -1,0 +1,74 @@
+import Crypto
+import Foundation
+import Testing
+import UbiquityBase
+import UbiquityPlist
+import UbiquityTestSupport
+@testable import Ubiquity
+@testable import UbiquityCore
+
+/// A save writes its log with `TransactionLogWriter` (one walk, no plist tree). Its bytes must be
+/// those of the tree's writer (`encoded(format: .binary)`) for every log, byte for byte: peers
+/// of earlier builds, a log written again from its copy and `ubiq log` all expect them.
+@Suite("The log writer writes the tree writer's bytes")
+struct LogWriterTests {
+    @Test(arguments: SeededGenerator.testSeeds(Array(1 ... 40)))
+    func randomLogsEncodeAlike(seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed)
+        let log = try LogReaderAgreementTests.randomLog(&random)
+        #expect(log.encodedBinary() == log.encoded(format: .binary), "seed \(seed): the log writer's bytes differ from the tree writer's")
+    }
+
+    /// Empty logs, a log of deletions only, and strings that recur (shared objects).
+    @Test func edgeShapesEncodeAlike() throws {
+        let model = LogReaderAgreementTests.model, peer = LogReaderAgreementTests.peer
+        let item = try GlobalID(entity: "Item", key: "same")
+        func log(_ inserted: [ChangeRecord], _ updated: [ChangeRecord], _ deleted: [GlobalID], epoch: String?) -> TransactionLog {
+            TransactionLog(peerID: peer, transactionNumber: 3, knowledge: KnowledgeVector([peer: 3]),
+                           stamp: Stamp(wallMilliseconds: 1_700_000_000_000, counter: 2, peerID: peer), transactionDate: 1_700_000_000,
+                           modelVersionHash: model.hash, storeName: "Item", contentName: "same", inserted: inserted, updated: updated,
+                           deleted: deleted, contentEpoch: epoch)
+        }
+        let record = ChangeRecord(id: item, values: ["name": .string("same"), "ref": nil, "count": .integer(3)])
+        for shape in [log([], [], [], epoch: nil), log([], [], [item, item], epoch: "e"), log([record, record], [record], [item], epoch: "Item"),
+                      log((0 ..< 300).map { _ in record }, [], [], epoch: nil)] {
+            #expect(shape.encodedBinary() == shape.encoded(format: .binary))
+        }
+    }
+
+    /// A fixed log's bytes, pinned: a change to how logs are written shows here first.
+    @Test func aFixedLogKeepsItsBytes() throws {
+        let peer = "pinned~00000000-0000-0000-0000-000000000001"
+        let owner = try GlobalID(entity: "Box", key: "box")
+        let tag = try GlobalID(entity: "Tag", key: "t1")
+        let item = ChangeRecord(id: try GlobalID(entity: "Item", key: "i1"),
+                                values: ["name": .string("Zoë 漢字 🙂"), "count": .integer(-7), "ratio": .double(0.5), "share": .float(1.25),
+                                         "when": .date(secondsSince1970: 1_234_567_890.5), "done": .boolean(true), "blob": .binary([0, 1, 255]),
+                                         "ref": nil, "low": .integer(Int64.max), "high": .integer(0)],
+                                relationships: ["owner": .toOne(owner), "tags": .toMany(added: [tag], removed: [])],
+                                positions: ["tags": [tag: "a0"]])
+        let update = ChangeRecord(id: try GlobalID(entity: "Item", key: "i2"), values: ["name": .string("")], relationships: ["owner": .toOne(nil)])
+        let log = TransactionLog(peerID: peer, transactionNumber: 42, knowledge: KnowledgeVector([peer: 42, "other~2": 5]),
+                                 stamp: Stamp(wallMilliseconds: 1_700_000_000_123, counter: 1, peerID: peer), transactionDate: 1_700_000_000.125,
+                                 modelVersionHash: "hash", storeName: "Store", contentName: "Content", inserted: [item], updated: [update],
+                                 deleted: [try GlobalID(entity: "Tag", key: "gone")], contentEpoch: "epoch-7")
+        let digest = SHA256.hash(data: log.encodedBinary()).map { String(format: "%02x", $0) }.joined()
+        #expect(log.encodedBinary() == log.encoded(format: .binary))
+        #expect(digest == "335359239c23fe0b6992aa6fc1acedd41081e38ccc66f077af1d7462f7cec6f0", "the bytes of a fixed log changed")
+    }
+
+    /// What a save puts in the outbox is the tree writer's encoding of the log it returns.
+    @Test func aSaveQueuesTheTreeWritersBytes() throws {
+        let cloud = try TestCloud()
+        let peer = try cloud.peer("phone", policy: nil)
+        let context = ObjectContext(store: peer.store)
+        for index in 0 ..< 20 {
+            let note = try context.insert("Note", key: "n\(index)")
+            note["title"] = .string("title \(index)")
+        }
+        let log = try #require(try context.save())
+        let queued = try #require(try peer.store.pendingOutbox().last)
+        #expect(queued.bytes == log.encoded(format: .binary))
+        _ = cloud
+    }
+}
