@@ -148,24 +148,29 @@ extension PersistentStore {
         }
         let rows = try database.statement("SELECT \(table.columnList) FROM baseline.\(table.quotedName)")
         defer { rows.reset() }
-        let attributes = table.entity.attributes.map { ($0, Int32(table.attributeColumn[$0.name]!)) }
+        // Read in place by index: a loop over (attribute, column) pairs copied each attribute's
+        // description for every row.
+        let attributes = table.entity.attributes
+        let attributeColumns = attributes.map { Int32(table.attributeColumn[$0.name]!) }
         let toOnes = table.entity.relationships.filter { !$0.isToMany }.map { ($0, Int32(table.toOneColumn[$0.name]!)) }
         let writerColumns = table.slotLayouts.map { Int32($0.writer) }
+        // Membership only: looking a writer up copied (and released) its stamp for every slot.
+        let writerIDs = Set(writers.keys)
         while try rows.step() {
             let gid = rows.string(0) ?? ""
             func invalid(_ reason: String) -> StateFileError { .invalid(table: table.tableName, reason: "row \(gid.prefix(80)) \(reason)") }
             guard let id = try? GlobalID(gid), id.entity == table.entity.name else { throw invalid("has an invalid object ID") }
             let alive = rows.int64(Int32(EntityTable.aliveColumn))
             guard alive == 0 || alive == 1 else { throw invalid("is neither alive nor dead") }
-            for (attribute, column) in attributes {
-                let value = rows.value(column)
+            for index in attributes.indices {
+                let value = rows.value(attributeColumns[index])
                 if value == .null { continue }
-                if case let .real(number) = value, !number.isFinite { throw invalid("holds a number that is not finite in \(attribute.name)") }
-                guard let typed = AttributeValue(sqlite: value, type: attribute.type) else {
-                    throw invalid("holds a value of the wrong type in \(attribute.name) (\(attribute.type.rawValue) expected)")
+                if case let .real(number) = value, !number.isFinite { throw invalid("holds a number that is not finite in \(attributes[index].name)") }
+                guard let typed = AttributeValue(sqlite: value, type: attributes[index].type) else {
+                    throw invalid("holds a value of the wrong type in \(attributes[index].name) (\(attributes[index].type.rawValue) expected)")
                 }
                 // The kind and an integer type's range, as a log's reader checks them.
-                do { try attribute.validateKind(typed, entity: table.entity.name) } catch { throw invalid("breaks the model: \(error)") }
+                do { try attributes[index].validateKind(typed, entity: table.entity.name) } catch { throw invalid("breaks the model: \(error)") }
             }
             for (relationship, column) in toOnes where !rows.isNull(column) {
                 guard let target = try? GlobalID(rows.string(column) ?? ""), model.isKind(target.entity, of: relationship.destination) else {
@@ -173,7 +178,7 @@ extension PersistentStore {
                 }
             }
             for column in writerColumns where !rows.isNull(column) {
-                guard writers[rows.int64(column)] != nil else { throw invalid("names a writer the file does not hold") }
+                guard writerIDs.contains(rows.int64(column)) else { throw invalid("names a writer the file does not hold") }
             }
             if alive == 1 { live.append(id) }
         }
