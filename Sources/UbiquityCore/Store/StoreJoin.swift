@@ -39,8 +39,8 @@ extension PersistentStore {
             let baselineVersion = try checkAttachedStateFile()
             return try database.transaction {
                 if baselineVersion == "1" { try upgradeSchemaFromVersion1(schema: "baseline") }
-                let writers = try validateAttachedState(knowledge: knowledge)
-                let changes = try holdsNothing() ? try copyAttachedState() : try mergeAttachedState(writers: writers, knowledge: knowledge)
+                let (writers, live) = try validateAttachedState(knowledge: knowledge)
+                let changes = try holdsNothing() ? try copyAttachedState(live: live) : try mergeAttachedState(writers: writers, knowledge: knowledge)
                 for (peer, number) in knowledge.entries { try advanceKnowledge(peer: peer, to: number) }
                 // As after an import: what this peer stamps next is later than everything it now holds.
                 for sql in ["SELECT max(stamp) FROM Z_WRITERS", "SELECT max(stamp) FROM Z_TOMBSTONES"]
@@ -82,8 +82,9 @@ extension PersistentStore {
     /// Checks every row of the attached state against the model and `knowledge`, as an import
     /// checks a log: object IDs, value types, finite numbers, references, writers and stamps
     /// (never beyond the baseline's knowledge, never far in the future). Returns the writers by
-    /// their id in the attached file.
-    private func validateAttachedState(knowledge: KnowledgeVector) throws -> [Int64: SlotWriter] {
+    /// their id in the attached file, and the objects alive in it (a store that holds nothing
+    /// reports them as inserted without reading them again).
+    private func validateAttachedState(knowledge: KnowledgeVector) throws -> (writers: [Int64: SlotWriter], live: [GlobalID]) {
         var writers: [Int64: SlotWriter] = [:]
         let select = try database.statement("SELECT id, peer, number, stamp FROM baseline.Z_WRITERS")
         defer { select.reset() }
@@ -98,8 +99,9 @@ extension PersistentStore {
             guard !stamp.isTooFarAhead(of: now) else { throw StateFileError.invalid(table: "Z_WRITERS", reason: "has a stamp in the far future (\(stamp))") }
             writers[select.int64(0)] = SlotWriter(stamp: stamp, number: number)
         }
+        var live: [GlobalID] = []
         for table in tables.values.sorted(by: { $0.tableName < $1.tableName }) {
-            try validateRows(of: table, writers: writers)
+            try validateRows(of: table, writers: writers, live: &live)
         }
         for pairs in pairTables.values.sorted(by: { $0.tableName < $1.tableName }) {
             let rows = try database.statement("SELECT source, target, present, stamp, number FROM baseline.\(pairs.quotedName)")
@@ -136,33 +138,39 @@ extension PersistentStore {
                 throw StateFileError.invalid(table: "Z_TOMBSTONES", reason: "has an invalid tombstone for \(gid.prefix(80))")
             }
         }
-        return writers
+        return (writers, live)
     }
 
-    private func validateRows(of table: EntityTable, writers: [Int64: SlotWriter]) throws {
+    private func validateRows(of table: EntityTable, writers: [Int64: SlotWriter], live: inout [GlobalID]) throws {
         let present = try attachedColumns(of: table)
         guard present == Set(table.columns) else {
             throw StateFileError.invalid(table: table.tableName, reason: "has columns \(present.sorted().joined(separator: ", ")), the model makes \(table.columns.joined(separator: ", "))")
         }
         let rows = try database.statement("SELECT \(table.columnList) FROM baseline.\(table.quotedName)")
         defer { rows.reset() }
-        let attributes = table.entity.attributes.map { ($0, Int32(table.attributeColumn[$0.name]!)) }
+        // Read in place by index: a loop over (attribute, column) pairs copied each attribute's
+        // description for every row.
+        let attributes = table.entity.attributes
+        let attributeColumns = attributes.map { Int32(table.attributeColumn[$0.name]!) }
         let toOnes = table.entity.relationships.filter { !$0.isToMany }.map { ($0, Int32(table.toOneColumn[$0.name]!)) }
         let writerColumns = table.slotLayouts.map { Int32($0.writer) }
+        // Membership only: looking a writer up copied (and released) its stamp for every slot.
+        let writerIDs = Set(writers.keys)
         while try rows.step() {
             let gid = rows.string(0) ?? ""
             func invalid(_ reason: String) -> StateFileError { .invalid(table: table.tableName, reason: "row \(gid.prefix(80)) \(reason)") }
-            guard (try? GlobalID(gid))?.entity == table.entity.name else { throw invalid("has an invalid object ID") }
-            guard [0, 1].contains(rows.int64(Int32(EntityTable.aliveColumn))) else { throw invalid("is neither alive nor dead") }
-            for (attribute, column) in attributes {
-                let value = rows.value(column)
+            guard let id = try? GlobalID(gid), id.entity == table.entity.name else { throw invalid("has an invalid object ID") }
+            let alive = rows.int64(Int32(EntityTable.aliveColumn))
+            guard alive == 0 || alive == 1 else { throw invalid("is neither alive nor dead") }
+            for index in attributes.indices {
+                let value = rows.value(attributeColumns[index])
                 if value == .null { continue }
-                if case let .real(number) = value, !number.isFinite { throw invalid("holds a number that is not finite in \(attribute.name)") }
-                guard let typed = AttributeValue(sqlite: value, type: attribute.type) else {
-                    throw invalid("holds a value of the wrong type in \(attribute.name) (\(attribute.type.rawValue) expected)")
+                if case let .real(number) = value, !number.isFinite { throw invalid("holds a number that is not finite in \(attributes[index].name)") }
+                guard let typed = AttributeValue(sqlite: value, type: attributes[index].type) else {
+                    throw invalid("holds a value of the wrong type in \(attributes[index].name) (\(attributes[index].type.rawValue) expected)")
                 }
                 // The kind and an integer type's range, as a log's reader checks them.
-                do { try attribute.validateKind(typed, entity: table.entity.name) } catch { throw invalid("breaks the model: \(error)") }
+                do { try attributes[index].validateKind(typed, entity: table.entity.name) } catch { throw invalid("breaks the model: \(error)") }
             }
             for (relationship, column) in toOnes where !rows.isNull(column) {
                 guard let target = try? GlobalID(rows.string(column) ?? ""), model.isKind(target.entity, of: relationship.destination) else {
@@ -170,21 +178,30 @@ extension PersistentStore {
                 }
             }
             for column in writerColumns where !rows.isNull(column) {
-                guard writers[rows.int64(column)] != nil else { throw invalid("names a writer the file does not hold") }
+                guard writerIDs.contains(rows.int64(column)) else { throw invalid("names a writer the file does not hold") }
             }
+            if alive == 1 { live.append(id) }
         }
     }
 
     // MARK: Joining
 
-    /// A store that holds nothing takes the baseline's rows as they are.
-    private func copyAttachedState() throws -> ObjectChanges {
-        // Fixed tables column by column as they lie; entity tables by name (their order may differ).
+    /// A store that holds nothing takes the baseline's rows as they are; the objects alive in
+    /// them (`live`, found by the validation) are the ones it reports inserted.
+    private func copyAttachedState(live: [GlobalID]) throws -> ObjectChanges {
+        // Fixed tables column by column as they lie; entity tables by name (their order may
+        // differ). `SELECT *` into an empty table of the same columns and indexes lets SQLite
+        // copy the stored records whole (its transfer optimisation) instead of row by row.
         for table in pairTables.values.map(\.quotedName) + ["Z_TOMBSTONES", "Z_WRITERS"] {
             try database.execute("DELETE FROM main.\(table); INSERT INTO main.\(table) SELECT * FROM baseline.\(table)")
         }
         for table in tables.values {
-            try database.execute("DELETE FROM main.\(table.quotedName); INSERT INTO main.\(table.quotedName) (\(table.columnList)) SELECT \(table.columnList) FROM baseline.\(table.quotedName)")
+            try database.execute("DELETE FROM main.\(table.quotedName)")
+            if try columnOrder(of: table.tableName, schema: "main") == columnOrder(of: table.tableName, schema: "baseline") {
+                try database.execute("INSERT INTO main.\(table.quotedName) SELECT * FROM baseline.\(table.quotedName)")
+            } else {
+                try database.execute("INSERT INTO main.\(table.quotedName) (\(table.columnList)) SELECT \(table.columnList) FROM baseline.\(table.quotedName)")
+            }
         }
         for order in orderTables.values {
             try database.execute("DELETE FROM main.\(order.quotedName)")
@@ -193,15 +210,16 @@ extension PersistentStore {
             try database.execute("INSERT INTO main.\(order.quotedName) (source, target, position, stamp, number) SELECT source, target, position, stamp, number FROM baseline.\(order.quotedName)")
         }
         forgetSlotWriters()
-        var changes = ObjectChanges()
-        for table in tables.values {
-            let live = try database.statement("SELECT gid FROM main.\(table.quotedName) WHERE alive = 1")
-            defer { live.reset() }
-            while try live.step() {
-                if let id = live.string(0).flatMap(GlobalID.init(stored:)) { changes.inserted.insert(id) }
-            }
-        }
-        return changes
+        return ObjectChanges(inserted: Set(live))
+    }
+
+    /// The columns of `table` in `schema`, in their order.
+    private func columnOrder(of table: String, schema: String) throws -> [String] {
+        let info = try database.statement("SELECT name FROM pragma_table_info(\(SQLiteDatabase.quoteLiteral(table)), \(SQLiteDatabase.quoteLiteral(schema))) ORDER BY cid")
+        defer { info.reset() }
+        var names: [String] = []
+        while try info.step() { names.append(info.string(0) ?? "") }
+        return names
     }
 
     /// Joins the attached rows into rows this store holds: slot by slot the larger stamp wins,

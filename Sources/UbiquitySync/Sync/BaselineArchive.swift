@@ -4,6 +4,9 @@ import UbiquityBase
 import UbiquityCore
 import UbiquityPlist
 import ZIPFoundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a baseline says about itself (`metadata.plist` inside `baseline.zip`).
 public struct BaselineMetadata: Sendable, Equatable {
@@ -97,20 +100,26 @@ enum BaselineArchive {
     static let deflateLevel: Int32 = 1
 
     /// Zips a baseline into `path` (a temporary `.nosync` path; the caller renames it into
-    /// place), durable (fsynced) when this returns.
+    /// place), durable (fsynced) when this returns. The store file is archived first and its
+    /// SHA-256 taken in the same pass: the metadata written after it carries that checksum
+    /// (whatever `metadata.storeChecksum` said), and is returned. Readers find entries by
+    /// name, so their order in the archive is free.
+    @discardableResult
     static func write(metadata: BaselineMetadata, model: ObjectModel, storeFile: String, to path: String,
-                      level: Int32 = deflateLevel) throws {
+                      level: Int32 = deflateLevel) throws -> BaselineMetadata {
         var zip = try ZipWriter(path: path, level: level)
+        var metadata = metadata
         do {
+            metadata.storeChecksum = try zip.add(name: storeName, contentsOf: storeFile)
             try zip.add(name: metadataName, bytes: PlistSeam.encode(metadata.plistValue, format: .xml))
             try zip.add(name: modelName, bytes: model.fileContents(format: .xml))
-            try zip.add(name: storeName, contentsOf: storeFile)
             try zip.finish()
         } catch {
             zip.abandon()
             unlink(path)
             throw error
         }
+        return metadata
     }
 
     /// Reads only the metadata of the baseline at `path`. A sync asks several times and the
@@ -178,34 +187,66 @@ enum BaselineArchive {
     /// as it streams (never more than the bound).
     static func extractStore(_ path: String, metadata: BaselineMetadata, into directory: String, sealing: ContentSealing) throws(BaselineError) -> String {
         let target = directory + "/" + storeName
+        try? FileManager.default.removeItem(atPath: target)
         do {
-            try? FileManager.default.removeItem(atPath: target)
             try AtomicFile.makeDirectory(directory)
+        } catch {
+            throw .unreadable("\(error)")
+        }
+        let descriptor = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .unreadable("cannot write \(target)") }
+        do {
+            defer { close(descriptor) }
+            try inflateStore(path, metadata: metadata, sealing: sealing) { chunk in
+                try chunk.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+                    var done = 0
+                    while done < bytes.count {
+                        let count = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
+                        if count < 0, errno == EINTR { continue }
+                        guard count > 0 else { throw BaselineError.unreadable("cannot write \(target): \(String(cString: strerror(errno)))") }
+                        done += count
+                    }
+                }
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: target)
+            throw error
+        }
+        return target
+    }
+
+    /// Checks the store file against the metadata's checksum without writing it anywhere.
+    static func verifyStore(_ path: String, metadata: BaselineMetadata, sealing: ContentSealing) throws(BaselineError) {
+        try inflateStore(path, metadata: metadata, sealing: sealing) { _ in }
+    }
+
+    /// The chunk size of a store's inflation: large, so the reader's per-chunk work is rare.
+    private static let inflateChunkSize = 1 << 20
+
+    /// Inflates `store.sqlite`, handing every chunk to `consume` and hashing it on the way; throws
+    /// when it inflates past the bound or does not match the metadata's checksum. The SHA-256 of
+    /// the whole state is a stronger check than the entry's CRC-32, which is therefore skipped.
+    private static func inflateStore(_ path: String, metadata: BaselineMetadata, sealing: ContentSealing,
+                                     consume: (Data) throws -> Void) throws(BaselineError) {
+        do {
             let archive = try openForReading(path, sealing: sealing)
             guard let entry = archive[storeName] else { throw BaselineError.unreadable("no store.sqlite in the archive") }
-            guard FileManager.default.createFile(atPath: target, contents: nil), let output = FileHandle(forWritingAtPath: target) else {
-                throw BaselineError.unreadable("cannot write \(target)")
-            }
-            defer { try? output.close() }
             var hasher = SHA256()
             var written: Int64 = 0
-            _ = try archive.extract(entry) { chunk in
+            _ = try archive.extract(entry, bufferSize: inflateChunkSize, skipCRC32: true) { chunk in
                 written += Int64(chunk.count)
                 guard written <= maximumStoreBytes else { throw BaselineError.unreadable("store.sqlite inflates to more than \(maximumStoreBytes) bytes") }
                 hasher.update(data: chunk)
-                try output.write(contentsOf: chunk)
+                try consume(chunk)
             }
             guard hasher.finalize().map({ String(format: "%02x", $0) }).joined() == metadata.storeChecksum else {
                 throw BaselineError.unreadable("store.sqlite does not match its checksum")
             }
         } catch let error as BaselineError {
-            try? FileManager.default.removeItem(atPath: target)
             throw error
         } catch {
-            try? FileManager.default.removeItem(atPath: target)
             throw .unreadable("\(error)")
         }
-        return target
     }
 
     static func sha256Hex(ofFile path: String) throws -> String {

@@ -46,11 +46,10 @@ package struct BaselineCatalog {
 
     /// Lists and checks the baseline folder of `location` for `store`. A baseline not checked
     /// before (by its file signature, remembered in `verifiedList`, a file of the device's) is
-    /// extracted once into `scratchDirectory` and verified; without `verifiedList`, every one
-    /// is (doctor trusts no earlier check). With `readOnly` (a peer reading a device another
-    /// process owns), the list is read but never written, and a baseline is verified in a
-    /// temporary folder outside the device.
-    package init(location: ContainerLocation, store: PersistentStore, scratchDirectory: String, verifiedList: String?, readOnly: Bool = false,
+    /// inflated once and checked against its checksum, never written out; without
+    /// `verifiedList`, every one is (doctor trusts no earlier check). With `readOnly` (a peer
+    /// reading a device another process owns), the list is read but never written.
+    package init(location: ContainerLocation, store: PersistentStore, verifiedList: String?, readOnly: Bool = false,
                  logger: UbiquityLogger) {
         let epoch = try? store.contentEpoch()
         let verified = verifiedList.map(Self.readVerified) ?? []
@@ -103,10 +102,9 @@ package struct BaselineCatalog {
             }
             let signature = "\(file.name)|\(file.signature)|\(metadata.storeChecksum)"
             if !verified.contains(signature) {
-                let work = (readOnly ? NSTemporaryDirectory() + "/ubiquity-" : scratchDirectory + "/") + "verify-" + UUID().uuidString
-                defer { try? FileManager.default.removeItem(atPath: work) }
+                // Inflated and hashed, never written out: nothing lands on the device.
                 do {
-                    _ = try BaselineArchive.extractStore(path, metadata: metadata, into: work, sealing: location.sealing)
+                    try BaselineArchive.verifyStore(path, metadata: metadata, sealing: location.sealing)
                 } catch {
                     reject(error.description, quarantine: true)
                     continue
@@ -119,6 +117,17 @@ package struct BaselineCatalog {
         }
         entries.sort { $0.isAtName && !$1.isAtName }
         if let verifiedList, !readOnly, stillVerified != verified { Self.writeVerified(stillVerified, to: verifiedList) }
+    }
+
+    /// Records the baseline this peer just rolled and renamed to `path` as verified: the roll
+    /// took its checksum from the very bytes it zipped, so extracting it again at the next
+    /// catalog would only check this peer's own write. A file swapped in meanwhile has another
+    /// signature or checksum and is verified as any other.
+    package static func recordRolled(_ path: String, storeChecksum: String, verifiedList: String) {
+        guard let file = DirectoryEntry.at(path), file.isRegularFile else { return }
+        var signatures = readVerified(verifiedList)
+        guard signatures.insert("\(file.name)|\(file.signature)|\(storeChecksum)").inserted else { return }
+        writeVerified(signatures, to: verifiedList)
     }
 
     // The signatures hold the file's change time and inode: device facts, kept in a file of the

@@ -38,9 +38,11 @@ package struct Baseliner {
     /// Every baseline this peer sees, checked; with `reverify`, each extracted and verified
     /// again, whatever was checked before.
     package func catalog(reverify: Bool = false) -> BaselineCatalog {
-        BaselineCatalog(location: location, store: store, scratchDirectory: scratchDirectory,
-                        verifiedList: reverify ? nil : scratchDirectory + "/verified-baselines", readOnly: readOnly, logger: logger)
+        BaselineCatalog(location: location, store: store, verifiedList: reverify ? nil : verifiedList, readOnly: readOnly, logger: logger)
     }
+
+    /// The device's list of baselines already verified (`BaselineCatalog`).
+    private var verifiedList: String { scratchDirectory + "/verified-baselines" }
 
     // MARK: Joining
 
@@ -127,7 +129,7 @@ package struct Baseliner {
         var metadata = BaselineMetadata(
             author: store.peerID, knowledge: covered, previousKnowledge: view, modelVersionHash: store.model.hash,
             storeName: store.storeName, contentName: store.contentName, created: store.now,
-            storeChecksum: try BaselineArchive.sha256Hex(ofFile: stateFile),
+            storeChecksum: "", // taken while the state file is zipped (`BaselineArchive.write`)
             modelChecksum: CanonicalEncoding.sha256Hex(of: store.model.plistValue), contentEpoch: removal?.epoch)
         metadata.contentEpochGeneration = removal?.generation ?? 0
         metadata.contentEpochDate = removal?.date ?? 0
@@ -142,10 +144,10 @@ package struct Baseliner {
             if let key = try location.sealingKey(forWriting: location.baselinePath) {
                 // Encrypted content: the archive is made on the device and only its sealed form enters the cloud.
                 let plain = work + "/baseline.zip"
-                try BaselineArchive.write(metadata: metadata, model: store.model, storeFile: stateFile, to: plain)
+                metadata = try BaselineArchive.write(metadata: metadata, model: store.model, storeFile: stateFile, to: plain)
                 try SealedFile.sealFile(plain, to: temporary, key: key)
             } else {
-                try BaselineArchive.write(metadata: metadata, model: store.model, storeFile: stateFile, to: temporary)
+                metadata = try BaselineArchive.write(metadata: metadata, model: store.model, storeFile: stateFile, to: temporary)
             }
         } catch let error as FileError {
             throw SyncError.containerUnwritable(path: error.path, reason: error.message)
@@ -174,6 +176,10 @@ package struct Baseliner {
         guard rename(temporary, location.baselinePath) == 0 else {
             let error = FileError(path: location.baselinePath, operation: "rename", errno: errno)
             throw SyncError.containerUnwritable(path: error.path, reason: error.message)
+        }
+        if !readOnly {
+            BaselineCatalog.recordRolled(location.baselinePath, storeChecksum: metadata.storeChecksum,
+                                         verifiedList: verifiedList)
         }
         logger.log(.info, .baseline, "rollBaseline", "rolled a baseline at \(covered): \(reason)")
         return .rolled(metadata, reason: reason)

@@ -1,3 +1,4 @@
+import Crypto
 import CSystemZlib
 import Foundation
 import UbiquityBase
@@ -9,9 +10,13 @@ import Glibc
 /// measurement (`BaselineArchive.deflateLevel`): ZIPFoundation, which reads baselines, only
 /// deflates at zlib's default level, which was most of a baseline roll's time.
 ///
-/// Entries stream from a file or come from memory; each is read once (CRC-32 and deflate in
-/// the same pass) and its local header is completed in place when its sizes are known. Sizes
-/// and offsets past 4 GiB use the ZIP64 extensions, so any store fits.
+/// An entry is deflated in blocks on every core (as pigz does): each block is a raw deflate
+/// stream primed with the previous block's last 32 KiB (`deflateSetDictionary`) and ended by a
+/// sync flush, so the blocks concatenate into one valid deflate stream that any reader inflates
+/// and that is barely larger than one made in one go. Its CRC-32 (combined per block) and
+/// SHA-256 are computed in the same pass, beside the deflating; its local header is completed
+/// in place when its sizes are known. Sizes and offsets past 4 GiB use the ZIP64 extensions, so
+/// any store fits.
 struct ZipWriter {
     private struct Entry {
         let name: [UInt8]
@@ -22,9 +27,18 @@ struct ZipWriter {
         var size: UInt64 = 0
     }
 
+    /// Bytes deflated as one block, and blocks read and deflated together (bounding memory to
+    /// twice a window). Small blocks share the cores evenly; each costs a flush marker and a
+    /// little matching at its start, so they are not tiny.
+    static let defaultBlockSize = 512 << 10
+    static let blocksPerWindow = 64
+    /// What deflate can refer back to: a block is primed with this much of the one before.
+    static let dictionarySize = 32 << 10
+
     let path: String
     private let descriptor: Int32
     private let level: Int32
+    private let blockSize: Int
     /// Sizes and offsets at or above this use ZIP64 fields (lowered by tests to exercise them).
     private let zip64Threshold: UInt64
     private var offset: UInt64 = 0
@@ -33,30 +47,48 @@ struct ZipWriter {
     private var isOpen = true
 
     /// Creates (or truncates) the archive at `path`. Call `finish()` to complete it, or
-    /// `abandon()` to close it half-written.
-    init(path: String, level: Int32, zip64Threshold: UInt64 = UInt64(UInt32.max), date: Date = Date()) throws(FileError) {
+    /// `abandon()` to close it half-written. `blockSize` is lowered by tests to exercise many blocks.
+    init(path: String, level: Int32, blockSize: Int = defaultBlockSize, zip64Threshold: UInt64 = UInt64(UInt32.max),
+         date: Date = Date()) throws(FileError) {
+        precondition(blockSize > 0, "a deflate block holds at least one byte")
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw FileError(path: path, operation: "create", errno: errno) }
         self.path = path
         self.descriptor = descriptor
         self.level = level
+        self.blockSize = blockSize
         self.zip64Threshold = zip64Threshold
         (dosTime, dosDate) = Self.dosDateTime(date)
     }
 
-    /// Adds an entry holding `bytes`.
-    mutating func add(name: String, bytes: [UInt8]) throws {
-        try add(name: name, size: UInt64(bytes.count)) { body in try body(bytes) }
+    /// Adds an entry holding `bytes`; returns their SHA-256 (lower-case hex).
+    @discardableResult
+    mutating func add(name: String, bytes: [UInt8]) throws -> String {
+        try add(name: name, size: bytes.count) { window, start, count in
+            _ = bytes.withUnsafeBytes { source in
+                memcpy(window.baseAddress!, source.baseAddress! + start, count)
+            }
+        }
     }
 
-    /// Adds an entry holding the regular file at `file`, streamed a chunk at a time.
-    mutating func add(name: String, contentsOf file: String) throws {
+    /// Adds an entry holding the regular file at `file`, read a window of blocks at a time;
+    /// returns the SHA-256 (lower-case hex) of the bytes archived.
+    @discardableResult
+    mutating func add(name: String, contentsOf file: String) throws -> String {
         let descriptor = try AtomicFile.openRegularFile(file)
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw FileError(path: file, operation: "stat", errno: errno) }
-        try add(name: name, size: UInt64(status.st_size)) { body in
-            try StreamingFile.forEachChunk(descriptor: descriptor, path: file, body)
+        let archive = path
+        return try add(name: name, size: Int(status.st_size)) { window, start, count in
+            var done = 0
+            while done < count {
+                let read = pread(descriptor, window.baseAddress! + done, count - done, off_t(start + done))
+                if read < 0, errno == EINTR { continue }
+                guard read >= 0 else { throw FileError(path: file, operation: "read", errno: errno) }
+                guard read > 0 else { throw FileError(path: archive, operation: "write", message: "\(name) changed size while it was archived") }
+                done += read
+            }
         }
     }
 
@@ -92,23 +124,53 @@ struct ZipWriter {
 
     // MARK: Entries
 
-    private mutating func add(name: String, size: UInt64, stream: ((([UInt8]) throws -> Void)) throws -> Void) throws {
+    /// Archives `size` bytes that `fill` copies, a window at a time, into the buffer it is
+    /// given (`fill(buffer, start, count)`: the bytes from `start`).
+    private mutating func add(name: String, size: Int,
+                              fill: (UnsafeMutableRawBufferPointer, Int, Int) throws -> Void) throws -> String {
         // A deflated entry can outgrow its input by a few bytes per block: a size near the
         // limit reserves the ZIP64 fields too.
         var entry = Entry(name: Array(name.utf8), headerOffset: offset,
-                          usesZip64: size >= zip64Threshold / 2 || offset >= zip64Threshold)
+                          usesZip64: UInt64(size) >= zip64Threshold / 2 || offset >= zip64Threshold)
         try write(localHeader(entry))
-        let deflater = try Deflater(level: level, path: path)
+        let blocks = max(1, (size + blockSize - 1) / blockSize)
+        let windowBytes = min(size, blockSize * Self.blocksPerWindow)
+        // The buffer holds the previous window's last 32 KiB, then the window itself.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.dictionarySize + windowBytes, alignment: 16)
+        defer { buffer.deallocate() }
         var crc = crc32(0, nil, 0)
-        var read: UInt64 = 0
-        try stream { chunk in
-            crc = chunk.withUnsafeBufferPointer { crc32(crc, $0.baseAddress, uInt($0.count)) }
-            read += UInt64(chunk.count)
-            try deflater.deflate(chunk, finish: false) { try write($0) }
+        var hasher = SHA256()
+        var firstBlock = 0
+        while firstBlock < blocks {
+            let lastBlock = min(blocks, firstBlock + Self.blocksPerWindow)
+            let start = firstBlock * blockSize, end = min(size, lastBlock * blockSize)
+            if firstBlock > 0 {
+                // Keep what the window's first block refers back to.
+                let kept = min(Self.dictionarySize, start)
+                memmove(buffer.baseAddress! + Self.dictionarySize - kept, buffer.baseAddress! + Self.dictionarySize + windowBytes - kept, kept)
+            }
+            let window = UnsafeMutableRawBufferPointer(rebasing: buffer[Self.dictionarySize..<(Self.dictionarySize + end - start)])
+            try fill(window, start, end - start)
+            let work = DeflateWindow(buffer: UnsafeRawBufferPointer(buffer), windowStart: Self.dictionarySize, windowOffset: start,
+                                     blockSize: blockSize, blocks: firstBlock..<lastBlock, isLastWindow: lastBlock == blocks,
+                                     totalSize: size, level: level, hasher: hasher)
+            work.run()
+            hasher = work.hasher
+            for index in 0..<work.results.count {
+                switch work.results[index] {
+                case let .success(block):
+                    crc = crc32_combine(crc, block.crc, Int(block.length))
+                    try write(UnsafeRawBufferPointer(rebasing: block.output[..<block.produced]))
+                case let .failure(status):
+                    throw FileError(path: path, operation: "deflate", message: "zlib failed (status \(status))")
+                case nil:
+                    throw FileError(path: path, operation: "deflate", message: "a block was never deflated")
+                }
+            }
+            firstBlock = lastBlock
         }
-        try deflater.deflate([], finish: true) { try write($0) }
         entry.crc = UInt32(crc)
-        entry.size = read
+        entry.size = UInt64(size)
         entry.compressedSize = offset - entry.headerOffset - UInt64(localHeader(entry).count)
         if !entry.usesZip64, entry.size >= zip64Threshold || entry.compressedSize >= zip64Threshold {
             throw FileError(path: path, operation: "write", message: "\(name) changed size while it was archived")
@@ -117,6 +179,7 @@ struct ZipWriter {
         let written = header.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(entry.headerOffset)) }
         guard written == header.count else { throw FileError(path: path, operation: "write", errno: errno) }
         entries.append(entry)
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
     private func localHeader(_ entry: Entry) -> [UInt8] {
@@ -157,16 +220,29 @@ struct ZipWriter {
     }
 
     private mutating func write(_ bytes: [UInt8]) throws(FileError) {
+        let failure = bytes.withUnsafeBytes { Self.writeAll($0, to: descriptor) }
+        guard failure == 0 else { throw FileError(path: path, operation: "write", errno: failure) }
+        offset += UInt64(bytes.count)
+    }
+
+    private mutating func write(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
+        let failure = Self.writeAll(bytes, to: descriptor)
+        guard failure == 0 else { throw FileError(path: path, operation: "write", errno: failure) }
+        offset += UInt64(bytes.count)
+    }
+
+    /// Writes every byte; returns 0, or the `errno` of the write that failed.
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32 {
         var done = 0
         while done < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + done, $0.count - done) }
+            let count = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
             if count < 0 {
                 if errno == EINTR { continue }
-                throw FileError(path: path, operation: "write", errno: errno)
+                return errno
             }
             done += count
         }
-        offset += UInt64(bytes.count)
+        return 0
     }
 
     /// MS-DOS date and time (local time, 2-second steps), as zip keeps them.
@@ -189,49 +265,113 @@ private struct ZipBytes {
     mutating func u64(_ value: UInt64) { for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(value >> UInt64(shift) & 0xFF)) } }
 }
 
-/// A raw deflate stream (no zlib header: zip adds its own) over zlib's `z_stream`, which
-/// must not move once started (zlib keeps a pointer to it): it lives on the heap.
-private final class Deflater {
-    private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-    private var output = [UInt8](repeating: 0, count: 1 << 18)
-    private let path: String
+/// One window of an entry, deflated block by block on every core while one more task hashes
+/// it (SHA-256 must see the bytes in order; deflating and hashing overlap). Each task writes
+/// only its own slot of `results`, and the buffer is only read meanwhile: the unchecked
+/// `Sendable` is sound for `concurrentPerform`, which returns when every task did.
+private final class DeflateWindow: @unchecked Sendable {
+    /// A deflated block: `produced` bytes of `output`, which the window owns and frees.
+    struct Block {
+        let output: UnsafeMutableRawBufferPointer
+        let produced: Int
+        let crc: uLong
+        let length: Int
+    }
 
-    init(level: Int32, path: String) throws(FileError) {
-        self.path = path
-        stream.initialize(to: z_stream())
-        let status = deflateInit2_(stream, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY,
-                                   ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
-        guard status == Z_OK else {
-            stream.deallocate()
-            throw FileError(path: path, operation: "deflate", message: "zlib could not start (status \(status))")
-        }
+    let buffer: UnsafeRawBufferPointer
+    let windowStart: Int, windowOffset: Int, blockSize: Int
+    let blocks: Range<Int>
+    let isLastWindow: Bool
+    let totalSize: Int
+    let level: Int32
+    var hasher: SHA256
+    /// One slot per block, each written by its task alone (not an array property: tasks that
+    /// modify one property at the same time break Swift's exclusivity rule).
+    let results: UnsafeMutableBufferPointer<Result<Block, DeflateFailure>?>
+
+    init(buffer: UnsafeRawBufferPointer, windowStart: Int, windowOffset: Int, blockSize: Int, blocks: Range<Int>,
+         isLastWindow: Bool, totalSize: Int, level: Int32, hasher: SHA256) {
+        self.buffer = buffer
+        self.windowStart = windowStart
+        self.windowOffset = windowOffset
+        self.blockSize = blockSize
+        self.blocks = blocks
+        self.isLastWindow = isLastWindow
+        self.totalSize = totalSize
+        self.level = level
+        self.hasher = hasher
+        results = .allocate(capacity: blocks.count)
+        results.initialize(repeating: nil)
     }
 
     deinit {
-        deflateEnd(stream)
-        stream.deallocate()
+        for case let .success(block)? in results { block.output.deallocate() }
+        results.deinitialize()
+        results.deallocate()
     }
 
-    /// Deflates `input` (with `finish`, everything left) and hands each full output buffer to `emit`.
-    func deflate(_ input: [UInt8], finish: Bool, emit: ([UInt8]) throws -> Void) throws {
-        try input.withUnsafeBufferPointer { source in
-            // zlib only reads through next_in; its C type is merely not const.
-            stream.pointee.next_in = source.baseAddress.map { UnsafeMutablePointer(mutating: $0) }
-            stream.pointee.avail_in = uInt(source.count)
-            while true {
-                let (status, produced) = output.withUnsafeMutableBufferPointer { target in
-                    stream.pointee.next_out = target.baseAddress
-                    stream.pointee.avail_out = uInt(target.count)
-                    let status = CSystemZlib.deflate(stream, finish ? Z_FINISH : Z_NO_FLUSH)
-                    return (status, target.count - Int(stream.pointee.avail_out))
-                }
-                guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
-                    throw FileError(path: path, operation: "deflate", message: "zlib failed (status \(status))")
-                }
-                if produced > 0 { try emit(produced == output.count ? output : Array(output[..<produced])) }
-                if finish ? status == Z_STREAM_END : stream.pointee.avail_in == 0 && produced < output.count { break }
+    func run() {
+        let windowLength = min(totalSize, blocks.upperBound * blockSize) - windowOffset
+        // The hash first: it is one task in order, and the blocks share the remaining cores.
+        DispatchQueue.concurrentPerform(iterations: blocks.count + 1) { task in
+            if task == 0 {
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[windowStart..<(windowStart + windowLength)]))
+                return
             }
+            let index = task - 1, block = blocks.lowerBound + index
+            let start = windowStart + block * blockSize - windowOffset
+            let end = windowStart + min(totalSize, (block + 1) * blockSize) - windowOffset
+            let primed = min(ZipWriter.dictionarySize, block * blockSize)
+            results[index] = Self.deflate(UnsafeRawBufferPointer(rebasing: buffer[start..<end]),
+                                          dictionary: UnsafeRawBufferPointer(rebasing: buffer[(start - primed)..<start]),
+                                          finish: isLastWindow && block == blocks.upperBound - 1, level: level)
         }
-        stream.pointee.next_in = nil
     }
+
+    /// One block as raw deflate, primed with `dictionary`: ended by a sync flush (byte-aligned,
+    /// not final) unless it is the entry's last block, which finishes the stream.
+    static func deflate(_ input: UnsafeRawBufferPointer, dictionary: UnsafeRawBufferPointer, finish: Bool,
+                        level: Int32) -> Result<Block, DeflateFailure> {
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        defer { stream.deallocate() }
+        var status = deflateInit2_(stream, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        guard status == Z_OK else { return .failure(DeflateFailure(status: status)) }
+        defer { deflateEnd(stream) }
+        if !dictionary.isEmpty {
+            status = deflateSetDictionary(stream, dictionary.baseAddress!.assumingMemoryBound(to: Bytef.self), uInt(dictionary.count))
+            guard status == Z_OK else { return .failure(DeflateFailure(status: status)) }
+        }
+        // Room for the bound plus the flush's marker (never zeroed: zlib only writes it);
+        // grown should zlib still need more.
+        var output = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(deflateBound(stream, uLong(input.count))) + 64, alignment: 16)
+        // zlib only reads through next_in; its C type is merely not const.
+        stream.pointee.next_in = input.baseAddress.map { UnsafeMutablePointer(mutating: $0.assumingMemoryBound(to: Bytef.self)) }
+        stream.pointee.avail_in = uInt(input.count)
+        var produced = 0
+        while true {
+            stream.pointee.next_out = output.baseAddress!.assumingMemoryBound(to: Bytef.self) + produced
+            stream.pointee.avail_out = uInt(output.count - produced)
+            status = CSystemZlib.deflate(stream, finish ? Z_FINISH : Z_SYNC_FLUSH)
+            produced = output.count - Int(stream.pointee.avail_out)
+            let done = finish ? status == Z_STREAM_END : status == Z_OK && stream.pointee.avail_out > 0
+            if done { break }
+            guard status == Z_OK || status == Z_BUF_ERROR else {
+                output.deallocate()
+                return .failure(DeflateFailure(status: status))
+            }
+            let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * output.count, alignment: 16)
+            larger.copyMemory(from: UnsafeRawBufferPointer(rebasing: output[..<produced]))
+            output.deallocate()
+            output = larger
+        }
+        let crc = input.isEmpty ? crc32(0, nil, 0) : crc32(0, input.baseAddress!.assumingMemoryBound(to: Bytef.self), uInt(input.count))
+        return .success(Block(output: output, produced: produced, crc: crc, length: input.count))
+    }
+}
+
+/// A zlib status other than success.
+private struct DeflateFailure: Error, CustomStringConvertible {
+    let status: Int32
+    var description: String { "\(status)" }
 }
