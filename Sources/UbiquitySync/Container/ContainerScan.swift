@@ -35,6 +35,8 @@ package struct ContainerScan {
     }
 
     package let location: ContainerLocation
+    /// Whether every peer's content folder was listed (`init(location:modelVersions:)`).
+    package let listsModelVersions: Bool
     /// The ubiquity root's entries, sorted by name.
     package private(set) var root: [ContainerEntry] = []
     /// Valid peer folders (holding this content and model or not), in the order of `root`.
@@ -50,15 +52,44 @@ package struct ContainerScan {
     /// folder too (one more listing per peer, for callers that look at other model versions).
     package init(location: ContainerLocation, modelVersions: Bool = false) {
         self.location = location
+        listsModelVersions = modelVersions
         root = ContainerEntry.list(location.ubiquityRoot, as: .root, of: location)
         for folder in root where folder.kind == .peerFolder {
-            let peerID = folder.name
-            let contentEntries = modelVersions ? ContainerEntry.list(location.contentDirectory(of: peerID), as: .peerContent, of: location) : nil
-            let entries = ContainerEntry.list(location.logDirectory(of: peerID), as: .logs, of: location)
-            peerFolders.append(PeerFolder(peerID: peerID, entries: entries, contentEntries: contentEntries))
+            peerFolders.append(Self.listPeer(folder.name, modelVersions: modelVersions, of: location))
+        }
+        gatherLogs()
+    }
+
+    /// Lists `peer`'s log folder again (and its content folder, when this scan lists them): a
+    /// sync that wrote into its own folder (logs it exported, its receipt, logs it collected)
+    /// sees the container as a new scan would, without listing every other folder again. A peer
+    /// folder the scan did not have makes it list everything again (the root changed).
+    package mutating func relist(peer peerID: String) {
+        guard let index = peerFolders.firstIndex(where: { $0.peerID == peerID }) else {
+            // Listed from the root: `ubiquityRoot/<peer>` either is still absent or calls for a new root listing.
+            if DirectoryEntry.at(location.peerDirectory(of: peerID)) != nil { self = ContainerScan(location: location, modelVersions: listsModelVersions) }
+            return
+        }
+        peerFolders[index] = Self.listPeer(peerID, modelVersions: listsModelVersions, of: location)
+        logs = []
+        excluded = []
+        numbers = [:]
+        gatherLogs()
+    }
+
+    private static func listPeer(_ peerID: String, modelVersions: Bool, of location: ContainerLocation) -> PeerFolder {
+        let contentEntries = modelVersions ? ContainerEntry.list(location.contentDirectory(of: peerID), as: .peerContent, of: location) : nil
+        let entries = ContainerEntry.list(location.logDirectory(of: peerID), as: .logs, of: location)
+        return PeerFolder(peerID: peerID, entries: entries, contentEntries: contentEntries)
+    }
+
+    /// `logs`, `excluded` and `numbers` from the peer folders' entries.
+    private mutating func gatherLogs() {
+        for folder in peerFolders {
+            let peerID = folder.peerID
             // Gathered here and stored once: one lookup of the peer instead of one per log.
             var present: Set<Int64> = []
-            for entry in entries where entry.isRegularFile {
+            for entry in folder.entries where entry.isRegularFile {
                 switch entry.kind {
                 case .temporary: excluded.append((peerID, entry.name))
                 case let .log(number):

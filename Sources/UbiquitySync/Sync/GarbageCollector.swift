@@ -62,7 +62,7 @@ package struct GarbageCollector {
         for log in mine.sorted(by: { $0.number < $1.number }) {
             guard BaselineProtocol.mayCollect(author: me, number: log.number, view: view, receipts: views,
                                               peersWithoutReceipt: peersWithoutReceipt.count,
-                                              olderThanGracePeriod: log.modificationTime < cutoff) else {
+                                              olderThanGracePeriod: log.number <= view[me] && log.modificationTime < cutoff) else { // (`lstat` only when the rule asks)
                 report.kept += 1
                 guard log.number <= view[me] else { continue }
                 for (peer, receipt) in receipts {
