@@ -102,6 +102,21 @@ package struct ContainerScan {
         }
     }
 
+    /// The logs numbered above `floor(peer)`, in scan order: `floor` is asked once per peer
+    /// (a knowledge vector's lookup hashes the peer ID), not once per log.
+    package func logs(above floor: (String) -> Int64) -> [LogFile] {
+        var result: [LogFile] = []
+        var peer: String?, bound: Int64 = 0
+        for log in logs {
+            if log.peerID != peer {
+                peer = log.peerID
+                bound = floor(log.peerID)
+            }
+            if log.number > bound { result.append(log) }
+        }
+        return result
+    }
+
     /// Valid peer folders (holding this content and model or not).
     package var peers: [String] { peerFolders.map(\.peerID) }
 
