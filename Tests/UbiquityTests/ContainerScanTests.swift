@@ -169,6 +169,32 @@ struct ContainerScanTests {
         #expect(scan.logs.map(\.peerID) == [me, other], "logs keep the root's order")
     }
 
+    @Test("listing one peer's folder again keeps every peer's logs in the root's order")
+    func relistKeepsOrder() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let location = self.location, peers = ["ann~a", "bob~b", "cat~c"]
+        func paths(_ scan: ContainerScan) -> [String] { scan.logs.map { "\($0.peerID)/\($0.number)" } + scan.excluded.map { "\($0.peerID)/\($0.name)" } }
+        for peer in peers { try folder(location.logDirectory(of: peer)) }
+        try file(location.logPath(of: "ann~a", TransactionLog.fileName(number: 1)))
+        try file(location.logPath(of: "cat~c", TransactionLog.fileName(number: 1)))
+        try file(location.logPath(of: "cat~c", ".c.nosync"))
+        var scan = ContainerScan(location: location)
+        // Each peer in turn gains logs and a temporary file, then loses them all: the middle one
+        // from none, the first and the last around the others.
+        for peer in peers + peers {
+            let directory = location.logDirectory(of: peer)
+            if DirectoryEntry.names(directory).count < 3 {
+                for number in Int64(2)...3 { try file(directory + "/" + TransactionLog.fileName(number: number)) }
+                try file(directory + "/.x.nosync")
+            } else {
+                for name in DirectoryEntry.names(directory) { #expect(unlink(directory + "/" + name) == 0) }
+            }
+            scan.relist(peer: peer)
+            #expect(paths(scan) == paths(ContainerScan(location: location)), "after listing \(peer) again")
+            #expect(scan.has(peer: peer, number: 2) == ContainerScan(location: location).has(peer: peer, number: 2))
+        }
+    }
+
     @Test("a peer's folder that appeared since the scan is listed, with the root again")
     func relistNewPeerFolder() throws {
         defer { try? FileManager.default.removeItem(atPath: root) }

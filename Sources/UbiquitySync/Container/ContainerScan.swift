@@ -71,10 +71,11 @@ package struct ContainerScan {
             return
         }
         peerFolders[index] = Self.listPeer(peerID, modelVersions: listsModelVersions, of: location)
-        logs = []
-        excluded = []
-        numbers = [:]
-        gatherLogs()
+        // Only this peer's stretch of `logs` and `excluded` changes: both follow the folders' order.
+        let gathered = Self.gather(peerFolders[index])
+        logs.replaceStretch(with: gathered.logs, folders: peerFolders, index: index) { $0.peerID }
+        excluded.replaceStretch(with: gathered.excluded, folders: peerFolders, index: index) { $0.peerID }
+        numbers[peerID] = gathered.numbers.isEmpty ? nil : gathered.numbers
     }
 
     private static func listPeer(_ peerID: String, modelVersions: Bool, of location: ContainerLocation) -> PeerFolder {
@@ -86,20 +87,27 @@ package struct ContainerScan {
     /// `logs`, `excluded` and `numbers` from the peer folders' entries.
     private mutating func gatherLogs() {
         for folder in peerFolders {
-            let peerID = folder.peerID
+            let gathered = Self.gather(folder)
+            logs += gathered.logs
+            excluded += gathered.excluded
             // Gathered here and stored once: one lookup of the peer instead of one per log.
-            var present: Set<Int64> = []
-            for entry in folder.entries where entry.isRegularFile {
-                switch entry.kind {
-                case .temporary: excluded.append((peerID, entry.name))
-                case let .log(number):
-                    logs.append(LogFile(peerID: peerID, number: number, name: entry.name, directory: entry.directory))
-                    present.insert(number)
-                default: break
-                }
-            }
-            if !present.isEmpty { numbers[peerID, default: []].formUnion(present) }
+            if !gathered.numbers.isEmpty { numbers[folder.peerID, default: []].formUnion(gathered.numbers) }
         }
+    }
+
+    /// One peer folder's regular logs, `.nosync` files and transaction numbers, in name order.
+    private static func gather(_ folder: PeerFolder) -> (logs: [LogFile], excluded: [(peerID: String, name: String)], numbers: Set<Int64>) {
+        var logs: [LogFile] = [], excluded: [(peerID: String, name: String)] = [], numbers: Set<Int64> = []
+        for entry in folder.entries where entry.isRegularFile {
+            switch entry.kind {
+            case .temporary: excluded.append((folder.peerID, entry.name))
+            case let .log(number):
+                logs.append(LogFile(peerID: folder.peerID, number: number, name: entry.name, directory: entry.directory))
+                numbers.insert(number)
+            default: break
+            }
+        }
+        return (logs, excluded, numbers)
     }
 
     /// The logs numbered above `floor(peer)`, in scan order: `floor` is asked once per peer
@@ -166,5 +174,26 @@ package struct ContainerScan {
     /// The valid peer folders of the ubiquity root, listing only the root.
     package static func peers(of location: ContainerLocation) -> [String] {
         ContainerEntry.list(location.ubiquityRoot, as: .root, of: location).filter { $0.kind == .peerFolder }.map(\.name)
+    }
+}
+
+private extension Array {
+    /// Replaces the elements of `folders[index]` with `stretch`, where the list holds each
+    /// folder's elements together in the folders' order: an absent stretch goes before the
+    /// first element of a later folder.
+    mutating func replaceStretch(with stretch: [Element], folders: [ContainerScan.PeerFolder], index: Int,
+                                 peer: (Element) -> String) {
+        var start = endIndex, end = endIndex, folder = 0
+        for (position, element) in enumerated() {
+            let owner = peer(element)
+            while folder < folders.count && folders[folder].peerID != owner { folder += 1 }
+            if folder == index && start == endIndex { start = position }
+            if folder > index {
+                if start == endIndex { start = position }
+                end = position
+                break
+            }
+        }
+        replaceSubrange(start..<end, with: stretch)
     }
 }
