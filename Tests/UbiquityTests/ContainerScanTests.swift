@@ -132,4 +132,98 @@ struct ContainerScanTests {
         #expect(alice.entries.allSatisfy { $0.kind == .foreign }, "\(alice.entries.map { ($0.name, $0.kind) })")
         #expect(scan.logs.isEmpty)
     }
+
+    @Test("a peer's log folder listed again: what a new scan sees, the other folders as they were")
+    func relistOneFolder() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let location = self.location, me = "alice~device", other = "bob~device"
+        let names = Dictionary(uniqueKeysWithValues: (1...4).map { (Int64($0), TransactionLog.fileName(number: Int64($0))) })
+        let log = { (number: Int64) in names[number]! }
+        try file(location.logDirectory(of: me) + "/" + log(1))
+        try file(location.logDirectory(of: me) + "/" + log(2))
+        try file(location.logDirectory(of: other) + "/" + log(1))
+        var scan = ContainerScan(location: location, modelVersions: true)
+        #expect(scan.logs.map(\.number) == [1, 2, 1])
+
+        // This peer exports log 3, collects log 1, a FIFO and a folder take log names, log 2 is
+        // replaced by a folder; meanwhile another peer's folder changes too.
+        try file(location.logDirectory(of: me) + "/" + log(3))
+        #expect(unlink(location.logPath(of: me, log(1))) == 0)
+        guard mkfifo(location.logPath(of: me, log(4)), 0o644) == 0 else { throw FileError(path: log(4), operation: "mkfifo", errno: errno) }
+        #expect(unlink(location.logPath(of: me, log(2))) == 0)
+        try folder(location.logPath(of: me, log(2)))
+        try file(location.logDirectory(of: me) + "/.export.nosync")
+        try file(location.logDirectory(of: other) + "/" + log(2))
+        try folder(location.contentDirectory(of: me) + "/hashB")
+
+        scan.relist(peer: me)
+        let fresh = ContainerScan(location: location, modelVersions: true)
+        let mine = try #require(scan.peerFolders.first { $0.peerID == me })
+        #expect(mine.entries == fresh.peerFolders.first { $0.peerID == me }?.entries)
+        #expect(mine.contentEntries == fresh.peerFolders.first { $0.peerID == me }?.contentEntries, "content folders are listed again when the scan lists them")
+        #expect(mine.entries.first { $0.name == log(4) }?.type == .other && mine.entries.first { $0.name == log(2) }?.type == .directory)
+        #expect(scan.logs.filter { $0.peerID == me }.map(\.number) == [3], "a FIFO or a folder named like a log is none")
+        #expect(scan.has(peer: me, number: 3) && !scan.has(peer: me, number: 1) && !scan.has(peer: me, number: 2) && !scan.has(peer: me, number: 4))
+        #expect(scan.excluded.map(\.name) == [".export.nosync"])
+        #expect(scan.logs.filter { $0.peerID == other }.map(\.number) == [1], "only this peer's folder is listed again")
+        #expect(scan.logs.map(\.peerID) == [me, other], "logs keep the root's order")
+    }
+
+    @Test("listing one peer's folder again keeps every peer's logs in the root's order")
+    func relistKeepsOrder() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let location = self.location, peers = ["ann~a", "bob~b", "cat~c"]
+        func paths(_ scan: ContainerScan) -> [String] { scan.logs.map { "\($0.peerID)/\($0.number)" } + scan.excluded.map { "\($0.peerID)/\($0.name)" } }
+        for peer in peers { try folder(location.logDirectory(of: peer)) }
+        try file(location.logPath(of: "ann~a", TransactionLog.fileName(number: 1)))
+        try file(location.logPath(of: "cat~c", TransactionLog.fileName(number: 1)))
+        try file(location.logPath(of: "cat~c", ".c.nosync"))
+        var scan = ContainerScan(location: location)
+        // Each peer in turn gains logs and a temporary file, then loses them all: the middle one
+        // from none, the first and the last around the others.
+        for peer in peers + peers {
+            let directory = location.logDirectory(of: peer)
+            if DirectoryEntry.names(directory).count < 3 {
+                for number in Int64(2)...3 { try file(directory + "/" + TransactionLog.fileName(number: number)) }
+                try file(directory + "/.x.nosync")
+            } else {
+                for name in DirectoryEntry.names(directory) { #expect(unlink(directory + "/" + name) == 0) }
+            }
+            scan.relist(peer: peer)
+            #expect(paths(scan) == paths(ContainerScan(location: location)), "after listing \(peer) again")
+            #expect(scan.has(peer: peer, number: 2) == ContainerScan(location: location).has(peer: peer, number: 2))
+        }
+    }
+
+    @Test("a peer's folder that appeared since the scan is listed, with the root again")
+    func relistNewPeerFolder() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let location = self.location, me = "alice~device", other = "bob~device"
+        try file(location.logDirectory(of: other) + "/" + TransactionLog.fileName(number: 1))
+        var scan = ContainerScan(location: location)
+        scan.relist(peer: me)
+        #expect(scan.peers == [other], "no folder yet: nothing changes")
+        try file(location.receiptPath(of: me))
+        try file(location.logDirectory(of: me) + "/" + TransactionLog.fileName(number: 1))
+        scan.relist(peer: me)
+        #expect(scan.peers == [me, other])
+        #expect(scan.logs.map(\.peerID) == [me, other] && scan.has(peer: me, number: 1))
+        #expect(scan.peerFolders.allSatisfy { $0.contentEntries == nil }, "a scan without model versions stays one")
+    }
+
+    @Test("listings are sorted as strings sort, ASCII or not")
+    func listingOrder() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let ascii = ["b", "B", "a~", "a-", "a", "aa", "Z9", "_x", ".dot", "~t", "0000000010-x", "0000000009-x"]
+        try folder(root + "/ascii")
+        for name in ascii { try file(root + "/ascii/" + name) }
+        #expect(DirectoryEntry.typedNames(root + "/ascii").map(\.name) == ascii.sorted())
+        let mixed = ascii + ["é", "Ä", "zz\u{1F600}", "a\u{300}"]
+        try folder(root + "/mixed")
+        for name in mixed { try file(root + "/mixed/" + name) }
+        let listed = DirectoryEntry.typedNames(root + "/mixed").map(\.name)
+        #expect(listed == mixed.sorted() && listed.count == mixed.count)
+        #expect(DirectoryEntry.typedNames(root + "/missing").isEmpty)
+    }
 }
+

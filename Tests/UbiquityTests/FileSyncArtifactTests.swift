@@ -31,6 +31,28 @@ struct FileSyncArtifactTests {
         }
     }
 
+    @Test("ASCII names are judged on bytes exactly as the String rules judge them")
+    func byteRulesAgreeWithStringRules() {
+        // Names built from the engines' patterns and the characters around them, shuffled.
+        let parts = [".sync-conflict-", " (", ")", ".", "~", ".~", "syncthing", ".syncthing.", "~syncthing~", ".tmp", ".!sync", ".unison.",
+                     ".part", ".partial", ".crdownload", ".download", ".nosync", "Conflict", "iCloud conflict ", "'s conflicted copy",
+                     "case conflict", "a", "Z", "-", "0", "\r", "\n", "\r\n", " ", "é", "e\u{301}"]
+        for seed in SeededGenerator.testSeeds([1, 2, 3]) {
+            var random = SeededGenerator(seed: seed)
+            for _ in 0..<5_000 {
+                let name = (0..<Int.random(in: 1...6, using: &random)).map { _ in parts.randomElement(using: &random)! }.joined()
+                #expect(SyncArtifact.classify(name) == SyncArtifact.classifyByCharacters(name), "seed \(seed): \(name.debugDescription)")
+            }
+        }
+        for name in [".", "..", ".~", "", " (", " ()", "a (conflict", "x.sync-conflict-", "x.sync-conflict-.", "é (conflict).zip", "é.sync-conflict-1.cdt"] {
+            #expect(SyncArtifact.classify(name) == SyncArtifact.classifyByCharacters(name), "\(name.debugDescription)")
+        }
+        #expect(SyncArtifact.classify("é.sync-conflict-20260101-120000-X.cdt") == .conflictCopy(of: "é.cdt", engine: "Syncthing"))
+        #expect(SyncArtifact.classify("x.sync-conflict-") == .conflictCopy(of: "x", engine: "Syncthing"))
+        #expect(SyncArtifact.classify("a (Case Conflict)") == .conflictCopy(of: "a", engine: "Dropbox"))
+        #expect(SyncArtifact.classify(".") == nil && SyncArtifact.classify(".a") == .temporary(engine: "a file-sync tool"))
+    }
+
     /// A peer folder holding a Syncthing temporary file with a whole log inside, conflict
     /// copies with valid (but different) logs inside, and copies of the receipt, baseline and
     /// content epoch: only the real logs are applied, each once, and doctor names every copy

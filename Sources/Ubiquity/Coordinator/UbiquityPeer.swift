@@ -189,15 +189,15 @@ public final class UbiquityPeer: @unchecked Sendable {
         return written
     }
 
-    /// Imports what other peers wrote, rewrites the receipt, and tells subscribers.
-    /// Each committed batch (of `batchSize` logs at most) is announced as a `.didImport` event.
-    public func importAvailable(batchSize: Int = .max) throws -> ImportReport {
+    /// Imports what other peers wrote, rewrites the receipt, and tells subscribers. Each committed batch (of `batchSize` logs at most) is announced as a `.didImport` event.
+    public func importAvailable(batchSize: Int = .max) throws -> ImportReport { try importAvailable(batchSize: batchSize, scan: nil) }
+    func importAvailable(batchSize: Int, scan: ContainerScan?) throws -> ImportReport { // `scan`: this round's listing, when the caller has one
         try refuseIfReadOnly("import")
         guard let location else { return ImportReport() }
         location.sealing.refresh()
         let report = try syncLock.withLock {
             let importer = Importer(store: store, location: location, quarantineDirectory: localDirectory + "/container/quarantine", logger: logger)
-            let report = try importer.importAvailable(batchSize: batchSize) { events.post(.didImport($0)) }
+            let report = try importer.importAvailable(batchSize: batchSize, scan: scan) { events.post(.didImport($0)) }
             let exporter = Exporter(store: store, location: location, logger: logger)
             let view = makeBaseliner(location).catalog().view
             if !report.applied.isEmpty || exporter.receiptIsStale(baselineView: view) { try? exporter.writeReceipt(baselineView: view) }
@@ -248,17 +248,17 @@ public final class UbiquityPeer: @unchecked Sendable {
         // Join the baselines this store needs (it lacks something they hold and cannot import it):
         // a join never takes away what the store holds, so its unsent saves need not leave first.
         let baseliner = makeBaseliner(location)
-        let adopted: ObjectChanges
-        let conflictsBefore: Int64
+        let adopted: ObjectChanges, conflictsBefore: Int64
+        var scan = ContainerScan(location: location, modelVersions: true) // the round's one listing (`relist(peer:)` after own writes)
         do {
-            let joined = try syncLock.withLock { try baseliner.joinNeeded(baseliner.catalog(), scan: ContainerScan(location: location)) }
+            let joined = try syncLock.withLock { try baseliner.joinNeeded(baseliner.catalog(), scan: scan) }
             adopted = joined.changes
             if let first = joined.joined.first {
                 summary.adoptedBaseline = first.author
                 if !adopted.isEmpty { events.post(.didImport(adopted)) }
             }
             conflictsBefore = try store.lastConflictID()
-            summary.imported = try importAvailable(batchSize: importBatchSize)
+            summary.imported = try importAvailable(batchSize: importBatchSize, scan: scan)
         } catch where reportingImportFailure {
             summary.importError = "\(error)"
             summary.outboxPending = (try? store.pendingOutbox().count) ?? 0
@@ -284,16 +284,16 @@ public final class UbiquityPeer: @unchecked Sendable {
         // coordinator opens it directly from now on.
         if summary.imported.waiting == 0, try !store.initialImportCompleted() { try store.markInitialImportCompleted() }
         if let policy = configuration.baselinePolicy, summary.exportError == nil {
-            // One listing serves both: neither the roll nor the collection adds logs.
-            let scan = ContainerScan(location: location)
+            // Neither the roll nor the collection adds logs: one listing serves both.
+            scan.relist(peer: store.peerID)
             summary.baseline = try? syncLock.withLock { try baseliner.rollIfNeeded(policy: policy, scan: scan) }
             summary.garbage = syncLock.withLock {
                 let catalog = baseliner.catalog()
                 baseliner.deleteRedundantCopies(catalog)
                 let collector = GarbageCollector(store: store, location: location, logger: logger)
                 let report = collector.collect(view: catalog.view, policy: policy, now: configuration.clock.now, scan: scan)
-                // The logs just collected name nothing any more: a fresh listing.
-                summary.externalDataGarbage = collector.collectExternalData(catalog: catalog, policy: policy, now: configuration.clock.now)
+                if !report.deleted.isEmpty { scan.relist(peer: store.peerID) } // the logs just collected name nothing any more
+                summary.externalDataGarbage = collector.collectExternalData(catalog: catalog, policy: policy, now: configuration.clock.now, scan: scan)
                 collectLocalExternalData(policy: policy)
                 return report
             }

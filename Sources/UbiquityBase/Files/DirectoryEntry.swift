@@ -55,25 +55,43 @@ public struct DirectoryEntry: Sendable, Equatable {
     public static func typedNames(_ path: String) -> [(name: String, type: ListedType)] {
         guard let directory = opendir(path) else { return [] }
         defer { closedir(directory) }
-        var names: [(name: String, type: ListedType)] = []
+        var listed: [(bytes: [UInt8], type: ListedType)] = []
+        var ascii = true
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            guard name != "." && name != ".." else { continue }
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+            guard bytes != [UInt8(ascii: ".")] && bytes != [UInt8(ascii: "."), UInt8(ascii: ".")] else { continue }
             let type: ListedType
             switch Int32(entry.pointee.d_type) {
             case Int32(DT_REG): type = .regular
             case Int32(DT_DIR): type = .directory
             case Int32(DT_LNK): type = .symbolicLink
             case Int32(DT_UNKNOWN):
-                guard let file = DirectoryEntry.at(path + "/" + name) else { continue }
+                guard let file = DirectoryEntry.at(path + "/" + String(decoding: bytes, as: UTF8.self)) else { continue }
                 type = file.isRegularFile ? .regular : file.isDirectory ? .directory : file.isSymbolicLink ? .symbolicLink : .other
             default: type = .other
             }
-            names.append((name, type))
+            if ascii && !bytes.allSatisfy({ $0 < 0x80 }) { ascii = false }
+            listed.append((bytes, type))
         }
-        return names.sorted { $0.name < $1.name }
+        // Sorted as `String` sorts: for ASCII names that is byte order, compared without
+        // building the strings first (a big folder's sort was a profile's hot spot); any other
+        // name takes `String`'s Unicode order.
+        guard ascii else {
+            return listed.map { (String(decoding: $0.bytes, as: UTF8.self), $0.type) }.sorted { $0.name < $1.name }
+        }
+        listed.sort { precedes($0.bytes, $1.bytes) }
+        return listed.map { (String(decoding: $0.bytes, as: UTF8.self), $0.type) }
+    }
+
+    /// Byte-wise lexicographic order.
+    private static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                let common = min(a.count, b.count)
+                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+                return order != 0 ? order < 0 : a.count < b.count
+            }
+        }
     }
 
     /// Whether `path` and every folder between `root` and it are real folders: each is checked

@@ -35,6 +35,8 @@ package struct ContainerScan {
     }
 
     package let location: ContainerLocation
+    /// Whether every peer's content folder was listed (`init(location:modelVersions:)`).
+    package let listsModelVersions: Bool
     /// The ubiquity root's entries, sorted by name.
     package private(set) var root: [ContainerEntry] = []
     /// Valid peer folders (holding this content and model or not), in the order of `root`.
@@ -50,25 +52,77 @@ package struct ContainerScan {
     /// folder too (one more listing per peer, for callers that look at other model versions).
     package init(location: ContainerLocation, modelVersions: Bool = false) {
         self.location = location
+        listsModelVersions = modelVersions
         root = ContainerEntry.list(location.ubiquityRoot, as: .root, of: location)
         for folder in root where folder.kind == .peerFolder {
-            let peerID = folder.name
-            let contentEntries = modelVersions ? ContainerEntry.list(location.contentDirectory(of: peerID), as: .peerContent, of: location) : nil
-            let entries = ContainerEntry.list(location.logDirectory(of: peerID), as: .logs, of: location)
-            peerFolders.append(PeerFolder(peerID: peerID, entries: entries, contentEntries: contentEntries))
-            // Gathered here and stored once: one lookup of the peer instead of one per log.
-            var present: Set<Int64> = []
-            for entry in entries where entry.isRegularFile {
-                switch entry.kind {
-                case .temporary: excluded.append((peerID, entry.name))
-                case let .log(number):
-                    logs.append(LogFile(peerID: peerID, number: number, name: entry.name, directory: entry.directory))
-                    present.insert(number)
-                default: break
-                }
-            }
-            if !present.isEmpty { numbers[peerID, default: []].formUnion(present) }
+            peerFolders.append(Self.listPeer(folder.name, modelVersions: modelVersions, of: location))
         }
+        gatherLogs()
+    }
+
+    /// Lists `peer`'s log folder again (and its content folder, when this scan lists them): a
+    /// sync that wrote into its own folder (logs it exported, its receipt, logs it collected)
+    /// sees the container as a new scan would, without listing every other folder again. A peer
+    /// folder the scan did not have makes it list everything again (the root changed).
+    package mutating func relist(peer peerID: String) {
+        guard let index = peerFolders.firstIndex(where: { $0.peerID == peerID }) else {
+            // Listed from the root: `ubiquityRoot/<peer>` either is still absent or calls for a new root listing.
+            if DirectoryEntry.at(location.peerDirectory(of: peerID)) != nil { self = ContainerScan(location: location, modelVersions: listsModelVersions) }
+            return
+        }
+        peerFolders[index] = Self.listPeer(peerID, modelVersions: listsModelVersions, of: location)
+        // Only this peer's stretch of `logs` and `excluded` changes: both follow the folders' order.
+        let gathered = Self.gather(peerFolders[index])
+        logs.replaceStretch(with: gathered.logs, folders: peerFolders, index: index) { $0.peerID }
+        excluded.replaceStretch(with: gathered.excluded, folders: peerFolders, index: index) { $0.peerID }
+        numbers[peerID] = gathered.numbers.isEmpty ? nil : gathered.numbers
+    }
+
+    private static func listPeer(_ peerID: String, modelVersions: Bool, of location: ContainerLocation) -> PeerFolder {
+        let contentEntries = modelVersions ? ContainerEntry.list(location.contentDirectory(of: peerID), as: .peerContent, of: location) : nil
+        let entries = ContainerEntry.list(location.logDirectory(of: peerID), as: .logs, of: location)
+        return PeerFolder(peerID: peerID, entries: entries, contentEntries: contentEntries)
+    }
+
+    /// `logs`, `excluded` and `numbers` from the peer folders' entries.
+    private mutating func gatherLogs() {
+        for folder in peerFolders {
+            let gathered = Self.gather(folder)
+            logs += gathered.logs
+            excluded += gathered.excluded
+            // Gathered here and stored once: one lookup of the peer instead of one per log.
+            if !gathered.numbers.isEmpty { numbers[folder.peerID, default: []].formUnion(gathered.numbers) }
+        }
+    }
+
+    /// One peer folder's regular logs, `.nosync` files and transaction numbers, in name order.
+    private static func gather(_ folder: PeerFolder) -> (logs: [LogFile], excluded: [(peerID: String, name: String)], numbers: Set<Int64>) {
+        var logs: [LogFile] = [], excluded: [(peerID: String, name: String)] = [], numbers: Set<Int64> = []
+        for entry in folder.entries where entry.isRegularFile {
+            switch entry.kind {
+            case .temporary: excluded.append((folder.peerID, entry.name))
+            case let .log(number):
+                logs.append(LogFile(peerID: folder.peerID, number: number, name: entry.name, directory: entry.directory))
+                numbers.insert(number)
+            default: break
+            }
+        }
+        return (logs, excluded, numbers)
+    }
+
+    /// The logs numbered above `floor(peer)`, in scan order: `floor` is asked once per peer
+    /// (a knowledge vector's lookup hashes the peer ID), not once per log.
+    package func logs(above floor: (String) -> Int64) -> [LogFile] {
+        var result: [LogFile] = []
+        var peer: String?, bound: Int64 = 0
+        for log in logs {
+            if log.peerID != peer {
+                peer = log.peerID
+                bound = floor(log.peerID)
+            }
+            if log.number > bound { result.append(log) }
+        }
+        return result
     }
 
     /// Valid peer folders (holding this content and model or not).
@@ -120,5 +174,26 @@ package struct ContainerScan {
     /// The valid peer folders of the ubiquity root, listing only the root.
     package static func peers(of location: ContainerLocation) -> [String] {
         ContainerEntry.list(location.ubiquityRoot, as: .root, of: location).filter { $0.kind == .peerFolder }.map(\.name)
+    }
+}
+
+private extension Array {
+    /// Replaces the elements of `folders[index]` with `stretch`, where the list holds each
+    /// folder's elements together in the folders' order: an absent stretch goes before the
+    /// first element of a later folder.
+    mutating func replaceStretch(with stretch: [Element], folders: [ContainerScan.PeerFolder], index: Int,
+                                 peer: (Element) -> String) {
+        var start = endIndex, end = endIndex, folder = 0
+        for (position, element) in enumerated() {
+            let owner = peer(element)
+            while folder < folders.count && folders[folder].peerID != owner { folder += 1 }
+            if folder == index && start == endIndex { start = position }
+            if folder > index {
+                if start == endIndex { start = position }
+                end = position
+                break
+            }
+        }
+        replaceSubrange(start..<end, with: stretch)
     }
 }

@@ -11,6 +11,20 @@ public enum SyncArtifact: Sendable, Equatable {
     /// What `name` is, or `nil` when it is not a file-sync engine's artifact.
     /// Our own temporary files (`*.nosync`) are not artifacts: they never travel.
     public static func classify(_ name: String) -> SyncArtifact? {
+        // Every name of every listing that is no log comes here: an ASCII name (all of ours,
+        // and every engine's shape) is judged on its bytes, which for ASCII is what the
+        // `String` rules below decide; any other name takes them.
+        let judged = name.utf8.withContiguousStorageIfAvailable { bytes -> SyncArtifact?? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return .none }
+            return .some(ASCIIName(bytes: bytes).artifact())
+        }
+        if case let .some(.some(artifact)) = judged { return artifact }
+        return classifyByCharacters(name)
+    }
+
+    /// The rules on `String`s (what `classify` decides for any name; tests hold the byte-wise
+    /// form of ASCII names to it).
+    package static func classifyByCharacters(_ name: String) -> SyncArtifact? {
         if ContainerLocation.isTemporary(name) { return nil }
         if let copy = conflictCopy(name) { return copy }
         if (name.hasPrefix(".syncthing.") || name.hasPrefix("~syncthing~")) && name.hasSuffix(".tmp") { return .temporary(engine: "Syncthing") }

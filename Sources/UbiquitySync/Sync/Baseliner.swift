@@ -103,8 +103,8 @@ package struct Baseliner {
             return skipped("the baselines already hold everything this peer knows")
         }
         let since = knowledge.entries.reduce(Int64(0)) { $0 + max(0, $1.value - view[$1.key]) }
-        let bytes = scan.logs.filter { $0.number > view[$0.peerID] }.reduce(Int64(0)) { $0 + $1.size }
-        let storeSize = store.fileSize
+        lazy var bytes = scan.logs(above: { view[$0] }).reduce(Int64(0)) { $0 + $1.size } // one `lstat` a log: asked last
+        lazy var storeSize = store.fileSize
         let reason: String
         if force {
             reason = "rolled on request (\(since) transactions since the last baseline)"
@@ -189,20 +189,20 @@ package struct Baseliner {
     /// and does not wait behind a quarantined log of its author.
     private func firstUnimportedLog(_ scan: ContainerScan) throws -> ContainerScan.LogFile? {
         let knowledge = store.knowledge
-        // Leftovers of removed content are nobody's to import. A quarantined log never blocks a
-        // roll, nor do the logs that wait for it: a damaged file may stay damaged for good, and
-        // the baseline simply does not cover them; should it become whole, they import on top.
-        // The quarantine is asked first: a known-bad file, and what waits for it, is never read.
+        // Leftovers of removed content are nobody's to import. A quarantined log never blocks a roll, nor do the logs
+        // that wait for it: a damaged file may stay damaged for good, and the baseline simply does not cover them; should
+        // it become whole, they import on top. The quarantine is asked first: a known-bad file, and what waits, is never read.
         let epoch = try store.contentEpoch()
         let quarantined = try store.quarantineSignatures()
         var blocked: [String: Int64] = [:]
-        for log in scan.logs where log.number > knowledge[log.peerID] {
+        let unimported = scan.logs(above: { knowledge[$0] })
+        for log in unimported {
             if let signature = quarantined[location.relativeLogPath(log.peerID, log.name)], signature == log.file?.signature {
                 blocked[log.peerID] = min(blocked[log.peerID] ?? .max, log.number)
             }
         }
-        return scan.logs.first { log in
-            guard log.number > knowledge[log.peerID], log.number < blocked[log.peerID] ?? .max else { return false }
+        return unimported.first { log in
+            guard blocked.isEmpty || log.number < blocked[log.peerID] ?? .max else { return false }
             return !ContentEpoch.logBelongsToOtherEpoch(log.path, than: epoch, in: location)
         }
     }

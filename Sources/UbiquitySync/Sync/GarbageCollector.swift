@@ -58,13 +58,13 @@ package struct GarbageCollector {
         // A peer folder without a readable receipt has passed nothing we can prove.
         let peersWithoutReceipt = scan.peers.filter { $0 != me && receipts[$0] == nil }
         let views = receipts.values.map { ReceiptView(knowledge: $0.knowledge, baselineView: $0.baselineKnowledge ?? KnowledgeVector()) }
-        let cutoff = now.timeIntervalSince1970 - policy.gracePeriod
+        let cutoff = now.timeIntervalSince1970 - policy.gracePeriod, held = view[me]
         for log in mine.sorted(by: { $0.number < $1.number }) {
-            guard BaselineProtocol.mayCollect(author: me, number: log.number, view: view, receipts: views,
-                                              peersWithoutReceipt: peersWithoutReceipt.count,
-                                              olderThanGracePeriod: log.modificationTime < cutoff) else {
+            // The log's age (an `lstat`) is asked only when the receipts do not let it go (the rule's other way).
+            guard BaselineProtocol.mayCollect(author: me, number: log.number, view: view, receipts: views, peersWithoutReceipt: peersWithoutReceipt.count, olderThanGracePeriod: false)
+                    || BaselineProtocol.mayCollect(author: me, number: log.number, view: view, receipts: [], peersWithoutReceipt: 1, olderThanGracePeriod: log.number <= held && log.modificationTime < cutoff) else {
                 report.kept += 1
-                guard log.number <= view[me] else { continue }
+                guard log.number <= held else { continue }
                 for (peer, receipt) in receipts {
                     let passed = min(receipt.knowledge[me], receipt.baselineKnowledge?[me] ?? 0)
                     if passed < log.number { report.blockingPeers[peer] = min(report.blockingPeers[peer] ?? passed, passed) }

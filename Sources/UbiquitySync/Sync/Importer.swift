@@ -30,9 +30,9 @@ package struct Importer {
         let entry: DirectoryEntry
     }
 
-    /// Imports every applicable log, `batchSize` logs per SQLite transaction, calling
-    /// `onBatch` after each committed batch with the objects it changed.
-    package func importAvailable(batchSize: Int = .max, onBatch: (ObjectChanges) -> Void = { _ in }) throws -> ImportReport {
+    /// Imports every applicable log (from `scan`, this round's listing, when the caller has one), `batchSize`
+    /// logs per SQLite transaction, calling `onBatch` after each committed batch with the objects it changed.
+    package func importAvailable(batchSize: Int = .max, scan: ContainerScan? = nil, onBatch: (ObjectChanges) -> Void = { _ in }) throws -> ImportReport {
         var report = ImportReport()
         let knowledge = store.knowledge
         let now = store.now
@@ -46,7 +46,7 @@ package struct Importer {
         var unread: [String: (count: Int, arrived: Double)] = [:]
         // One listing of the container (`ContainerScan`), its model folders too: logs of another
         // version are named in the verbose log.
-        let scan = ContainerScan(location: location, modelVersions: true)
+        let scan = scan ?? ContainerScan(location: location, modelVersions: true)
         // Names that are no peer's folder are reported in the root's order, among the peers' own.
         var strangers = scan.strangers[...]
         for folder in scan.peerFolders {
