@@ -28,6 +28,10 @@ public final class TransferDaemon {
     /// at what changed since.
     private var lastScan: (token: String, online: Bool)?
     private var lastLocal: [String: FileTree.Signature] = [:]
+    /// The mirror's files kept current by inotify (`nil`: the mirror is walked at every scan).
+    private let watch: MirrorWatch?
+    /// The last scan walked the mirror (`lastLocal` holds what it found).
+    private var walked = false
     /// Paths whose transfer or last-agreed pair changed outside a scan: the next scan looks again.
     private var touched: Set<String> = []
     /// The account synced at the last round (`nil`: signed out, nothing syncs).
@@ -38,12 +42,15 @@ public final class TransferDaemon {
     /// The last upload attempt was refused over quota (cleared by the next upload that passes).
     private var quotaRefused = false
 
-    public init(name: String, device: String, cloud: EmulatedCloud, plan: FaultPlan, seed: UInt64) {
+    /// `watchMirror`: keep the mirror's listing with inotify instead of walking it at every
+    /// scan (the same files either way; `false` is the reference the tests compare with).
+    public init(name: String, device: String, cloud: EmulatedCloud, plan: FaultPlan, seed: UInt64, watchMirror: Bool = true) {
         self.name = name
         self.device = device
         self.cloud = cloud
         self.plan = plan
         random = SeededGenerator(seed: seed)
+        watch = watchMirror ? MirrorWatch(root: device + "/Mobile Documents") : nil
     }
 
     private var mirror: String { device + "/Mobile Documents" }
@@ -174,11 +181,25 @@ public final class TransferDaemon {
     private func scan(token: String, now: Double, cloudUnseen: Bool = false) {
         var changed: Set<String>? = lastScan.map { $0.token == token && $0.online } == true && !cloudUnseen ? touched : nil
         mirrorChanged = false
-        // Listed every time: the app writes some files (receipts) without saying so.
-        let local = FileTree.list(mirror, under: token).files
-        if changed != nil {
-            for (path, signature) in local where lastLocal[path] != signature { changed!.insert(path) }
-            for path in lastLocal.keys where local[path] == nil { changed!.insert(path) }
+        // Looked at every time: the app writes some files (receipts) without saying so. The
+        // watch names the files that changed since the last scan; a walk compares with it.
+        let local: [String: FileTree.Signature]
+        if let watch, watch.refresh() {
+            local = watch.files(under: token)
+            let moved = watch.takeChanges()
+            if walked { changed = nil } // the watch just began: it knows no last scan
+            walked = false
+            lastLocal = [:]
+            if changed != nil { for path in moved where path.hasPrefix(token + "/") { changed!.insert(path) } }
+        } else {
+            local = FileTree.list(mirror, under: token).files
+            if changed != nil {
+                if !walked { changed = nil } // the watch stopped: nothing to compare with
+                for (path, signature) in local where lastLocal[path] != signature { changed?.insert(path) }
+                for path in lastLocal.keys where local[path] == nil { changed?.insert(path) }
+            }
+            walked = true
+            lastLocal = local
         }
         let remote: [String: FileTree.Signature]
         if cloudUnseen {
@@ -191,7 +212,6 @@ public final class TransferDaemon {
             remote = cloud.tree(of: token).files
         }
         lastScan = (token, !cloudUnseen)
-        lastLocal = local
         touched.removeAll()
         // Only paths a look at every path would meet: a transfer queued for a file gone from
         // both sides (and from memory) stays until it runs, as it always did.

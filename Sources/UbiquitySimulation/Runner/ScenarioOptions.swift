@@ -1,3 +1,5 @@
+import Foundation
+
 /// How to run a scenario.
 public struct ScenarioOptions: Sendable {
     /// The seed; `nil`: the scenario's own.
@@ -35,6 +37,10 @@ public struct ScenarioOptions: Sendable {
     /// Run with the content of every account encrypted: one content key for the run, kept on
     /// every device for every account before it launches or signs in (`--encrypted`).
     public var encrypted = false
+    /// Whether each emulated iCloud daemon keeps its mirror's listing with inotify (the
+    /// default) or walks the mirror at every scan (`UBIQUITY_DAEMON_WALK=1` in the
+    /// environment): the same transfers either way, the walk is the reference.
+    public var watchMirrors = ProcessInfo.processInfo.environment["UBIQUITY_DAEMON_WALK"] != "1"
 
     public init() {}
 }

@@ -88,7 +88,7 @@ public final class ScenarioRunner {
             if options.machines != nil {
                 throw ScenarioError(source: "--machines", line: 0, "machines belong to the file-sync transport: add --transport file-sync")
             }
-            return ICloudTransport(cloud: EmulatedCloud(path: work + "/cloud"))
+            return ICloudTransport(cloud: EmulatedCloud(path: work + "/cloud"), watchMirrors: options.watchMirrors)
         case .fileSync:
             if options.syncthing != nil {
                 throw ScenarioError(source: "--transport", line: 0, "--syncthing and --transport file-sync each say how files travel: choose one")

@@ -12,7 +12,13 @@ final class ICloudTransport: Transport {
     private var syncedGeneration: [String: Int] = [:]
     private var journal: [TransferRecord] = []
 
-    init(cloud: EmulatedCloud) { self.cloud = cloud }
+    /// Whether the daemons watch their mirrors (inotify) or walk them at every scan.
+    private let watchMirrors: Bool
+
+    init(cloud: EmulatedCloud, watchMirrors: Bool = true) {
+        self.cloud = cloud
+        self.watchMirrors = watchMirrors
+    }
 
     var kind: ScenarioTransport { .icloud }
     var lanes: [String] { [] }
@@ -27,7 +33,7 @@ final class ICloudTransport: Transport {
         order.append(device)
         directories[device] = directory
         if mirrorsCloud {
-            daemons[device] = TransferDaemon(name: device, device: directory, cloud: cloud, plan: plan, seed: seed)
+            daemons[device] = TransferDaemon(name: device, device: directory, cloud: cloud, plan: plan, seed: seed, watchMirror: watchMirrors)
             if !plan.isQuiet { journal.append(TransferRecord(time: 0, device: device, kind: .fault, path: "", detail: "faults: \(plan.summary)")) }
         } else {
             syncedGeneration[device] = -1
