@@ -54,6 +54,12 @@ struct GarbageCollectorReceiptTests {
         // Rewritten in place again at once (within one tick of the kernel's clock, perhaps).
         try overwriteInPlace(path, with: bytes(6))
         #expect(ReceiptCache.shared.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"] == 6)
+        // Replaced by the same bytes and then by others, each at once (unsettled): the same
+        // bytes give the receipt kept, other bytes a new one.
+        try AtomicFile.write(bytes(6), to: path)
+        #expect(ReceiptCache.shared.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"] == 6)
+        try AtomicFile.write(bytes(7), to: path)
+        #expect(ReceiptCache.shared.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"] == 7)
         // Gone: none.
         unlink(path)
         #expect(ReceiptCache.shared.receipt(at: path, of: location, limit: 1 << 20) == nil)

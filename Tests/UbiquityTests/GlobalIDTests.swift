@@ -64,6 +64,32 @@ struct GlobalIDTests {
         #expect(vector.dominates(KnowledgeVector(["a~1": 5])) && !KnowledgeVector(["a~1": 5]).dominates(vector))
     }
 
+    /// The parser splits ASCII text on bytes; it must read every string as splitting by
+    /// Character does (random strings of the characters that matter, fixed seeds).
+    @Test(arguments: SeededGenerator.testSeeds([1, 2, 3]))
+    func knowledgeVectorsParseAsSplittingByCharacterDoes(seed: UInt64) {
+        func byCharacter(_ string: String) -> [String: Int64]? {
+            guard !string.isEmpty else { return [:] }
+            let parts = string.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count % 2 == 0 else { return nil }
+            var entries: [String: Int64] = [:]
+            for index in stride(from: 0, to: parts.count, by: 2) {
+                guard !parts[index].isEmpty, let number = Int64(parts[index + 1]), number >= 0, number <= KnowledgeVector.largestNumber else { return nil }
+                entries[String(parts[index])] = number
+            }
+            return entries
+        }
+        var random = SeededGenerator(seed: seed)
+        let alphabet: [String] = ["a", "b~1", ":", ":", "0", "7", "12", "+", "-", " ", "é", "\u{301}", "9999999999", "10000000000"]
+        for _ in 0..<2_000 {
+            let text = (0..<Int.random(in: 0...8, using: &random)).map { _ in alphabet.randomElement(using: &random)! }.joined()
+            let expected = byCharacter(text)
+            let parsed = KnowledgeVector(string: text)
+            #expect(parsed?.entries == expected.map { $0.filter { $0.value > 0 } },
+                    "seed \(seed): \(text.debugDescription)")
+        }
+    }
+
     @Test func logFileNamesGiveTheirTransactionNumber() {
         let uuid = "819E83D7-4F9C-4F90-A858-295D46647C27"
         #expect(TransactionLog.transactionNumber(inFileName: "0000000042-\(uuid).1.cdt") == 42)

@@ -36,7 +36,11 @@ public struct KnowledgeVector: Hashable, Sendable, CustomStringConvertible {
     public init?(string: String) {
         var entries: [String: Int64] = [:]
         if !string.isEmpty {
-            let parts = string.split(separator: ":", omittingEmptySubsequences: false)
+            // Split on bytes when the text is ASCII (peer IDs are): splitting by Character
+            // costs a grapheme walk, and with no combining marks both split alike.
+            let parts: [Substring] = string.utf8.allSatisfy { $0 < 0x80 }
+                ? string.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).map { Substring($0) }
+                : string.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count % 2 == 0 else { return nil }
             var index = 0
             while index < parts.count {

@@ -3,15 +3,16 @@ import UbiquityBase
 import UbiquityCore
 
 /// Receipts already decoded, by path and settled file signature (size, modification time, inode,
-/// change time: any later write, rename or replacement changes it, `settledSignature`).
-/// Every collection reads every peer's receipt, and most have not changed since the last one:
-/// an unchanged file is not read or decoded again. Only receipts read as plain bytes are kept
+/// change time: any later write, rename or replacement changes it, `settledSignature`), and by
+/// their bytes. Every collection reads every peer's receipt, and most have not changed since
+/// the last one: a file unchanged and settled is not read again, one just rewritten with the
+/// same bytes is read but not decoded again. Only receipts read as plain bytes are kept
 /// (a sealed one decodes only with the key this device holds at the time), and a failed read is
 /// never kept, so a lookup gives exactly what reading the same file again would.
 package final class ReceiptCache: @unchecked Sendable {
     package static let shared = ReceiptCache()
     private let lock = NSLock()
-    private var entries: [String: (signature: String, receipt: Receipt)] = [:]
+    private var entries: [String: (signature: String?, bytes: [UInt8], receipt: Receipt)] = [:]
 
     /// The receipt at `path` below `location`'s root: the one decoded before when the file is
     /// unchanged, else read and decoded now (`nil` when it is missing, unreadable or not a receipt).
@@ -23,12 +24,16 @@ package final class ReceiptCache: @unchecked Sendable {
         if let signature, let known = lock.withLock({ entries[path] }), known.signature == signature { return known.receipt }
         guard let bytes = try? AtomicFile.read(path, limit: SealedFile.sealedSize(ofAtMost: limit)) else { return nil }
         let sealed = SealedFile.isSealed(bytes)
+        // A receipt rewritten with the same bytes (a peer syncs again with nothing new) is not
+        // decoded again, settled or not: the bytes just read are what a decode would see.
+        if !sealed, let known = lock.withLock({ entries[path] }), known.bytes == bytes { return known.receipt }
         guard let opened = try? location.sealing.open(bytes, path: path), let receipt = try? Receipt(decoding: opened) else { return nil }
-        // The settled signature taken before the read names the bytes read when it holds after it.
-        if !sealed, let signature, DirectoryEntry.at(path)?.signature == signature {
+        if !sealed {
+            // The settled signature taken before the read names the bytes read when it holds after it.
+            let named = signature.flatMap { DirectoryEntry.at(path)?.signature == $0 ? $0 : nil }
             lock.withLock {
                 if entries.count > 1024 { entries.removeAll() }
-                entries[path] = (signature, receipt)
+                entries[path] = (named, bytes, receipt)
             }
         }
         return receipt
