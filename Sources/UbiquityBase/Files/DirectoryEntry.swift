@@ -117,6 +117,11 @@ public struct DirectoryEntry: Sendable, Equatable {
     private init?(name: String, path: String) {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
+        self.init(name: name, info: info)
+    }
+
+    /// The entry `info` (from `lstat` or `fstatat`) describes.
+    init(name: String, info: stat) {
         let type = info.st_mode & S_IFMT
         self.name = name
         isDirectory = type == S_IFDIR

@@ -67,11 +67,15 @@ package struct ContainerEntry: Sendable, Equatable {
     package let type: DirectoryEntry.ListedType
     package let kind: Kind
 
-    package init(name: String, directory: String, type: DirectoryEntry.ListedType, kind: Kind) {
+    /// The folder opened for questions about its files (shared by one listing's entries).
+    package let folder: OpenFolder?
+
+    package init(name: String, directory: String, type: DirectoryEntry.ListedType, kind: Kind, folder: OpenFolder? = nil) {
         self.name = name
         self.directory = directory
         self.type = type
         self.kind = kind
+        self.folder = folder
     }
 
     /// Absolute path (made when asked: most entries of a big folder are judged by name alone).
@@ -94,16 +98,26 @@ package struct ContainerEntry: Sendable, Equatable {
         }
     }
 
-    /// The file's metadata now (one `lstat`; `nil` when it is gone).
-    package var file: DirectoryEntry? { DirectoryEntry.at(path) }
+    /// The file's metadata now (one `fstatat` in its listing's open folder, or `lstat`; `nil`
+    /// when it is gone).
+    package var file: DirectoryEntry? {
+        guard let folder else { return DirectoryEntry.at(path) }
+        return folder.entry(name)
+    }
+
+    /// The same name, place, type and kind (how the folder is held does not matter).
+    package static func == (lhs: ContainerEntry, rhs: ContainerEntry) -> Bool {
+        lhs.name == rhs.name && lhs.directory == rhs.directory && lhs.type == rhs.type && lhs.kind == rhs.kind
+    }
 
     /// The entries of `directory`, a folder of kind `folder` of `location`, classified; none when
     /// it is not a real folder below the root (`ContainerLocation.isConfined`). One listing, no `lstat`.
     package static func list(_ directory: String, as folder: Folder, of location: ContainerLocation) -> [ContainerEntry] {
         guard folder == .root || location.isConfined(directory) else { return [] }
+        let opened = OpenFolder(directory)
         return DirectoryEntry.typedNames(directory).map { listed in
             ContainerEntry(name: listed.name, directory: directory, type: listed.type,
-                           kind: classify(listed.name, type: listed.type, in: folder, of: location))
+                           kind: classify(listed.name, type: listed.type, in: folder, of: location), folder: opened)
         }
     }
 

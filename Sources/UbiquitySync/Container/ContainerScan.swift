@@ -13,14 +13,17 @@ package struct ContainerScan {
         package let peerID: String
         package let number: Int64
         package let name: String
+        /// The log folder it lies in, opened at the first question about one of its files.
+        package let folder: OpenFolder
         /// The log folder it lies in (absolute).
-        package let directory: String
+        package var directory: String { folder.path }
 
         /// Absolute path (made when asked: most logs of a scan are judged by number alone).
         package var path: String { directory + "/" + name }
 
-        /// The file's metadata now (`nil` when it is gone).
-        package var file: DirectoryEntry? { DirectoryEntry.at(path) }
+        /// The file's metadata now (`nil` when it is gone), asked of its open folder: a sync
+        /// asks for the size or age of many logs of one folder.
+        package var file: DirectoryEntry? { folder.entry(name) }
         package var size: Int64 { file?.size ?? 0 }
         package var modificationTime: Double { file?.modificationTime ?? 0 }
     }
@@ -102,7 +105,7 @@ package struct ContainerScan {
             switch entry.kind {
             case .temporary: excluded.append((folder.peerID, entry.name))
             case let .log(number):
-                logs.append(LogFile(peerID: folder.peerID, number: number, name: entry.name, directory: entry.directory))
+                logs.append(LogFile(peerID: folder.peerID, number: number, name: entry.name, folder: entry.folder ?? OpenFolder(entry.directory)))
                 numbers.insert(number)
             default: break
             }

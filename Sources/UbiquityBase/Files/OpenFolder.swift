@@ -1,0 +1,66 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A folder opened once so that many of its files can be asked for their metadata by name
+/// (`fstatat`) instead of by whole path (`lstat`), which walks every component of the path
+/// again for each file: a sync asks for the size or age of many logs of one peer folder.
+///
+/// The folder is opened at the first question, then kept until the handle goes. A folder
+/// replaced after that is not seen (its files are asked of the folder as it was opened);
+/// callers use it within one pass over a listing, which sees the folder as it was listed anyway.
+/// A folder that is a symbolic link is not opened. Few handles are open at a time
+/// (`limit`); past it, or when the folder cannot be opened,
+/// questions go by path as before.
+public final class OpenFolder: @unchecked Sendable {
+    /// The folder's path.
+    public let path: String
+    private let lock = NSLock()
+    /// -1: not opened (yet, or it could not be, or the limit was reached).
+    private var descriptor: Int32 = -1
+    private var tried = false
+
+    /// Open handles in the process, at most `limit`: a container with thousands of peer
+    /// folders must not use up the descriptors other code needs.
+    private static let openCount = Mutex(0)
+    public static let limit = 64
+
+    /// Counts one more open handle unless `limit` are open.
+    private static func reserve() -> Bool {
+        openCount.withLock { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    public init(_ path: String) { self.path = path }
+
+    deinit {
+        if descriptor >= 0 {
+            close(descriptor)
+            Self.openCount.withLock { $0 -= 1 }
+        }
+    }
+
+    /// The metadata of `name` in this folder (`nil` when it is gone), as `DirectoryEntry.at`
+    /// gives it for `path/name`; a symbolic link is not followed.
+    public func entry(_ name: String) -> DirectoryEntry? {
+        let folder = lock.withLock { () -> Int32 in
+            if !tried {
+                tried = true
+                if Self.reserve() {
+                    descriptor = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                    if descriptor < 0 { Self.openCount.withLock { $0 -= 1 } }
+                }
+            }
+            return descriptor
+        }
+        guard folder >= 0 else { return DirectoryEntry.at(path + "/" + name) }
+        var info = stat()
+        guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+        return DirectoryEntry(name: name, info: info)
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+import UbiquityBase
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `OpenFolder` answers for a file by name what `DirectoryEntry.at` answers by path.
+@Suite("Open folders")
+struct OpenFolderTests {
+    let root = NSTemporaryDirectory() + "ubiquity-open-folder-" + UUID().uuidString
+
+    @Test func answersAsAPathDoesForEveryKindOfEntry() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try AtomicFile.makeDirectory(root + "/logs")
+        try AtomicFile.write(Array("log".utf8), to: root + "/logs/a.cdt")
+        #expect(mkfifo(root + "/logs/fifo.cdt", 0o600) == 0)
+        #expect(symlink("/etc/passwd", root + "/logs/link.cdt") == 0)
+        try AtomicFile.makeDirectory(root + "/logs/folder.cdt")
+        let folder = OpenFolder(root + "/logs")
+        for name in ["a.cdt", "fifo.cdt", "link.cdt", "folder.cdt", "missing.cdt"] {
+            #expect(folder.entry(name) == DirectoryEntry.at(root + "/logs/" + name), "\(name)")
+        }
+        #expect(folder.entry("link.cdt")?.isSymbolicLink == true, "a link is not followed")
+        #expect(folder.entry("missing.cdt") == nil)
+        // A file changed after the folder was opened is seen as it is now.
+        try AtomicFile.write(Array("longer log".utf8), to: root + "/logs/a.cdt")
+        #expect(folder.entry("a.cdt")?.size == 10)
+        unlink(root + "/logs/a.cdt")
+        #expect(folder.entry("a.cdt") == nil)
+    }
+
+    @Test func aFolderThatIsALinkIsAskedByPath() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try AtomicFile.makeDirectory(root + "/real")
+        try AtomicFile.write(Array("log".utf8), to: root + "/real/a.cdt")
+        #expect(symlink(root + "/real", root + "/linked") == 0)
+        let folder = OpenFolder(root + "/linked")
+        #expect(folder.entry("a.cdt") == DirectoryEntry.at(root + "/linked/a.cdt"))
+        #expect(folder.entry("a.cdt")?.size == 3)
+    }
+
+    @Test func manyFoldersStayWithinTheLimitAndStillAnswer() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let count = OpenFolder.limit + 10
+        var folders: [OpenFolder] = []
+        for index in 0..<count {
+            try AtomicFile.makeDirectory(root + "/f\(index)")
+            try AtomicFile.write(Array(repeating: 1, count: index), to: root + "/f\(index)/log")
+            folders.append(OpenFolder(root + "/f\(index)"))
+        }
+        // Past the limit they answer by path: every answer is still right.
+        for (index, folder) in folders.enumerated() { #expect(folder.entry("log")?.size == Int64(index)) }
+    }
+}
