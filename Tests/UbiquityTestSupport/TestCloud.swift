@@ -22,14 +22,16 @@ public final class TestCloud {
     public func devicePath(_ name: String) -> String { root + "/devices/" + name }
 
     /// Creates device `name` (signed in to `account`) and opens a peer on it.
+    /// `clock`: the time the peer stamps and collects garbage by (a test's simulated time).
     public func peer(_ name: String, account: String? = Device.defaultAccount, format: PlistFormat = .binary,
-              policy: BaselinePolicy? = .apple) throws -> UbiquityPeer {
+              policy: BaselinePolicy? = .apple, clock: WallClock = .system) throws -> UbiquityPeer {
         let path = devicePath(name)
         if !FileManager.default.fileExists(atPath: path + "/device.plist") {
             _ = try Device.create(at: path, userName: name, identityToken: account)
         }
         var configuration = configuration(name, policy: policy)
         configuration.logFormat = format
+        configuration.clock = clock
         return try UbiquityPeer(configuration: configuration)
     }
 
