@@ -25,8 +25,6 @@ final class EntityTable {
     private let toOnePlaces: [(name: String, column: Int, slot: Int)]
     /// The slot that carries each attribute or to-one relationship.
     let slotOfProperty: [String: MergeSlot]
-    /// The index in `slots` of the slot that carries each attribute or to-one relationship.
-    let slotIndexOfProperty: [String: Int]
     /// Each slot's rank by name (`slots` is in the model's order): the merge visits the slots
     /// a record touches in name order, so every peer records their conflicts alike.
     let slotRankByName: [Int]
@@ -63,13 +61,12 @@ final class EntityTable {
         }
         let slots = model.slots(of: entity)
         self.slots = slots
-        var writerColumn: [String: Int] = [:], slotOfProperty: [String: MergeSlot] = [:], slotIndexOfProperty: [String: Int] = [:]
-        for (index, slot) in slots.enumerated() {
+        var writerColumn: [String: Int] = [:], slotOfProperty: [String: MergeSlot] = [:]
+        for slot in slots {
             writerColumn[slot.name] = columns.count
             columns.append("w_" + slot.name)
             for property in slot.attributes + (slot.relationship.map { [$0] } ?? []) {
                 slotOfProperty[property] = slot
-                slotIndexOfProperty[property] = index
             }
         }
         self.columns = columns
@@ -88,7 +85,6 @@ final class EntityTable {
         self.attributePlaces = attributePlaces
         self.toOnePlaces = toOnePlaces
         self.slotOfProperty = slotOfProperty
-        self.slotIndexOfProperty = slotIndexOfProperty
         var rank = Array(repeating: 0, count: slots.count)
         for (position, index) in slots.indices.sorted(by: { slots[$0].name < slots[$1].name }).enumerated() { rank[index] = position }
         slotRankByName = rank
