@@ -22,6 +22,10 @@ struct OpenFolderTests {
             #expect(folder.entry(name) == DirectoryEntry.at(root + "/logs/" + name), "\(name)")
         }
         #expect(folder.entry("link.cdt")?.isSymbolicLink == true, "a link is not followed")
+        // A listing with metadata asks its folder the same way.
+        let names = ["a.cdt", "fifo.cdt", "folder.cdt", "link.cdt"]
+        #expect(DirectoryEntry.list(root + "/logs") == names.compactMap { DirectoryEntry.at(root + "/logs/" + $0) })
+        #expect(DirectoryEntry.list(root + "/missing").isEmpty)
         #expect(folder.entry("missing.cdt") == nil)
         // A file changed after the folder was opened is seen as it is now.
         try AtomicFile.write(Array("longer log".utf8), to: root + "/logs/a.cdt")

@@ -31,8 +31,17 @@ public struct DirectoryEntry: Sendable, Equatable {
     private let mode: mode_t
 
     /// The entries of `path` (without `.` and `..`), sorted by name; empty if it does not exist.
+    /// Each is asked of the open folder (`fstatat`), not by whole path: `lstat` walked every
+    /// component of the path again for each file.
     public static func list(_ path: String) -> [DirectoryEntry] {
-        names(path).compactMap { DirectoryEntry(name: $0, path: path + "/" + $0) }
+        let folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { return names(path).compactMap { DirectoryEntry(name: $0, path: path + "/" + $0) } }
+        defer { close(folder) }
+        return names(path).compactMap { name in
+            var info = stat()
+            guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+            return DirectoryEntry(name: name, info: info)
+        }
     }
 
     /// The names in `path` (without `.` and `..`), sorted, without asking for any file's
