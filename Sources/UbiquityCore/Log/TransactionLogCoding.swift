@@ -9,30 +9,11 @@ extension TransactionLog {
     /// The log's payload: every key of DESIGN §3 except `checksum`.
     func payload() -> [String: PlistValue] {
         func record(_ change: ChangeRecord) -> PlistValue {
-            var relationships: [String: PlistValue] = [:]
-            for (name, value) in change.relationships {
-                switch value {
-                case let .toOne(target):
-                    relationships[name] = target.map { .string($0.description) } ?? .dictionary([:])
-                case let .toMany(added, removed):
-                    var fields: [String: PlistValue] = [:]
-                    if !added.isEmpty { fields["add"] = .array(added.map { .string($0.description) }) }
-                    if !removed.isEmpty { fields["remove"] = .array(removed.map { .string($0.description) }) }
-                    relationships[name] = .dictionary(fields)
-                }
-            }
-            // Positions ride in the relationship's dictionary: readers that know no order read
-            // `add` and `remove` as before and skip this key.
-            for (name, keys) in change.positions where !keys.isEmpty {
-                var fields = relationships[name]?.dictionaryValue ?? [:]
-                fields["positions"] = .dictionary(Dictionary(uniqueKeysWithValues: keys.map { ($0.key.description, PlistValue.string($0.value)) }))
-                relationships[name] = .dictionary(fields)
-            }
-            return .dictionary([
+            .dictionary([
                 "gid": .string(change.id.description),
                 "entity": .string(change.id.entity),
                 "values": .dictionary(change.values.mapValues { $0.plistValue }),
-                "relationships": .dictionary(relationships),
+                "relationships": change.relationshipsPlist,
             ])
         }
         var fields: [String: PlistValue] = [

@@ -125,8 +125,9 @@ struct TransactionLogWriter {
 }
 
 extension ChangeRecord {
-    /// The `relationships` dictionary of this record in a log (DESIGN §3): to-one targets (an
-    /// empty dictionary: cleared), to-many `add`/`remove`, and ordered members' `positions`.
+    /// The `relationships` dictionary of this record in a log (DESIGN §3), for the payload and
+    /// the streaming writer alike: to-one targets (an empty dictionary: cleared), to-many
+    /// `add`/`remove`, and ordered members' `positions`.
     var relationshipsPlist: PlistValue {
         var fields: [String: PlistValue] = [:]
         for (name, value) in relationships {
