@@ -52,6 +52,11 @@ struct BenchmarkOptions {
         smoke || instructions ? 1 : objects >= 100_000 ? 3 : 5
     }
 
+    /// How many times the small-size suites repeat a figure: once at smoke sizes, and once when
+    /// counting instructions, which come out the same every time (and each count costs callgrind
+    /// a dump).
+    var timedRuns: Int { smoke || instructions ? 1 : 5 }
+
     /// The object count of the headline tables (import, join, roll).
     var mainSize: Int { smoke ? 1_000 : instructions ? 10_000 : 100_000 }
 

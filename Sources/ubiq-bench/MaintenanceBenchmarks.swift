@@ -9,8 +9,8 @@ enum MaintenanceBenchmarks {
         let options = book.options
         let figures = try book.joins(options.mainSize)
         let statusFiles = options.statusFiles
-        let (listing, status) = try measureStatus(logs: statusFiles, writers: 4, runs: options.smoke ? 1 : 5)
-        let damaged = try measureDamaged(files: statusFiles, peers: options.smoke ? 10 : 100, runs: options.smoke ? 1 : 5)
+        let (listing, status) = try measureStatus(logs: statusFiles, writers: 4, runs: options.timedRuns)
+        let damaged = try measureDamaged(files: statusFiles, peers: options.smoke ? 10 : 100, runs: options.timedRuns)
 
         book.sheet.timeMultiple("roll_vs_vacuum", ours: figures.roll, reference: figures.rawVacuum)
         var table = MarkdownTable("Baseline roll, garbage collection, status", ["operation", "size", "reference", "reference time", "Ubiquity", "time ratio"])

@@ -29,7 +29,7 @@ enum PlistBenchmarks {
     static func run(_ book: FigureBook) -> String {
         let smoke = book.options.smoke
         let count = smoke ? 500 : 10_000
-        let runs = smoke || InstructionCounter.isCounting ? 1 : 5
+        let runs = book.options.timedRuns
         let records = makeRecords(count)
         let value = PlistValue.array(records.map(plistValue))
         let objects: [Any] = records.map(foundationObject)

@@ -10,8 +10,8 @@ enum SaveBenchmarks {
     static func run(_ book: FigureBook) throws -> String {
         let options = book.options
         // (objects per transaction, transactions per run)
-        let shapes = options.smoke ? [(1, 5), (100, 2), (10_000, 1)] : [(1, 200), (100, 50), (10_000, 2)]
-        let runs = options.smoke ? 1 : 5
+        let shapes = options.smoke ? [(1, 5), (100, 2), (10_000, 1)] : options.instructions ? [(1, 20), (100, 5), (10_000, 1)] : [(1, 200), (100, 50), (10_000, 2)]
+        let runs = options.timedRuns
         var table = MarkdownTable("Save vs raw SQLite", ["objects per transaction", "raw SQLite per transaction", "Ubiquity save per transaction",
                                                          "of it: export", "raw rows/s", "save rows/s", "time ratio"])
         for (size, transactions) in shapes {
@@ -52,7 +52,7 @@ enum SaveBenchmarks {
             "`exportPending()` writes the log atomically into the container (temp file, fsync, rename, fsync of the folder), as each save of a peer's",
             "context does. Raw SQLite: one transaction of prepared inserts, no file written. Median of \(runs) run(s) of many transactions (per-transaction figures).",
         ]
-        return table.text + "\n" + (try durableSaves(book, saves: options.smoke ? 5 : 100, runs: runs))
+        return table.text + "\n" + (try durableSaves(book, saves: options.smoke ? 5 : options.instructions ? 20 : 100, runs: runs))
     }
 
     /// One-object saves on a disk, where an fsync waits for the device, against the durable
