@@ -57,12 +57,14 @@ struct LogWriterTests {
         #expect(digest == "335359239c23fe0b6992aa6fc1acedd41081e38ccc66f077af1d7462f7cec6f0", "the bytes of a fixed log changed")
     }
 
-    /// What a save puts in the outbox is the tree writer's encoding of the log it returns.
-    @Test func aSaveQueuesTheTreeWritersBytes() throws {
+    /// What a save puts in the outbox is the tree writer's encoding of the log it returns,
+    /// whether the log was encoded on the saving thread or beside the rows on another one.
+    @Test(arguments: [20, 300])
+    func aSaveQueuesTheTreeWritersBytes(objects: Int) throws {
         let cloud = try TestCloud()
         let peer = try cloud.peer("phone", policy: nil)
         let context = ObjectContext(store: peer.store)
-        for index in 0 ..< 20 {
+        for index in 0 ..< objects {
             let note = try context.insert("Note", key: "n\(index)")
             note["title"] = .string("title \(index)")
         }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import UbiquityPlist
 
@@ -17,7 +16,9 @@ final class LocalLogEncoding: @unchecked Sendable {
             result = format == .binary ? log.encodedBinary() : log.encoded(format: format)
             return
         }
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
+        // A thread of its own, not a dispatch queue's: the caller blocks until it is done, and a
+        // saturated queue must never be what it waits for.
+        Thread.detachNewThread { [self] in
             let bytes = log.encodedBinary()
             condition.lock()
             result = bytes
