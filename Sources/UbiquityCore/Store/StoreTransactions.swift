@@ -77,44 +77,15 @@ extension PersistentStore {
         let application = try locked {
             let savedClock = clock
             do {
-                return try database.transaction {
-                    var result = ImportApplication()
-                    result.changes.reserveCapacity(inserted: logs.reduce(0) { $0 + $1.inserted.count }, updated: logs.reduce(0) { $0 + $1.updated.count },
-                                                   deleted: logs.reduce(0) { $0 + $1.deleted.count })
-                    for log in logs {
-                        guard log.transactionNumber > knowledgeCache[log.peerID] else { continue }
-                        guard log.transactionNumber == knowledgeCache[log.peerID] + 1, knowledgeCache.dominates(log.knowledge.removing(log.peerID)) else {
-                            // Behind a refused log it waits; without one, the caller broke the order.
-                            guard !result.refused.isEmpty else { throw StoreError.notApplicable(peer: log.peerID, number: log.transactionNumber) }
-                            result.deferred.append((log.peerID, log.transactionNumber))
-                            continue
-                        }
-                        let (clockBefore, knowledgeBefore) = (clock, knowledgeCache)
-                        result.changes.startJournal()
-                        do {
-                            try database.transaction {
-                                // The importer refuses such logs first; the clock must never adopt one.
-                                guard !log.stamp.isTooFarAhead(of: now) else {
-                                    throw StoreError.stampTooFarAhead(peer: log.peerID, number: log.transactionNumber, stamp: log.stamp)
-                                }
-                                clock.observe(log.stamp)
-                                try applyRecords(of: log, into: &result.changes)
-                                try advanceKnowledge(peer: log.peerID, to: log.transactionNumber)
-                                try history.record(log, isLocal: false, applied: now)
-                            }
-                        } catch where Self.isTheLogsFault(error) {
-                            (clock, knowledgeCache) = (clockBefore, knowledgeBefore)
-                            forgetSlotWriters()
-                            result.changes.undoJournal()
-                            result.refused.append((log.peerID, log.transactionNumber, "the store refused it: \(error)"))
-                            continue
-                        }
-                        result.applied.append((log.peerID, log.transactionNumber))
-                    }
-                    result.changes.endJournal()
-                    try persistClock()
-                    return result
-                }
+                // First the whole batch without a savepoint per log: in a savepoint SQLite copies
+                // every page a log touches aside (to a temporary file once past 64 KiB), which
+                // doubled its work per row. A log the store refuses sends the batch back to where
+                // it started, to be applied log by log in savepoints (the same result, slower).
+                if let result = try applyImported(logs, logByLog: false) { return result }
+                clock = savedClock
+                forgetSlotWriters()
+                knowledgeCache = try loadKnowledge()
+                return try applyImported(logs, logByLog: true)!
             } catch {
                 clock = savedClock
                 forgetSlotWriters()
@@ -124,6 +95,70 @@ extension PersistentStore {
         }
         if !application.changes.isEmpty { changeObservers.notify(.committed(application.changes, local: false)) }
         return application
+    }
+
+    /// A log the store refused while the batch was applied without savepoints: the batch is
+    /// rolled back and applied again log by log.
+    private struct RefusedWithoutSavepoint: Error {}
+
+    /// Applies `logs` in one transaction; each in a savepoint of its own when `logByLog`, else
+    /// `nil` (nothing applied, the transaction rolled back) when the store refuses one. The
+    /// caller holds the lock and restores the clock and caches after a `nil` or an error.
+    package func applyImported(_ logs: [TransactionLog], logByLog: Bool) throws -> ImportApplication? {
+        do {
+            return try database.transaction {
+                var result = ImportApplication()
+                result.changes.reserveCapacity(inserted: logs.reduce(0) { $0 + $1.inserted.count }, updated: logs.reduce(0) { $0 + $1.updated.count },
+                                               deleted: logs.reduce(0) { $0 + $1.deleted.count })
+                for log in logs {
+                    guard log.transactionNumber > knowledgeCache[log.peerID] else { continue }
+                    guard log.transactionNumber == knowledgeCache[log.peerID] + 1, knowledgeCache.dominates(log.knowledge.removing(log.peerID)) else {
+                        // Behind a refused log it waits; without one, the caller broke the order.
+                        guard !result.refused.isEmpty else { throw StoreError.notApplicable(peer: log.peerID, number: log.transactionNumber) }
+                        result.deferred.append((log.peerID, log.transactionNumber))
+                        continue
+                    }
+                    guard logByLog else {
+                        do {
+                            try apply(log, into: &result.changes)
+                        } catch where Self.isTheLogsFault(error) {
+                            throw RefusedWithoutSavepoint()
+                        }
+                        result.applied.append((log.peerID, log.transactionNumber))
+                        continue
+                    }
+                    let (clockBefore, knowledgeBefore) = (clock, knowledgeCache)
+                    result.changes.startJournal()
+                    do {
+                        try database.transaction { try apply(log, into: &result.changes) }
+                    } catch where Self.isTheLogsFault(error) {
+                        (clock, knowledgeCache) = (clockBefore, knowledgeBefore)
+                        forgetSlotWriters()
+                        result.changes.undoJournal()
+                        result.refused.append((log.peerID, log.transactionNumber, "the store refused it: \(error)"))
+                        continue
+                    }
+                    result.applied.append((log.peerID, log.transactionNumber))
+                }
+                result.changes.endJournal()
+                try persistClock()
+                return result
+            }
+        } catch is RefusedWithoutSavepoint {
+            return nil
+        }
+    }
+
+    /// Applies one log's records, knowledge and history; the caller holds an open transaction.
+    private func apply(_ log: TransactionLog, into changes: inout ObjectChanges) throws {
+        // The importer refuses such logs first; the clock must never adopt one.
+        guard !log.stamp.isTooFarAhead(of: now) else {
+            throw StoreError.stampTooFarAhead(peer: log.peerID, number: log.transactionNumber, stamp: log.stamp)
+        }
+        clock.observe(log.stamp)
+        try applyRecords(of: log, into: &changes)
+        try advanceKnowledge(peer: log.peerID, to: log.transactionNumber)
+        try history.record(log, isLocal: false, applied: now)
     }
 
     /// Whether applying a log failed because of what the log holds (so it is set aside and the
