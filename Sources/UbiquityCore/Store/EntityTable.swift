@@ -125,6 +125,17 @@ final class EntityTable {
         }
     }
 
+    /// `MergeEngine.updateInPlace`'s statement: the values of `columns` are parameters 1…n,
+    /// the writer's id n+1 (set in every `writers` column), the gid n+2; it changes the row only
+    /// when it is alive, `ubiq_wins` over every writer and `ubiq_changes` some value.
+    func inPlaceUpdateSQL(columns: [Int], writers: [Int]) -> String {
+        let name = { SQLiteDatabase.quote(self.columns[$0]) }
+        let sets = columns.enumerated().map { "\(name($1)) = ?\($0 + 1)" } + writers.map { "\(name($0)) = ?\(columns.count + 1)" }
+        let comparisons = columns.enumerated().map { "\(name($1)), ?\($0 + 1)" }
+        return "UPDATE \(quotedName) SET " + sets.joined(separator: ", ") + ", version = version + 1 WHERE gid = ?\(columns.count + 2) AND alive = 1"
+            + " AND ubiq_wins(" + writers.map(name).joined(separator: ", ") + ") AND ubiq_changes(" + comparisons.joined(separator: ", ") + ")"
+    }
+
     /// `SELECT <columns> FROM <table> WHERE gid = ?`.
     func selectSQL(columns: [Int]) -> String {
         selectSQLCache.sql(for: columns) {

@@ -7,6 +7,7 @@ final class EntityStatements: @unchecked Sendable {
     private var insertNewRow: SQLiteStatement?
     private var selects: [[Int]: SQLiteStatement] = [:]
     private var updates: [[Int]: SQLiteStatement] = [:]
+    private var inPlaceUpdates: [[Int]: SQLiteStatement] = [:]
 
     /// Forgets the statements of another connection.
     private func use(_ database: SQLiteDatabase) {
@@ -15,6 +16,7 @@ final class EntityStatements: @unchecked Sendable {
         insertNewRow = nil
         selects = [:]
         updates = [:]
+        inPlaceUpdates = [:]
     }
 
     /// `INSERT … ON CONFLICT(gid) DO NOTHING` of a whole row, every binding cleared (NULL).
@@ -41,6 +43,16 @@ final class EntityStatements: @unchecked Sendable {
         if let held = updates[columns] { return held.rewind() }
         let statement = try database.statement(table.updateSQL(columns: columns))
         updates[columns] = statement
+        return statement
+    }
+
+    /// The conditional `UPDATE` of `MergeEngine.updateInPlace`; every parameter is always rebound.
+    func inPlaceUpdate(_ columns: [Int], writers: [Int], of table: EntityTable, in database: SQLiteDatabase) throws(SQLiteError) -> SQLiteStatement {
+        use(database)
+        let key = columns + [-1] + writers
+        if let held = inPlaceUpdates[key] { return held.rewind() }
+        let statement = try database.statement(table.inPlaceUpdateSQL(columns: columns, writers: writers))
+        inPlaceUpdates[key] = statement
         return statement
     }
 }

@@ -16,6 +16,21 @@ struct MergeEngine {
     let orderTables: [String: OrderTable]
     let slotWriters: SlotWriterTable
     let conflicts: ConflictHistory
+    /// Decides `updateInPlace`'s statement inside SQLite (its functions are registered on `database`).
+    let judge: InPlaceUpdateJudge
+
+    init(database: SQLiteDatabase, model: ObjectModel, tables: [String: EntityTable], pairTables: [String: PairTable],
+         orderTables: [String: OrderTable], slotWriters: SlotWriterTable, conflicts: ConflictHistory) {
+        self.database = database
+        self.model = model
+        self.tables = tables
+        self.pairTables = pairTables
+        self.orderTables = orderTables
+        self.slotWriters = slotWriters
+        self.conflicts = conflicts
+        judge = InPlaceUpdateJudge(slotWriters: slotWriters)
+        judge.register(on: database)
+    }
 
     /// Applies every record of `log`, noting what changed in `changes` (which may already hold
     /// earlier logs of the same batch); conflicts are recorded as of `now` (seconds since 1970).
@@ -23,6 +38,7 @@ struct MergeEngine {
         let stampText = log.stamp.description
         let id = try slotWriters.id(peer: log.peerID, number: log.transactionNumber, stamp: log.stamp, stampText: stampText)
         let writer = TransactionWriter(log, stampText: stampText, id: id, appliedAt: now)
+        judge.begin(writer)
         for record in log.inserted { try apply(record, isInsert: true, writer: writer, changes: &changes) }
         for record in log.updated { try apply(record, isInsert: false, writer: writer, changes: &changes) }
         for id in log.deleted { try applyDelete(id, writer: writer, changes: &changes) }
@@ -100,6 +116,10 @@ struct MergeEngine {
             _ = try applyToManyChanges(record, table: table, writer: writer, changes: &changes)
             _ = try applyPositions(record, table: table, writer: writer)
             changes.note(record.id, wasAlive: false, isAlive: true, changed: true)
+            return
+        }
+        if !isInsert, try updateInPlace(record, table: table, writer: writer) {
+            changes.note(record.id, wasAlive: true, isAlive: true, changed: true)
             return
         }
         let touched = touchedSlots(of: record, in: table)

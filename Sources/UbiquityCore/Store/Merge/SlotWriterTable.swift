@@ -37,6 +37,9 @@ final class SlotWriterTable {
         return writer
     }
 
+    /// The writer with `id` if it is cached (no query).
+    func cachedWriter(id: Int64) -> SlotWriter? { cache[id] }
+
     /// Drops cached writers: after a rollback (an id may be given again to another writer) or
     /// after the table was replaced.
     func forget() { cache.removeAll() }
