@@ -8,6 +8,9 @@ final class EntityStatements: @unchecked Sendable {
     private var selects: [[Int]: SQLiteStatement] = [:]
     private var updates: [[Int]: SQLiteStatement] = [:]
     private var inPlaceUpdates: [[Int]: SQLiteStatement] = [:]
+    /// The last one asked for: an import's updates mostly touch the same columns, and the key
+    /// of the dictionary cost an array and a hash per row.
+    private var lastInPlaceUpdate: (columns: [Int], writers: [Int], statement: SQLiteStatement)?
 
     /// Forgets the statements of another connection.
     private func use(_ database: SQLiteDatabase) {
@@ -17,6 +20,7 @@ final class EntityStatements: @unchecked Sendable {
         selects = [:]
         updates = [:]
         inPlaceUpdates = [:]
+        lastInPlaceUpdate = nil
     }
 
     /// `INSERT … ON CONFLICT(gid) DO NOTHING` of a whole row, every binding cleared (NULL).
@@ -49,10 +53,16 @@ final class EntityStatements: @unchecked Sendable {
     /// The conditional `UPDATE` of `MergeEngine.updateInPlace`; every parameter is always rebound.
     func inPlaceUpdate(_ columns: [Int], writers: [Int], of table: EntityTable, in database: SQLiteDatabase) throws(SQLiteError) -> SQLiteStatement {
         use(database)
+        if let last = lastInPlaceUpdate, last.columns == columns, last.writers == writers { return last.statement.rewind() }
         let key = columns + [-1] + writers
-        if let held = inPlaceUpdates[key] { return held.rewind() }
-        let statement = try database.statement(table.inPlaceUpdateSQL(columns: columns, writers: writers))
-        inPlaceUpdates[key] = statement
+        let statement: SQLiteStatement
+        if let held = inPlaceUpdates[key] {
+            statement = held.rewind()
+        } else {
+            statement = try database.statement(table.inPlaceUpdateSQL(columns: columns, writers: writers))
+            inPlaceUpdates[key] = statement
+        }
+        lastInPlaceUpdate = (columns, writers, statement)
         return statement
     }
 }

@@ -12,19 +12,26 @@ extension MergeEngine {
     /// Applies `record` (an update) with one `UPDATE` when it is the common case; `false`
     /// when nothing was written and the general path must apply it.
     func updateInPlace(_ record: ChangeRecord, table: EntityTable, writer: TransactionWriter) throws -> Bool {
-        guard record.positions.isEmpty else { return false }
+        guard judge.allowsInPlaceUpdates, judge.isJudging(writer), record.positions.isEmpty else { return false }
         for change in record.relationships.values { if case .toMany = change { return false } }
         let touched = touchedSlots(of: record, in: table)
         guard !touched.isEmpty else { return false }
-        var values: [(column: Int, value: SQLiteValue)] = [], writers: [Int] = []
+        // The values in `incomingValues`' order, gathered without an array per slot.
+        var columns: [Int] = [], values: [SQLiteValue] = [], writers: [Int] = []
         for index in touched {
             let layout = table.slotLayouts[index]
-            for (column, value) in incomingValues(of: layout, in: record) { values.append((column, value)) }
+            for (attribute, column) in layout.attributes {
+                if let value = record.values[attribute] { columns.append(column); values.append(value.sqliteValue) }
+            }
+            if let (name, column) = layout.toOne, case let .toOne(target)? = record.relationships[name] {
+                columns.append(column)
+                values.append(target.map { .text($0.description) } ?? .null)
+            }
             writers.append(layout.writer)
         }
-        guard !values.isEmpty, judge.allowsInPlaceUpdates, judge.isJudging(writer) else { return false }
-        let statement = try table.statements.inPlaceUpdate(values.map(\.column), writers: writers, of: table, in: database)
-        for (offset, entry) in values.enumerated() { try statement.bind(entry.value, at: Int32(offset + 1)) }
+        guard !values.isEmpty else { return false }
+        let statement = try table.statements.inPlaceUpdate(columns, writers: writers, of: table, in: database)
+        for (offset, value) in values.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
         try statement.bind(writer.id, at: Int32(values.count + 1))
         try statement.withText(record.id.description, boundAt: Int32(values.count + 2)) { try statement.run() }
         return database.changes == 1
@@ -45,8 +52,8 @@ final class InPlaceUpdateJudge: @unchecked Sendable {
 
     init(slotWriters: SlotWriterTable) { self.slotWriters = slotWriters }
 
-    /// Whether `writer` is the transaction this judge was told of.
-    func isJudging(_ writer: TransactionWriter) -> Bool { self.writer?.id == writer.id && self.writer?.stamp == writer.stamp }
+    /// Whether `writer` is the transaction this judge was told of (ids are one per transaction).
+    func isJudging(_ writer: TransactionWriter) -> Bool { self.writer?.id == writer.id }
 
     func begin(_ writer: TransactionWriter) {
         self.writer = writer
