@@ -67,8 +67,8 @@ extension PersistentStore {
     /// Applies imported logs in the given order, in one SQLite transaction. Each must be the
     /// next of its author; one already covered is skipped.
     ///
-    /// Each log is applied in a savepoint of its own: a log the store refuses (a constraint
-    /// SQLite will not break, an entity it has no table for) is rolled back alone and returned
+    /// A log the store refuses (a constraint SQLite will not break, an entity it has no table
+    /// for) is rolled back alone (the batch is then applied again, each log in a savepoint) and returned
     /// in `refused`, and the logs after it that depend on it — its author's later ones, and
     /// any whose author had seen it — are left out (`deferred`); every other log still
     /// applies. Only a failure that is no log's fault (the disk full, the database locked or
