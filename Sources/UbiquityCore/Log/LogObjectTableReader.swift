@@ -219,9 +219,11 @@ struct LogObjectTableReader {
         guard produced <= objects.limits.maxObjects, depth < objects.limits.maxDepth,
               case let .dictionary(refs, count)? = objects.object(ref) else { return nil }
         canonical.append(UInt8(ascii: "m")); appendNumber(UInt64(count))
-        var gid: Int?, entity: Int?, relationships: Int?
+        // The objects the walk read for `gid` and `entity`, which the ID is read from.
+        var gid: (ref: Int, object: BinaryPlistObjects.Object)?, entity: (ref: Int, object: BinaryPlistObjects.Object)?
         var found: (id: GlobalID, shape: EntityShape)?
-        var typed: [String: AttributeValue?] = [:]
+        var typed: [String: AttributeValue?] = [:], hasValues = false
+        var relationships: Int?, cleared: UInt64?
         var previous: Range<Int>?
         for i in 0 ..< count {
             guard let keyRef = objects.reference(refs, i), let valueRef = objects.reference(refs, count + i),
@@ -230,37 +232,79 @@ struct LogObjectTableReader {
             produced += 1
             appendString(objects.bytes[key])
             let name = objects.bytes[key]
-            // "entity" < "gid" < "relationships" < "values": the ID is known when the values come.
-            if name.count == 6, EntityShape.same(Self.valuesKey, name) {
-                guard let (id, shape) = objectID(gid: gid, entity: entity),
-                      values(valueRef, depth: depth + 1, of: shape, record: id, into: &typed) else { return nil }
-                found = (id, shape)
-                continue
-            }
-            guard walk(valueRef, depth: depth + 1) else { return nil }
+            // "entity" < "gid" < "relationships" < "values": the ID is known when the last two come.
             // By length first: one `memcmp` per key, not a walk over each candidate's bytes.
             switch name.count {
-            case 3: if EntityShape.same(Self.gidKey, name) { gid = valueRef }
-            case 6: if EntityShape.same(Self.entityKey, name) { entity = valueRef }
-            case 13: if EntityShape.same(Self.relationshipsKey, name) { relationships = valueRef }
-            default: break
+            case 3 where EntityShape.same(Self.gidKey, name):
+                guard let object = leaf(valueRef, depth: depth + 1) else { return nil }
+                gid = (valueRef, object)
+            case 6 where EntityShape.same(Self.entityKey, name):
+                guard let object = leaf(valueRef, depth: depth + 1) else { return nil }
+                entity = (valueRef, object)
+            case 6 where EntityShape.same(Self.valuesKey, name):
+                guard let (id, shape) = found ?? objectID(gid: gid, entity: entity),
+                      values(valueRef, depth: depth + 1, of: shape, record: id, into: &typed) else { return nil }
+                found = (id, shape)
+                hasValues = true
+            case 13 where EntityShape.same(Self.relationshipsKey, name):
+                guard let (id, shape) = found ?? objectID(gid: gid, entity: entity),
+                      let mask = relationshipsWalk(valueRef, depth: depth + 1, of: shape) else { return nil }
+                found = (id, shape)
+                relationships = valueRef
+                cleared = mask
+            default:
+                guard walk(valueRef, depth: depth + 1) else { return nil }
             }
         }
         guard canonical.count <= canonicalLimit, let (id, shape) = found ?? objectID(gid: gid, entity: entity) else { return nil }
-        if found != nil, shape.hasMergeGroups {
+        if hasValues, shape.hasMergeGroups {
             guard (try? TransactionLog.checkMergeGroups(typed, entity: shape.description, record: id)) != nil else { return nil }
         }
-        // An empty dictionary (a record that changes no relationship) has nothing to read.
-        guard let relationships, objects.count(ofDictionary: relationships) != 0 else {
-            return ChangeRecord(id: id, values: typed)
-        }
+        // No relationships, or an empty dictionary (a record that changes none): nothing to read.
+        guard let relationships, cleared != 0 else { return ChangeRecord(id: id, values: typed) }
+        if let cleared { return ChangeRecord(id: id, values: typed, relationships: shape.clearing(cleared)) }
         if let toOne = toOneChanges(relationships, shape: shape) {
             return ChangeRecord(id: id, values: typed, relationships: toOne)
         }
         var record = ChangeRecord(id: id, values: typed)
-        guard case let .dictionary(raw)? = objects.value(relationships, depth: 3),
+        guard case let .dictionary(raw)? = objects.value(relationships, depth: depth + 1),
               (try? TransactionLog.readRelationships(raw, into: &record, entity: shape.description, model: model)) != nil else { return nil }
         return record
+    }
+
+    /// Object `ref` (at `depth`) counted and appended as `walk` does, returned for a second look.
+    private mutating func leaf(_ ref: Int, depth: Int) -> BinaryPlistObjects.Object? {
+        produced += 1
+        guard produced <= objects.limits.maxObjects, let object = objects.object(ref), append(object, depth: depth) else { return nil }
+        return object
+    }
+
+    /// A record's `relationships` (object `ref`) appended as `walk` appends it; the mask of the
+    /// to-ones it clears (bit = index in `shape.relationships`; 0 when it is empty) when that is
+    /// all it does, `.some(nil)` when it does more, `nil` when `walk` would fail or it is no dictionary.
+    private mutating func relationshipsWalk(_ ref: Int, depth: Int, of shape: EntityShape) -> UInt64?? {
+        produced += 1
+        guard produced <= objects.limits.maxObjects, depth < objects.limits.maxDepth,
+              case let .dictionary(refs, count)? = objects.object(ref) else { return nil }
+        canonical.append(UInt8(ascii: "m")); appendNumber(UInt64(count))
+        var mask: UInt64? = shape.relationships.count <= 64 ? 0 : nil
+        var previous: Range<Int>?
+        for i in 0 ..< count {
+            guard let keyRef = objects.reference(refs, i), let valueRef = objects.reference(refs, count + i),
+                  let key = orderedKey(keyRef, after: previous) else { return nil }
+            previous = key
+            produced += 1
+            appendString(objects.bytes[key])
+            guard let object = leaf(valueRef, depth: depth + 1) else { return nil }
+            guard let bits = mask else { continue }
+            if case .dictionary(refs: _, count: 0) = object, let index = shape.relationshipIndex(objects.bytes[key]),
+               shape.toOneDestinations[index] != nil {
+                mask = bits | 1 << UInt64(index)
+            } else {
+                mask = nil
+            }
+        }
+        return .some(mask)
     }
 
     /// A record's `values` dictionary (object `ref`) typed into `typed`, its canonical form
@@ -333,19 +377,19 @@ struct LogObjectTableReader {
 
     /// A record's ID read from the bytes of its `gid` (and `entity`) strings, with the checks of
     /// `TransactionLog.objectID(gid:entity:model:)`; anything but ASCII goes through that function.
-    private func objectID(gid: Int?, entity: Int?) -> (GlobalID, EntityShape)? {
-        guard let gid, case let .string8(range, ascii: true)? = objects.object(gid),
-              let slash = objects.bytes[range].firstIndex(of: UInt8(ascii: "/")) else { return generalObjectID(gid: gid, entity: entity) }
+    private func objectID(gid: (ref: Int, object: BinaryPlistObjects.Object)?,
+                          entity: (ref: Int, object: BinaryPlistObjects.Object)?) -> (GlobalID, EntityShape)? {
+        guard let gid, case let .string8(range, ascii: true) = gid.object,
+              let slash = objects.bytes[range].firstIndex(of: UInt8(ascii: "/")) else { return generalObjectID(gid: gid?.ref, entity: entity?.ref) }
         let entityBytes = objects.bytes[range.lowerBound ..< slash]
         guard let shape = shapes.shape(entityBytes, model: model), !shape.isAbstract,
               GlobalID.isValidASCIIKey(UnsafeBufferPointer(rebasing: objects.bytes[slash + 1 ..< range.upperBound])) else { return nil }
         if let entity {
-            guard let declared = objects.object(entity) else { return nil }
-            switch declared {
+            switch entity.object {
             case let .string8(declaredRange, ascii: true):
                 guard EntityShape.same(shape.nameBytes, objects.bytes[declaredRange]) else { return nil }
             case .string8, .string16:
-                return generalObjectID(gid: gid, entity: entity)
+                return generalObjectID(gid: gid.ref, entity: entity.ref)
             default:
                 break  // not a string: the tree reader does not look at it either
             }
@@ -366,7 +410,6 @@ struct LogObjectTableReader {
     /// (the caller then has `readRelationships` read them).
     private func toOneChanges(_ ref: Int, shape: EntityShape) -> [String: RelationshipChange]? {
         guard case let .dictionary(refs, count)? = objects.object(ref) else { return nil }
-        if let cleared = clearedToOnes(refs, count, shape: shape) { return cleared }
         var changes = [String: RelationshipChange](minimumCapacity: count)
         for i in 0 ..< count {
             guard let keyRef = objects.reference(refs, i), let valueRef = objects.reference(refs, count + i),
@@ -384,30 +427,6 @@ struct LogObjectTableReader {
                 return nil
             }
         }
-        return changes
-    }
-}
-
-extension LogObjectTableReader {
-    /// The changes of a relationships dictionary that only clears to-ones (as an insert without
-    /// targets logs them), or `nil` for any other. Records that clear the same to-ones share one
-    /// dictionary (`EntityShape.clearedToOnes`), made once per log.
-    fileprivate func clearedToOnes(_ refs: Int, _ count: Int, shape: EntityShape) -> [String: RelationshipChange]? {
-        guard count <= 64, shape.relationships.count <= 64 else { return nil }
-        var mask: UInt64 = 0
-        for i in 0 ..< count {
-            guard let keyRef = objects.reference(refs, i), let valueRef = objects.reference(refs, count + i),
-                  case let .string8(key, ascii: true)? = objects.object(keyRef),
-                  let index = shape.relationshipIndex(objects.bytes[key]), shape.toOneDestinations[index] != nil,
-                  case .dictionary(refs: _, count: 0)? = objects.object(valueRef) else { return nil }
-            mask |= 1 << UInt64(index)
-        }
-        if let shared = shape.clearedToOnes[mask] { return shared }
-        var changes = [String: RelationshipChange](minimumCapacity: count)
-        for index in shape.relationships.indices where mask & (1 << UInt64(index)) != 0 {
-            changes[shape.relationshipNamesText[index]] = .toOne(nil)
-        }
-        shape.clearedToOnes[mask] = changes
         return changes
     }
 }
@@ -431,7 +450,8 @@ final class EntityShape {
     let toOneDestinations: [String?]
     /// Relationship changes that clear the to-ones of a mask (bit = index in `relationships`),
     /// shared by every record of the log that clears just those.
-    var clearedToOnes: [UInt64: [String: RelationshipChange]] = [:]
+    private var clearedToOnes: [UInt64: [String: RelationshipChange]] = [:]
+    private var lastCleared: (mask: UInt64, changes: [String: RelationshipChange])?
     private let attributeNames: [[UInt8]]
     private let relationshipNames: [[UInt8]]
 
@@ -448,6 +468,23 @@ final class EntityShape {
         toOneDestinations = description.relationships.map { $0.isToMany ? nil : $0.destination }
         attributeNames = description.attributes.map { Array($0.name.utf8) }
         relationshipNames = description.relationships.map { Array($0.name.utf8) }
+    }
+
+    /// The changes that clear the to-ones of `mask` (as `readRelationships` reads them from
+    /// empty dictionaries), one dictionary shared by every record that clears just those (an
+    /// insert without targets clears every to-one).
+    func clearing(_ mask: UInt64) -> [String: RelationshipChange] {
+        if let last = lastCleared, last.mask == mask { return last.changes }
+        let changes = clearedToOnes[mask] ?? {
+            var changes: [String: RelationshipChange] = [:]
+            for index in relationships.indices where mask & (1 << UInt64(index)) != 0 {
+                changes[relationshipNamesText[index]] = .toOne(nil)
+            }
+            return changes
+        }()
+        clearedToOnes[mask] = changes
+        lastCleared = (mask, changes)
+        return changes
     }
 
     /// The index of the first attribute named `name` (as `entity.attributes.first`).
