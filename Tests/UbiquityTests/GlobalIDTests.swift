@@ -20,6 +20,23 @@ struct GlobalIDTests {
         #expect(GlobalIDError(text: "Note", reason: .missingSlash).description == "invalid object ID 'Note': expected <Entity>/<key>")
     }
 
+    /// The log reader checks an ASCII key eight bytes at a time; it must judge every key as the
+    /// plain byte loop does (random ASCII keys around every length that matters, fixed seeds).
+    @Test(arguments: SeededGenerator.testSeeds([1, 2]))
+    func asciiKeysAreJudgedAsTheByteLoopJudgesThem(seed: UInt64) {
+        var random = SeededGenerator(seed: seed)
+        for _ in 0..<5_000 {
+            let length = Int.random(in: 0...205, using: &random)
+            let bytes: [UInt8] = (0..<length).map { _ in
+                Int.random(in: 0..<8, using: &random) == 0 ? [0x00, 0x1f, 0x20, 0x7e, 0x7f, 0x01].randomElement(using: &random)!
+                    : UInt8.random(in: 0x20...0x7e, using: &random)
+            }
+            let expected = !bytes.isEmpty && bytes.count <= 200 && !bytes.contains { $0 < 0x20 || $0 == 0x7f }
+            #expect(bytes.withUnsafeBufferPointer(GlobalID.isValidASCIIKey) == expected, "seed \(seed): \(bytes)")
+            #expect(((try? GlobalID("Note/" + String(decoding: bytes, as: UTF8.self))) != nil) == expected, "seed \(seed): \(bytes)")
+        }
+    }
+
     @Test func stampsSortLikeTheirTextAndRoundTrip() throws {
         let stamps = [Stamp(wallMilliseconds: 9, counter: 0, peerID: "b"), Stamp(wallMilliseconds: 10, counter: 0, peerID: "a"),
                       Stamp(wallMilliseconds: 10, counter: 2, peerID: "a"), Stamp(wallMilliseconds: 10, counter: 2, peerID: "b")]

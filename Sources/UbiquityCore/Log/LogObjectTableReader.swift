@@ -49,7 +49,10 @@ struct LogObjectTableReader {
         guard case let .dictionary(refs, count)? = objects.object(objects.top), count > 0 else { return nil }
         var checksum: Int?
         var header: [String: PlistValue] = [:]
-        var lists: (inserted: Int?, updated: Int?, deleted: Int?) = (nil, nil, nil)
+        // The records are read in the checksum's walk (from the objects it visits), and kept
+        // only when the checksum matches.
+        var lists: (inserted: [ChangeRecord]?, updated: [ChangeRecord]?) = (nil, nil)
+        var deleted: Int?
         produced = 1
         canonical.reserve(objects.bytes.count * 2)
         canonical.append(UInt8(ascii: "m"))
@@ -67,11 +70,14 @@ struct LogObjectTableReader {
                 continue
             }
             appendString(objects.bytes[key])
-            guard walk(valueRef, depth: 1) else { return nil }
             switch name {
-            case "inserted": lists.inserted = valueRef
-            case "updated": lists.updated = valueRef
-            case "deleted": lists.deleted = valueRef
+            case "inserted": guard let list = recordList(valueRef) else { return nil }; lists.inserted = list
+            case "updated": guard let list = recordList(valueRef) else { return nil }; lists.updated = list
+            default: guard walk(valueRef, depth: 1) else { return nil }
+            }
+            switch name {
+            case "inserted", "updated": break
+            case "deleted": deleted = valueRef
             default:
                 if Self.headerKeys.contains(name) {
                     guard let value = objects.value(valueRef, depth: 1) else { return nil }
@@ -84,9 +90,8 @@ struct LogObjectTableReader {
               hexDigest() == expected else { return nil }
 
         guard var log = try? TransactionLog(header: header, model: model),
-              let inserted = lists.inserted.flatMap({ records($0) }),
-              let updated = lists.updated.flatMap({ records($0) }),
-              case let .array(deletedRefs, deletedCount)? = lists.deleted.flatMap({ objects.object($0) }) else { return nil }
+              let inserted = lists.inserted, let updated = lists.updated,
+              case let .array(deletedRefs, deletedCount)? = deleted.flatMap({ objects.object($0) }) else { return nil }
         log.inserted = inserted
         log.updated = updated
         log.deleted.reserveCapacity(deletedCount)
@@ -104,9 +109,10 @@ struct LogObjectTableReader {
     /// byte order (the order `BinaryPlistWriter` writes; it also rules out repeated keys).
     private func orderedKey(_ ref: Int, after previous: Range<Int>?) -> Range<Int>? {
         guard case let .string8(range, ascii: true)? = objects.object(ref) else { return nil }
-        if let previous {
-            let a = objects.bytes[previous], b = objects.bytes[range]
-            guard a.lexicographicallyPrecedes(b) else { return nil }
+        if let previous, let base = objects.bytes.baseAddress {
+            // Unsigned byte order, as `memcmp` compares (every key of a log is checked).
+            let order = memcmp(base + previous.lowerBound, base + range.lowerBound, min(previous.count, range.count))
+            guard order < 0 || (order == 0 && previous.count < range.count) else { return nil }
         }
         return range
     }
@@ -116,6 +122,11 @@ struct LogObjectTableReader {
     private mutating func walk(_ index: Int, depth: Int) -> Bool {
         produced += 1
         guard produced <= objects.limits.maxObjects, let object = objects.object(index) else { return false }
+        return append(object, depth: depth)
+    }
+
+    /// Appends `object`'s canonical form (its index was counted); as `walk`.
+    private mutating func append(_ object: BinaryPlistObjects.Object, depth: Int) -> Bool {
         switch object {
         case .null: canonical.append(UInt8(ascii: "n"))
         case let .boolean(b): canonical.append(b ? UInt8(ascii: "T") : UInt8(ascii: "F"))
@@ -180,16 +191,20 @@ struct LogObjectTableReader {
 
     // MARK: The records
 
-    /// The change records of array `ref`, or `nil` when it is not an array of valid records.
-    private func records(_ ref: Int) -> [ChangeRecord]? {
-        guard case let .array(refs, count)? = objects.object(ref) else { return nil }
+    /// The change records of array `ref` (a top-level value), its canonical form appended as
+    /// `walk` appends it; `nil` when it is not an array of valid records (or `walk` would fail).
+    private mutating func recordList(_ ref: Int) -> [ChangeRecord]? {
+        produced += 1
+        guard produced <= objects.limits.maxObjects, 1 < objects.limits.maxDepth,
+              case let .array(refs, count)? = objects.object(ref) else { return nil }
+        canonical.append(UInt8(ascii: "a")); appendNumber(UInt64(count))
         var records: [ChangeRecord] = []
         records.reserveCapacity(count)
         for i in 0 ..< count {
-            guard let item = objects.reference(refs, i), let record = record(item) else { return nil }
+            guard let item = objects.reference(refs, i), let record = record(item, depth: 2) else { return nil }
             records.append(record)
         }
-        return records
+        return canonical.count <= canonicalLimit ? records : nil
     }
 
     private static let gidKey = Array("gid".utf8), entityKey = Array("entity".utf8)
@@ -197,66 +212,184 @@ struct LogObjectTableReader {
 
     /// One record as the tree reader's `changeRecord` reads it (same functions for each value
     /// and the relationships, the same checks of the ID made on its bytes), or `nil` where that
-    /// reader would throw.
-    private func record(_ ref: Int) -> ChangeRecord? {
-        guard case let .dictionary(refs, count)? = objects.object(ref) else { return nil }
-        var gid: Int?, entity: Int?, values: Int?, relationships: Int?
+    /// reader would throw; its canonical form appended as `walk` appends it, the values typed
+    /// from the objects the walk reads.
+    private mutating func record(_ ref: Int, depth: Int) -> ChangeRecord? {
+        produced += 1
+        guard produced <= objects.limits.maxObjects, depth < objects.limits.maxDepth,
+              case let .dictionary(refs, count)? = objects.object(ref) else { return nil }
+        canonical.append(UInt8(ascii: "m")); appendNumber(UInt64(count))
+        // The objects the walk read for `gid` and `entity`, which the ID is read from.
+        var gid: (ref: Int, object: BinaryPlistObjects.Object)?, entity: (ref: Int, object: BinaryPlistObjects.Object)?
+        var found: (id: GlobalID, shape: EntityShape)?
+        var typed: [String: AttributeValue?] = [:], hasValues = false
+        var relationships: Int?, cleared: UInt64?
+        var previous: Range<Int>?
         for i in 0 ..< count {
             guard let keyRef = objects.reference(refs, i), let valueRef = objects.reference(refs, count + i),
-                  case let .string8(key, _)? = objects.object(keyRef) else { return nil }
+                  let key = orderedKey(keyRef, after: previous) else { return nil }
+            previous = key
+            produced += 1
+            appendString(objects.bytes[key])
             let name = objects.bytes[key]
-            if name.elementsEqual(Self.gidKey) { gid = valueRef }
-            else if name.elementsEqual(Self.entityKey) { entity = valueRef }
-            else if name.elementsEqual(Self.valuesKey) { values = valueRef }
-            else if name.elementsEqual(Self.relationshipsKey) { relationships = valueRef }
-        }
-        guard let (id, shape) = objectID(gid: gid, entity: entity) else { return nil }
-        var record = ChangeRecord(id: id)
-        if let values {
-            guard case let .dictionary(valueRefs, valueCount)? = objects.object(values) else { return nil }
-            var typed = [String: AttributeValue?](minimumCapacity: valueCount)
-            for i in 0 ..< valueCount {
-                // Keys are ASCII (the checksum's walk declined any other); the attribute is found by
-                // its bytes and its own name is the key: no string made or compared per value.
-                guard let keyRef = objects.reference(valueRefs, i), let valueRef = objects.reference(valueRefs, valueCount + i),
-                      case let .string8(key, ascii: true)? = objects.object(keyRef),
-                      let index = shape.attributeIndex(objects.bytes[key]),
-                      let raw = objects.value(valueRef, depth: 4) else { return nil }
-                do {
-                    typed[shape.attributes[index].name] = .some(try TransactionLog.attributeValue(raw, of: shape.attributes[index], entityName: shape.name, record: id))
-                } catch { return nil }
-            }
-            if shape.hasMergeGroups {
-                guard (try? TransactionLog.checkMergeGroups(typed, entity: shape.description, record: id)) != nil else { return nil }
-            }
-            record.values = typed
-        }
-        // An empty dictionary (a record that changes no relationship) has nothing to read.
-        if let relationships, objects.count(ofDictionary: relationships) != 0 {
-            if !toOneChanges(relationships, into: &record, shape: shape) {
-                record.relationships = [:]
-                guard case let .dictionary(raw)? = objects.value(relationships, depth: 3),
-                      (try? TransactionLog.readRelationships(raw, into: &record, entity: shape.description, model: model)) != nil else { return nil }
+            // "entity" < "gid" < "relationships" < "values": the ID is known when the last two come.
+            // By length first: one `memcmp` per key, not a walk over each candidate's bytes.
+            switch name.count {
+            case 3 where EntityShape.same(Self.gidKey, name):
+                guard let object = leaf(valueRef, depth: depth + 1) else { return nil }
+                gid = (valueRef, object)
+            case 6 where EntityShape.same(Self.entityKey, name):
+                guard let object = leaf(valueRef, depth: depth + 1) else { return nil }
+                entity = (valueRef, object)
+            case 6 where EntityShape.same(Self.valuesKey, name):
+                guard let (id, shape) = found ?? objectID(gid: gid, entity: entity),
+                      values(valueRef, depth: depth + 1, of: shape, record: id, into: &typed) else { return nil }
+                found = (id, shape)
+                hasValues = true
+            case 13 where EntityShape.same(Self.relationshipsKey, name):
+                guard let (id, shape) = found ?? objectID(gid: gid, entity: entity),
+                      let mask = relationshipsWalk(valueRef, depth: depth + 1, of: shape) else { return nil }
+                found = (id, shape)
+                relationships = valueRef
+                cleared = mask
+            default:
+                guard walk(valueRef, depth: depth + 1) else { return nil }
             }
         }
+        guard canonical.count <= canonicalLimit, let (id, shape) = found ?? objectID(gid: gid, entity: entity) else { return nil }
+        if hasValues, shape.hasMergeGroups {
+            guard (try? TransactionLog.checkMergeGroups(typed, entity: shape.description, record: id)) != nil else { return nil }
+        }
+        // No relationships, or an empty dictionary (a record that changes none): nothing to read.
+        guard let relationships, cleared != 0 else { return ChangeRecord(id: id, values: typed) }
+        if let cleared { return ChangeRecord(id: id, values: typed, relationships: shape.clearing(cleared)) }
+        if let toOne = toOneChanges(relationships, shape: shape) {
+            return ChangeRecord(id: id, values: typed, relationships: toOne)
+        }
+        var record = ChangeRecord(id: id, values: typed)
+        guard case let .dictionary(raw)? = objects.value(relationships, depth: depth + 1),
+              (try? TransactionLog.readRelationships(raw, into: &record, entity: shape.description, model: model)) != nil else { return nil }
         return record
+    }
+
+    /// Object `ref` (at `depth`) counted and appended as `walk` does, returned for a second look.
+    private mutating func leaf(_ ref: Int, depth: Int) -> BinaryPlistObjects.Object? {
+        produced += 1
+        guard produced <= objects.limits.maxObjects, let object = objects.object(ref), append(object, depth: depth) else { return nil }
+        return object
+    }
+
+    /// A record's `relationships` (object `ref`) appended as `walk` appends it; the mask of the
+    /// to-ones it clears (bit = index in `shape.relationships`; 0 when it is empty) when that is
+    /// all it does, `.some(nil)` when it does more, `nil` when `walk` would fail or it is no dictionary.
+    private mutating func relationshipsWalk(_ ref: Int, depth: Int, of shape: EntityShape) -> UInt64?? {
+        produced += 1
+        guard produced <= objects.limits.maxObjects, depth < objects.limits.maxDepth,
+              case let .dictionary(refs, count)? = objects.object(ref) else { return nil }
+        canonical.append(UInt8(ascii: "m")); appendNumber(UInt64(count))
+        var mask: UInt64? = shape.relationships.count <= 64 ? 0 : nil
+        var previous: Range<Int>?
+        for i in 0 ..< count {
+            guard let keyRef = objects.reference(refs, i), let valueRef = objects.reference(refs, count + i),
+                  let key = orderedKey(keyRef, after: previous) else { return nil }
+            previous = key
+            produced += 1
+            appendString(objects.bytes[key])
+            guard let object = leaf(valueRef, depth: depth + 1) else { return nil }
+            guard let bits = mask else { continue }
+            if case .dictionary(refs: _, count: 0) = object, let index = shape.relationshipIndex(objects.bytes[key]),
+               shape.toOneDestinations[index] != nil {
+                mask = bits | 1 << UInt64(index)
+            } else {
+                mask = nil
+            }
+        }
+        return .some(mask)
+    }
+
+    /// A record's `values` dictionary (object `ref`) typed into `typed`, its canonical form
+    /// appended as `walk` appends it; `false` where `walk` fails or the tree reader throws.
+    private mutating func values(_ ref: Int, depth: Int, of shape: EntityShape, record id: GlobalID,
+                                 into typed: inout [String: AttributeValue?]) -> Bool {
+        produced += 1
+        guard produced <= objects.limits.maxObjects, depth < objects.limits.maxDepth,
+              case let .dictionary(refs, count)? = objects.object(ref) else { return false }
+        canonical.append(UInt8(ascii: "m")); appendNumber(UInt64(count))
+        typed = Dictionary(minimumCapacity: count)  // sized once (cheaper than reserving on the empty one)
+        var previous: Range<Int>?
+        for i in 0 ..< count {
+            // Keys are ASCII and ordered (`orderedKey`); the attribute is found by its bytes and
+            // its own name is the key: no string made or compared per value.
+            guard let keyRef = objects.reference(refs, i), let valueRef = objects.reference(refs, count + i),
+                  let key = orderedKey(keyRef, after: previous) else { return false }
+            previous = key
+            produced += 1
+            appendString(objects.bytes[key])
+            produced += 1
+            guard let index = shape.attributeIndex(objects.bytes[key]), produced <= objects.limits.maxObjects,
+                  let object = objects.object(valueRef), append(object, depth: depth + 1) else { return false }
+            let attribute = shape.attributeShapes[index]
+            guard let value = attributeValue(object, ref: valueRef, depth: depth + 1, of: attribute, shape: shape, record: id) else { return false }
+            typed[attribute.name] = .some(value)
+        }
+        return true
+    }
+
+    /// The value of `attribute` that `object` (object `ref`) holds, typed and checked as
+    /// `TransactionLog.attributeValue` types and checks the object's `PlistValue` (`.some(nil)`:
+    /// the null marker), or `nil` where that function throws. Strings, integers, reals, dates and
+    /// booleans are typed from the object without a `PlistValue`, and checked here when the
+    /// attribute has no rules of its own; anything else takes that function.
+    private func attributeValue(_ object: BinaryPlistObjects.Object, ref: Int, depth: Int, of attribute: AttributeShape,
+                                shape: EntityShape, record id: GlobalID) -> AttributeValue?? {
+        let value: AttributeValue?
+        switch (attribute.type, object) {
+        case let (.string, .string8(range, ascii: true)):
+            value = .string(String(decoding: UnsafeBufferPointer(rebasing: objects.bytes[range]), as: UTF8.self))
+        case let (.integer16, .integer(number)), let (.integer32, .integer(number)), let (.integer, .integer(number)):
+            value = .integer(number)
+        case let (.double, .real(number)):
+            value = .double(number)
+        case let (.date, .real(seconds)), let (.date, .date(seconds)):
+            value = .date(secondsSince1970: seconds)
+        case let (.boolean, .boolean(flag)):
+            value = .boolean(flag)
+        case (_, .dictionary(refs: _, count: 0)):
+            value = nil
+        default:
+            guard let raw = objects.value(ref, depth: depth),
+                  let typed = try? TransactionLog.attributeValue(raw, of: attribute.description, entityName: shape.name, record: id) else { return nil }
+            return .some(typed)
+        }
+        guard attribute.hasNoRules else {
+            guard (try? attribute.description.validate(value, entity: shape.name)) != nil else { return nil }
+            return .some(value)
+        }
+        // `AttributeDescription.validate` for a value of the attribute's own kind and no rules.
+        switch value {
+        case nil: guard attribute.isOptional else { return nil }
+        case let .integer(number)?: if let range = attribute.integerRange, !range.contains(number) { return nil }
+        case let .double(number)?, let .date(number)?: guard number.isFinite else { return nil }
+        default: break
+        }
+        return .some(value)
     }
 
     /// A record's ID read from the bytes of its `gid` (and `entity`) strings, with the checks of
     /// `TransactionLog.objectID(gid:entity:model:)`; anything but ASCII goes through that function.
-    private func objectID(gid: Int?, entity: Int?) -> (GlobalID, EntityShape)? {
-        guard let gid, case let .string8(range, ascii: true)? = objects.object(gid),
-              let slash = objects.bytes[range].firstIndex(of: UInt8(ascii: "/")) else { return generalObjectID(gid: gid, entity: entity) }
+    private func objectID(gid: (ref: Int, object: BinaryPlistObjects.Object)?,
+                          entity: (ref: Int, object: BinaryPlistObjects.Object)?) -> (GlobalID, EntityShape)? {
+        guard let gid, case let .string8(range, ascii: true) = gid.object,
+              let slash = objects.bytes[range].firstIndex(of: UInt8(ascii: "/")) else { return generalObjectID(gid: gid?.ref, entity: entity?.ref) }
         let entityBytes = objects.bytes[range.lowerBound ..< slash]
         guard let shape = shapes.shape(entityBytes, model: model), !shape.isAbstract,
               GlobalID.isValidASCIIKey(UnsafeBufferPointer(rebasing: objects.bytes[slash + 1 ..< range.upperBound])) else { return nil }
         if let entity {
-            guard let declared = objects.object(entity) else { return nil }
-            switch declared {
+            switch entity.object {
             case let .string8(declaredRange, ascii: true):
                 guard EntityShape.same(shape.nameBytes, objects.bytes[declaredRange]) else { return nil }
             case .string8, .string16:
-                return generalObjectID(gid: gid, entity: entity)
+                return generalObjectID(gid: gid.ref, entity: entity.ref)
             default:
                 break  // not a string: the tree reader does not look at it either
             }
@@ -272,28 +405,29 @@ struct LogObjectTableReader {
         return (id, shape)
     }
 
-    /// Reads a relationships dictionary of to-one changes only (each a target's ID or the empty
-    /// dictionary that clears it) into `record`, which holds none yet; `false` for anything else
-    /// (the caller then empties `record.relationships` and `readRelationships` reads them).
-    private func toOneChanges(_ ref: Int, into record: inout ChangeRecord, shape: EntityShape) -> Bool {
-        guard case let .dictionary(refs, count)? = objects.object(ref) else { return false }
+    /// A relationships dictionary of to-one changes only (each a target's ID or the empty
+    /// dictionary that clears it), as `readRelationships` reads it; `nil` for anything else
+    /// (the caller then has `readRelationships` read them).
+    private func toOneChanges(_ ref: Int, shape: EntityShape) -> [String: RelationshipChange]? {
+        guard case let .dictionary(refs, count)? = objects.object(ref) else { return nil }
+        var changes = [String: RelationshipChange](minimumCapacity: count)
         for i in 0 ..< count {
             guard let keyRef = objects.reference(refs, i), let valueRef = objects.reference(refs, count + i),
                   case let .string8(key, ascii: true)? = objects.object(keyRef),
-                  let index = shape.relationshipIndex(objects.bytes[key]), !shape.relationships[index].isToMany,
-                  let value = objects.object(valueRef) else { return false }
+                  let index = shape.relationshipIndex(objects.bytes[key]), let destination = shape.toOneDestinations[index],
+                  let value = objects.object(valueRef) else { return nil }
             switch value {
             case .dictionary(refs: _, count: 0):
-                record.relationships[shape.relationships[index].name] = .toOne(nil)
+                changes[shape.relationshipNamesText[index]] = .toOne(nil)
             case let .string8(range, ascii: true):
                 let text = String(decoding: UnsafeBufferPointer(rebasing: objects.bytes[range]), as: UTF8.self)
-                guard let target = try? GlobalID(text), model.isKind(target.entity, of: shape.relationships[index].destination) else { return false }
-                record.relationships[shape.relationships[index].name] = .toOne(target)
+                guard let target = try? GlobalID(text), model.isKind(target.entity, of: destination) else { return nil }
+                changes[shape.relationshipNamesText[index]] = .toOne(target)
             default:
-                return false
+                return nil
             }
         }
-        return true
+        return changes
     }
 }
 
@@ -308,6 +442,16 @@ final class EntityShape {
     let description: EntityDescription
     let attributes: [AttributeDescription]
     let relationships: [RelationshipDescription]
+    /// What the reader needs of each attribute, in `attributes`' order, without copying the description.
+    let attributeShapes: [AttributeShape]
+    /// The relationships' names, in `relationships`' order.
+    let relationshipNamesText: [String]
+    /// Each relationship's destination when it is a to-one, `nil` for a to-many.
+    let toOneDestinations: [String?]
+    /// Relationship changes that clear the to-ones of a mask (bit = index in `relationships`),
+    /// shared by every record of the log that clears just those.
+    private var clearedToOnes: [UInt64: [String: RelationshipChange]] = [:]
+    private var lastCleared: (mask: UInt64, changes: [String: RelationshipChange])?
     private let attributeNames: [[UInt8]]
     private let relationshipNames: [[UInt8]]
 
@@ -319,8 +463,28 @@ final class EntityShape {
         hasMergeGroups = !description.mergeGroups.isEmpty
         attributes = description.attributes
         relationships = description.relationships
+        attributeShapes = description.attributes.map(AttributeShape.init)
+        relationshipNamesText = description.relationships.map(\.name)
+        toOneDestinations = description.relationships.map { $0.isToMany ? nil : $0.destination }
         attributeNames = description.attributes.map { Array($0.name.utf8) }
         relationshipNames = description.relationships.map { Array($0.name.utf8) }
+    }
+
+    /// The changes that clear the to-ones of `mask` (as `readRelationships` reads them from
+    /// empty dictionaries), one dictionary shared by every record that clears just those (an
+    /// insert without targets clears every to-one).
+    func clearing(_ mask: UInt64) -> [String: RelationshipChange] {
+        if let last = lastCleared, last.mask == mask { return last.changes }
+        let changes = clearedToOnes[mask] ?? {
+            var changes: [String: RelationshipChange] = [:]
+            for index in relationships.indices where mask & (1 << UInt64(index)) != 0 {
+                changes[relationshipNamesText[index]] = .toOne(nil)
+            }
+            return changes
+        }()
+        clearedToOnes[mask] = changes
+        lastCleared = (mask, changes)
+        return changes
     }
 
     /// The index of the first attribute named `name` (as `entity.attributes.first`).
@@ -340,6 +504,28 @@ final class EntityShape {
         guard bytes.count == other.count else { return false }
         guard let base = other.base.baseAddress, !bytes.isEmpty else { return true }
         return bytes.withUnsafeBufferPointer { memcmp($0.baseAddress!, base + other.startIndex, bytes.count) == 0 }
+    }
+}
+
+/// An attribute as a log reader types its values: the description (for the general path) and
+/// the fields read for every value, held by reference so a value's typing copies nothing.
+final class AttributeShape {
+    let description: AttributeDescription
+    let name: String
+    let type: AttributeType
+    let isOptional: Bool
+    /// No rules beyond its type (`AttributeValidation.isEmpty`): a value of its own kind needs
+    /// only the range and finiteness checks of `validateKind`.
+    let hasNoRules: Bool
+    let integerRange: ClosedRange<Int64>?
+
+    init(_ description: AttributeDescription) {
+        self.description = description
+        name = description.name
+        type = description.type
+        isOptional = description.isOptional
+        hasNoRules = description.validation.isEmpty
+        integerRange = description.type.integerRange
     }
 }
 

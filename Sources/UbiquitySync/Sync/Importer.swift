@@ -102,6 +102,9 @@ package struct Importer {
         // quarantined earlier that now verifies (a file-sync tool exposed it before it had all
         // arrived, or wrote it unreadable first) loses its record.
         let epoch = try store.contentEpoch()
+        // A verified log holds external values only for attributes that allow them
+        // (`AttributeDescription.validateKind`): without such attributes there is none to await.
+        let externalValues = store.model.entities.contains { $0.attributes.contains(where: \.allowsExternalBinaryDataStorage) }
         var pending: [String: [Int64: (log: TransactionLog, arrived: Double)]] = [:]
         // Logs whose external data has not arrived, by author and number: what they wait for.
         var dataWaits: [String: [Int64: String]] = [:]
@@ -142,7 +145,7 @@ package struct Importer {
                 guard !log.stamp.isTooFarAhead(of: now) else { throw LogError.stampTooFarAhead(log.stamp, now: now) }
                 try clearRecord(of: candidate, records)
                 // Its external values first: a log never applies without them (DESIGN §10).
-                if let wait = try awaitExternalData(of: log, records: records, now: now, report: &report) {
+                if externalValues, let wait = try awaitExternalData(of: log, records: records, now: now, report: &report) {
                     report.missingExternalData.append(wait)
                     dataWaits[candidate.peerID, default: [:]][candidate.number] = wait.sha256
                     continue
