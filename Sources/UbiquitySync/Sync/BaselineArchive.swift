@@ -94,9 +94,9 @@ public struct BaselineMetadata: Sendable, Equatable {
 enum BaselineArchive {
     static let metadataName = "metadata.plist", modelName = "model.plist", storeName = "store.sqlite"
 
-    /// The zlib level baselines are deflated at, chosen by measurement (Docs/Benchmarks.md,
-    /// "Baseline roll"): level 1 deflates a store several times faster than zlib's default
-    /// level 6 for an archive only a little larger.
+    /// The libdeflate level baselines are deflated at, chosen by measurement (Docs/Benchmarks.md,
+    /// "Baseline roll"): level 1 deflates a store several times faster than zlib did at any
+    /// level, into an archive as small as zlib's default level 6 made.
     static let deflateLevel: Int32 = 1
 
     /// Zips a baseline into `path` (a temporary `.nosync` path; the caller renames it into
