@@ -24,7 +24,7 @@ struct DeflateStreamShape: Equatable {
             case 0:
                 reader.alignToByte()
                 guard let length = reader.take(16), let complement = reader.take(16), length == complement ^ 0xFFFF,
-                      reader.skip(Int(length) * 8) else { return nil }
+                      reader.skipBytes(Int(length)) else { return nil }
             case 1:
                 guard walkSymbols(&reader, litlen: BlockCodes.fixedLitlen, distance: BlockCodes.fixedDistance) else { return nil }
             case 2:
@@ -37,18 +37,18 @@ struct DeflateStreamShape: Equatable {
         }
     }
 
-    private static let lengthExtra: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
-    private static let distanceExtra: [UInt8] = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
-
-    /// Reads a block's symbols up to and including its end-of-block code.
+    /// Reads a block's symbols up to and including its end-of-block code. The extra bits of a
+    /// length code (0–28) and a distance code (0–29) follow RFC 1951's tables, computed here.
     private static func walkSymbols(_ reader: inout BitReader, litlen: HuffmanCode, distance: HuffmanCode) -> Bool {
         while true {
             guard let symbol = litlen.decode(&reader) else { return false }
             if symbol < 256 { continue }
             if symbol == 256 { return true }
             let length = symbol - 257
-            guard length < lengthExtra.count, reader.skip(Int(lengthExtra[length])),
-                  let code = distance.decode(&reader), code < distanceExtra.count, reader.skip(Int(distanceExtra[code])) else { return false }
+            guard length < 29 else { return false }
+            reader.dropRefilling(length < 8 || length == 28 ? 0 : (length - 4) >> 2)
+            guard let code = distance.decode(&reader), code < 30 else { return false }
+            reader.dropRefilling(code < 4 ? 0 : (code - 2) >> 1)
         }
     }
 }
@@ -90,23 +90,29 @@ private struct BitReader {
         available -= bits
     }
 
+    /// Drops `bits` (at most 57) whether or not they were read yet; past the end shows in `overran`.
+    @inline(__always) mutating func dropRefilling(_ bits: Int) {
+        if available < bits { refill() }
+        drop(bits)
+    }
+
     mutating func take(_ bits: Int) -> UInt64? {
         let value = peek(bits)
         drop(bits)
         return overran ? nil : value
     }
 
-    /// Skips `bits` (any number); false past the end.
-    mutating func skip(_ bits: Int) -> Bool {
-        var left = bits
-        while left > 0 {
-            let step = min(left, 32)
-            _ = peek(step)
-            drop(step)
-            left -= step
-            if overran { return false }
+    /// Skips `count` bytes, the reader being on a byte (`alignToByte`); false past the end.
+    mutating func skipBytes(_ count: Int) -> Bool {
+        let buffered = available / 8
+        if count <= buffered {
+            drop(count * 8)
+        } else {
+            position += count - buffered
+            buffer = 0
+            available = 0
         }
-        return !overran
+        return consumed <= self.count * 8
     }
 
     mutating func alignToByte() { drop(available % 8) }
