@@ -120,3 +120,40 @@ struct InflatedStoreTests {
         }
     }
 }
+
+extension InflatedStoreTests {
+    func metadata(checksum: String) -> BaselineMetadata {
+        BaselineMetadata(author: "A", knowledge: KnowledgeVector(), previousKnowledge: KnowledgeVector(), modelVersionHash: "m",
+                         storeName: "S", contentName: "C", created: 0, storeChecksum: checksum, modelChecksum: "", contentEpoch: nil)
+    }
+
+    @Test("the catalog's check keeps the inflated store and the join writes it out; a file changed meanwhile is inflated anew")
+    func verifiedStoreIsHandedToTheJoin() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = storeLikeBytes(400_000, seed: 31), second = storeLikeBytes(300_000, seed: 32)
+        let made = try archive(first, name: "baseline.zip")
+        let kept = RecentlyVerifiedStore()
+        try BaselineArchive.verifyStore(made.path, metadata: metadata(checksum: made.checksum), sealing: .none, recentlyVerified: kept)
+        let signature = try #require(DirectoryEntry.at(made.path)).signature
+        let key = RecentlyVerifiedStore.key(path: made.path, signature: signature, checksum: made.checksum)
+        #expect(kept.take(key: RecentlyVerifiedStore.key(path: made.path, signature: signature, checksum: "other")) == nil)
+        try BaselineArchive.verifyStore(made.path, metadata: metadata(checksum: made.checksum), sealing: .none, recentlyVerified: kept)
+        let extracted = try BaselineArchive.extractStore(made.path, metadata: metadata(checksum: made.checksum), into: folder + "/join-1",
+                                                         sealing: .none, recentlyVerified: kept)
+        #expect(try AtomicFile.read(extracted, limit: 1 << 24) == first)
+        #expect(kept.take(key: key) == nil, "handed over once")
+
+        // Verified, then replaced under the same path: the join reads the file that is there now.
+        try BaselineArchive.verifyStore(made.path, metadata: metadata(checksum: made.checksum), sealing: .none, recentlyVerified: kept)
+        let replacement = try archive(second, name: "replacement.zip")
+        #expect(rename(replacement.path, made.path) == 0)
+        let error = #expect(throws: BaselineError.self) {
+            try BaselineArchive.extractStore(made.path, metadata: metadata(checksum: made.checksum), into: folder + "/join-2",
+                                             sealing: .none, recentlyVerified: kept)
+        }
+        #expect(error == .unreadable("store.sqlite does not match its checksum"))
+        let now = try BaselineArchive.extractStore(made.path, metadata: metadata(checksum: replacement.checksum), into: folder + "/join-3",
+                                                   sealing: .none, recentlyVerified: kept)
+        #expect(try AtomicFile.read(now, limit: 1 << 24) == second)
+    }
+}

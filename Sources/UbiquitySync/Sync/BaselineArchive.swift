@@ -206,7 +206,8 @@ enum BaselineArchive {
     /// inflated whole (`inflateWhole`, up to `maximumWholeBytes`) or else streamed (never more
     /// than the bound). Tests pass a `maximumWholeBytes` of 0 to take the streaming way.
     static func extractStore(_ path: String, metadata: BaselineMetadata, into directory: String, sealing: ContentSealing,
-                             maximumWholeBytes: Int = InflatedStore.maximumBytes) throws(BaselineError) -> String {
+                             maximumWholeBytes: Int = InflatedStore.maximumBytes,
+                             recentlyVerified: RecentlyVerifiedStore = .shared) throws(BaselineError) -> String {
         let target = directory + "/" + storeName
         try? FileManager.default.removeItem(atPath: target)
         do {
@@ -214,7 +215,12 @@ enum BaselineArchive {
         } catch {
             throw .unreadable("\(error)")
         }
-        if let store = try inflateWhole(path, metadata: metadata, sealing: sealing, maximumBytes: maximumWholeBytes) {
+        // The catalog's check has usually just inflated this very file: its bytes are written out.
+        var whole = DirectoryEntry.at(path).flatMap {
+            recentlyVerified.take(key: RecentlyVerifiedStore.key(path: path, signature: $0.signature, checksum: metadata.storeChecksum))
+        }
+        if whole == nil { whole = try inflateWhole(path, metadata: metadata, sealing: sealing, maximumBytes: maximumWholeBytes) }
+        if let store = whole {
             do {
                 try store.write(to: target)
             } catch {
@@ -245,9 +251,18 @@ enum BaselineArchive {
         return target
     }
 
-    /// Checks the store file against the metadata's checksum without writing it anywhere.
-    static func verifyStore(_ path: String, metadata: BaselineMetadata, sealing: ContentSealing) throws(BaselineError) {
-        if try inflateWhole(path, metadata: metadata, sealing: sealing) != nil { return }
+    /// Checks the store file against the metadata's checksum without writing it anywhere; the
+    /// bytes are kept a short while for the join that may follow (`RecentlyVerifiedStore`).
+    static func verifyStore(_ path: String, metadata: BaselineMetadata, sealing: ContentSealing,
+                            recentlyVerified: RecentlyVerifiedStore = .shared) throws(BaselineError) {
+        let before = DirectoryEntry.at(path)?.signature
+        if let store = try inflateWhole(path, metadata: metadata, sealing: sealing) {
+            // Kept only if the file did not change while it was read.
+            if let before, DirectoryEntry.at(path)?.signature == before {
+                recentlyVerified.keep(store, key: RecentlyVerifiedStore.key(path: path, signature: before, checksum: metadata.storeChecksum))
+            }
+            return
+        }
         try inflateStore(path, metadata: metadata, sealing: sealing) { _ in }
     }
 
