@@ -72,6 +72,13 @@ private struct BitReader {
     var overran: Bool { position > count + 8 }
 
     @inline(__always) mutating func refill() {
+        if position + 8 <= count {
+            // Eight bytes at once; those beyond the whole bytes taken are loaded again next time.
+            buffer |= UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self).littleEndian << UInt64(available)
+            position += (63 - available) >> 3
+            available |= 56
+            return
+        }
         while available <= 56 {
             buffer |= UInt64(position < count ? base[position] : 0) << UInt64(available)
             position += 1
@@ -173,7 +180,8 @@ private struct HuffmanCode {
     }
 
     @inline(__always) func decode(_ reader: inout BitReader) -> Int? {
-        let entry = table[Int(reader.peek(15) & UInt64((1 << Self.tableBits) - 1))]
+        let slot = Int(reader.peek(15) & UInt64((1 << Self.tableBits) - 1))
+        let entry = table.withUnsafeBufferPointer { $0[slot] }
         if entry != 0 {
             reader.drop(Int(entry & 15))
             return reader.overran ? nil : Int(entry >> 4)
