@@ -30,6 +30,11 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
         .systemLibrary(
+            name: "CLibDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
+        .systemLibrary(
             name: "CLibXML2",
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
@@ -67,7 +72,9 @@ let package = Package(
                 "UbiquityBase",
                 "UbiquityPlist",
                 .product(name: "Crypto", package: "swift-crypto"),
-                // deflate at a chosen level, for writing baselines (Sync/ZipWriter.swift).
+                // deflate and inflate of baselines (Sync/ZipWriter.swift, Sync/InflatedStore.swift):
+                // libdeflate for the bytes, zlib for joining the blocks' CRC-32s.
+                "CLibDeflate",
                 "CSystemZlib",
                 // scrypt, for the passphrase that wraps an encrypted content's key (Encryption/).
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

@@ -10,7 +10,7 @@ struct BenchmarkOptions {
     var selected: [String] = suites
     /// Tiny sizes and one run: proves every suite works (CI), gives no figures.
     var smoke = false
-    /// Adds the 1,000,000-object row to the scaling suite (minutes of work).
+    /// Adds the 1,000,000-object rows to the scaling and join suites (minutes of work).
     var large = false
     /// Print the usage and run nothing.
     var help = false

@@ -94,9 +94,9 @@ public struct BaselineMetadata: Sendable, Equatable {
 enum BaselineArchive {
     static let metadataName = "metadata.plist", modelName = "model.plist", storeName = "store.sqlite"
 
-    /// The zlib level baselines are deflated at, chosen by measurement (Docs/Benchmarks.md,
-    /// "Baseline roll"): level 1 deflates a store several times faster than zlib's default
-    /// level 6 for an archive only a little larger.
+    /// The libdeflate level baselines are deflated at, chosen by measurement (Docs/Benchmarks.md,
+    /// "Baseline roll"): level 1 deflates a store several times faster than zlib did at any
+    /// level, into an archive as small as zlib's default level 6 made.
     static let deflateLevel: Int32 = 1
 
     /// Zips a baseline into `path` (a temporary `.nosync` path; the caller renames it into
@@ -161,21 +161,40 @@ enum BaselineArchive {
     static func openForReading(_ path: String, sealing: ContentSealing) throws -> Archive {
         let descriptor = try AtomicFile.openRegularFile(path)
         defer { close(descriptor) }
-        var head = [UInt8](repeating: 0, count: SealedFile.magic.count)
-        if pread(descriptor, &head, head.count, 0) == head.count, SealedFile.isSealed(head) {
-            guard let key = sealing.contentKey, let scratch = sealing.scratchDirectory else {
-                throw FileError(path: path, operation: "open", message: ContentSealing.noKeyMessage)
-            }
-            try AtomicFile.makeDirectory(scratch)
-            let opened = scratch + "/opened-" + UUID().uuidString + ".zip"
+        if let opened = try openSealed(descriptor, path: path, sealing: sealing) {
             defer { unlink(opened) }
-            do { try SealedFile.openFile(descriptor: descriptor, to: opened, key: key) } catch let error as SealError {
-                throw BaselineError.unreadable(error.description)
-            }
             return try Archive(url: URL(fileURLWithPath: opened), accessMode: .read)
         }
         let checked = "/proc/self/fd/\(descriptor)"
         return try Archive(url: URL(fileURLWithPath: FileManager.default.fileExists(atPath: checked) ? checked : path), accessMode: .read)
+    }
+
+    /// Opens the archive at `path` as a descriptor of its plain zip (a sealed one opened into a
+    /// scratch file of the device, already unlinked), for `InflatedStore`.
+    private static func openPlainDescriptor(_ path: String, sealing: ContentSealing) throws -> Int32 {
+        let descriptor = try AtomicFile.openRegularFile(path)
+        guard let opened = try { () throws -> String? in
+            do { return try openSealed(descriptor, path: path, sealing: sealing) } catch { close(descriptor); throw error }
+        }() else { return descriptor }
+        close(descriptor)
+        defer { unlink(opened) }
+        return try AtomicFile.openRegularFile(opened)
+    }
+
+    /// When the archive open at `descriptor` is sealed: opens it into a new scratch file of the
+    /// device and returns that file's path (the caller unlinks it once it holds it open).
+    private static func openSealed(_ descriptor: Int32, path: String, sealing: ContentSealing) throws -> String? {
+        var head = [UInt8](repeating: 0, count: SealedFile.magic.count)
+        guard pread(descriptor, &head, head.count, 0) == head.count, SealedFile.isSealed(head) else { return nil }
+        guard let key = sealing.contentKey, let scratch = sealing.scratchDirectory else {
+            throw FileError(path: path, operation: "open", message: ContentSealing.noKeyMessage)
+        }
+        try AtomicFile.makeDirectory(scratch)
+        let opened = scratch + "/opened-" + UUID().uuidString + ".zip"
+        do { try SealedFile.openFile(descriptor: descriptor, to: opened, key: key) } catch let error as SealError {
+            throw BaselineError.unreadable(error.description)
+        }
+        return opened
     }
 
     /// The most `metadata.plist` may inflate to.
@@ -183,15 +202,32 @@ enum BaselineArchive {
     /// The most `store.sqlite` may inflate to (a zip bomb is refused, not written out).
     static let maximumStoreBytes: Int64 = 16 << 30
 
-    /// Extracts the store file into `directory`, verifying it against the metadata's checksum
-    /// as it streams (never more than the bound).
-    static func extractStore(_ path: String, metadata: BaselineMetadata, into directory: String, sealing: ContentSealing) throws(BaselineError) -> String {
+    /// Extracts the store file into `directory`, verifying it against the metadata's checksum:
+    /// inflated whole (`inflateWhole`, up to `maximumWholeBytes`) or else streamed (never more
+    /// than the bound). Tests pass a `maximumWholeBytes` of 0 to take the streaming way.
+    static func extractStore(_ path: String, metadata: BaselineMetadata, into directory: String, sealing: ContentSealing,
+                             maximumWholeBytes: Int = InflatedStore.maximumBytes,
+                             recentlyVerified: RecentlyVerifiedStore = .shared) throws(BaselineError) -> String {
         let target = directory + "/" + storeName
         try? FileManager.default.removeItem(atPath: target)
         do {
             try AtomicFile.makeDirectory(directory)
         } catch {
             throw .unreadable("\(error)")
+        }
+        // The catalog's check has usually just inflated this very file: its bytes are written out.
+        var whole = DirectoryEntry.at(path).flatMap {
+            recentlyVerified.take(key: RecentlyVerifiedStore.key(path: path, signature: $0.signature, checksum: metadata.storeChecksum))
+        }
+        if whole == nil { whole = try inflateWhole(path, metadata: metadata, sealing: sealing, maximumBytes: maximumWholeBytes) }
+        if let store = whole {
+            do {
+                try store.write(to: target)
+            } catch {
+                try? FileManager.default.removeItem(atPath: target)
+                throw error
+            }
+            return target
         }
         let descriptor = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .unreadable("cannot write \(target)") }
@@ -215,9 +251,30 @@ enum BaselineArchive {
         return target
     }
 
-    /// Checks the store file against the metadata's checksum without writing it anywhere.
-    static func verifyStore(_ path: String, metadata: BaselineMetadata, sealing: ContentSealing) throws(BaselineError) {
+    /// Checks the store file against the metadata's checksum without writing it anywhere; the
+    /// bytes are kept a short while for the join that may follow (`RecentlyVerifiedStore`).
+    static func verifyStore(_ path: String, metadata: BaselineMetadata, sealing: ContentSealing,
+                            recentlyVerified: RecentlyVerifiedStore = .shared) throws(BaselineError) {
+        let before = DirectoryEntry.at(path)?.signature
+        if let store = try inflateWhole(path, metadata: metadata, sealing: sealing) {
+            // Kept only if the file did not change while it was read.
+            if let before, DirectoryEntry.at(path)?.signature == before {
+                recentlyVerified.keep(store, key: RecentlyVerifiedStore.key(path: path, signature: before, checksum: metadata.storeChecksum))
+            }
+            return
+        }
         try inflateStore(path, metadata: metadata, sealing: sealing) { _ in }
+    }
+
+    /// The store inflated whole by libdeflate and checked (`InflatedStore`), or `nil` when the
+    /// archive is not the usual one: the caller then streams it (`inflateStore`), which reports
+    /// what is wrong with it as before. `maximumBytes` is lowered by tests to take the streaming way.
+    static func inflateWhole(_ path: String, metadata: BaselineMetadata, sealing: ContentSealing,
+                             maximumBytes: Int = InflatedStore.maximumBytes) throws(BaselineError) -> InflatedStore? {
+        guard let descriptor = try? openPlainDescriptor(path, sealing: sealing) else { return nil }
+        defer { close(descriptor) }
+        return try InflatedStore.inflate(descriptor: descriptor, entryName: storeName, checksum: metadata.storeChecksum,
+                                         maximumBytes: maximumBytes)
     }
 
     /// The chunk size of a store's inflation: large, so the reader's per-chunk work is rare.
