@@ -67,9 +67,12 @@ public final class ObjectContext {
         let entity = try store.model.entity(named: entityName)
         guard !entity.isAbstract else { throw ModelError.abstractEntity(entityName) }
         let id = try key.map { try GlobalID(entity: entityName, key: $0) } ?? GlobalID(entity: entityName)
-        if let existing = registered[id], !existing.isDeleted { throw StoreError.objectExists(id) }
-        if registered[id] == nil, try store.isAlive(id) { throw StoreError.objectExists(id) }
-        if deletedIDs.remove(id) != nil { deletionOrder.removeAll { $0 == id } }
+        if let existing = registered[id] {
+            if !existing.isDeleted { throw StoreError.objectExists(id) }
+        } else if try store.isAlive(id) {
+            throw StoreError.objectExists(id)
+        }
+        if !deletedIDs.isEmpty, deletedIDs.remove(id) != nil { deletionOrder.removeAll { $0 == id } }
         let object = ManagedObject(id: id, entity: entity, context: self, saved: nil)
         registered[id] = object
         insertedIDs.insert(id)
