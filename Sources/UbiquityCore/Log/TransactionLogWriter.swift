@@ -138,13 +138,12 @@ struct TransactionLogWriter {
     /// found in `lastNames` by a short scan that compares them at once, where a search hashes each.
     private mutating func orderByLastNames(_ values: [String: AttributeValue?]) -> Bool {
         guard values.count == lastNames.count, values.count <= 32 else { return false }
-        ordered.removeAll(keepingCapacity: true)
-        ordered.append(contentsOf: repeatElement(nil, count: values.count))
+        // Every slot is written below (the names are distinct on both sides), so none is cleared.
+        if ordered.count != values.count { ordered = Array(repeating: nil, count: values.count) }
         for (name, value) in values {
             guard let index = lastNames.firstIndex(where: { $0.name == name }) else { return false }
             ordered[index] = value
         }
-        // The names are distinct on both sides, so every slot was filled once.
         return true
     }
 
