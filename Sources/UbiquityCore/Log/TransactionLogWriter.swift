@@ -155,23 +155,31 @@ struct TransactionLogWriter {
         for change in record.relationships.values { guard case .toOne = change else { return false } }
         plist.key("relationships", at: index, of: container)
         canonical.append(contentsOf: Self.relationshipsKey)
-        let names = record.relationships.count < 2 ? Array(record.relationships.keys) : record.relationships.keys.sorted(by: CanonicalEncoding.precedes)
-        let dictionary = plist.openDictionary(count: names.count)
+        let dictionary = plist.openDictionary(count: record.relationships.count)
         plist.child(dictionary, at: index, of: container)
-        CanonicalEncoding.appendDictionaryHeader(count: names.count, to: &canonical)
-        for (position, name) in names.enumerated() {
+        CanonicalEncoding.appendDictionaryHeader(count: record.relationships.count, to: &canonical)
+        // One to-one (the usual case) needs no sorting nor search.
+        if record.relationships.count == 1, let (name, change) = record.relationships.first, case let .toOne(target) = change {
+            writeToOne(name, target, at: 0, of: dictionary)
+            return true
+        }
+        for (position, name) in record.relationships.keys.sorted(by: CanonicalEncoding.precedes).enumerated() {
             guard case let .toOne(target)? = record.relationships[name] else { continue }
-            plist.key(name, at: position, of: dictionary)
-            CanonicalEncoding.appendKey(name, to: &canonical)
-            if let target {
-                scalar(.string(target.description), at: position, of: dictionary)
-            } else {
-                // Cleared: an empty dictionary, a container of its own as in the tree.
-                plist.child(plist.openDictionary(count: 0), at: position, of: dictionary)
-                CanonicalEncoding.appendDictionaryHeader(count: 0, to: &canonical)
-            }
+            writeToOne(name, target, at: position, of: dictionary)
         }
         return true
+    }
+
+    private mutating func writeToOne(_ name: String, _ target: GlobalID?, at position: Int, of dictionary: BinaryPlistStream.Container) {
+        plist.key(name, at: position, of: dictionary)
+        CanonicalEncoding.appendKey(name, to: &canonical)
+        if let target {
+            scalar(.string(target.description), at: position, of: dictionary)
+        } else {
+            // Cleared: an empty dictionary, a container of its own as in the tree.
+            plist.child(plist.openDictionary(count: 0), at: position, of: dictionary)
+            CanonicalEncoding.appendDictionaryHeader(count: 0, to: &canonical)
+        }
     }
 
     private mutating func entryScalar(_ key: String, _ value: PlistValue, at index: Int, of container: BinaryPlistStream.Container) {
