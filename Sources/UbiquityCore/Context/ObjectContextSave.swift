@@ -147,12 +147,13 @@ extension ObjectContext {
         }
         // Each value is checked beside its attribute, found by a short scan of the model's own
         // name strings (they compare at once) rather than by hashing the name.
-        var valid = attributes.count <= 32
-        if valid {
+        // (Through a buffer: an array's element was copied, description and all, for each call.)
+        let valid = attributes.count <= 32 && attributes.withUnsafeBufferPointer { attributes in
             for (name, value) in values {
                 guard let index = attributes.firstIndex(where: { $0.name == name }),
-                      (try? attributes[index].validate(value, entity: object.entity.name)) != nil else { valid = false; break }
+                      (try? attributes[index].validate(value, entity: object.entity.name)) != nil else { return false }
             }
+            return true
         }
         // A value that fails is found again in attribute order, so the error is the first one's.
         if !valid { for attribute in attributes { try attribute.validate(values[attribute.name] ?? nil, entity: object.entity.name) } }
