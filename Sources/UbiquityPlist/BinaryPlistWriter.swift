@@ -186,11 +186,11 @@ struct BinaryPlistWriter {
             offsets[container.object] = out.count
             let n = container.marker == 0xD0 ? 2 * container.count : container.count
             writeMarker(container.marker, count: container.count)
-            for i in container.start ..< container.start + n { appendBigEndian(UInt64(refs[i]), width: refSize) }
+            appendBigEndian(refs[container.start ..< container.start + n], width: refSize)
         }
         let tableOffset = out.count
         let offsetSize = Self.byteWidth(for: UInt64(offsets.max() ?? 0))
-        for offset in offsets { appendBigEndian(UInt64(offset), width: offsetSize) }
+        appendBigEndian(offsets[...], width: offsetSize)
         // Trailer: 5 unused bytes, sort version, offset size, ref size, then three 64-bit fields.
         out.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)])
         appendBigEndian(UInt64(offsets.count), width: 8)
@@ -269,6 +269,25 @@ struct BinaryPlistWriter {
         } else {
             out.append(type | 0x0F)
             writeInteger(Int64(count))
+        }
+    }
+
+    /// `appendBigEndian` of each of `values`, written in one pass: a log's references and
+    /// offsets are most of the numbers of its file, and appending them byte by byte checked
+    /// the array's uniqueness and capacity for every byte.
+    private mutating func appendBigEndian(_ values: ArraySlice<Int>, width: Int) {
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: values.count * width))
+        out.withUnsafeMutableBufferPointer { buffer in
+            var position = start
+            for value in values {
+                var shift = (width - 1) * 8
+                while shift >= 0 {
+                    buffer[position] = UInt8(truncatingIfNeeded: UInt64(value) >> UInt64(shift))
+                    position += 1
+                    shift -= 8
+                }
+            }
         }
     }
 

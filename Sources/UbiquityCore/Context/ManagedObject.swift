@@ -53,6 +53,15 @@ public final class ManagedObject {
     /// Sets an attribute; the value must be of the attribute's kind (ranges and the model's
     /// validation rules are checked at save). A transient attribute's value stays in this object.
     public func setValue(_ value: AttributeValue?, for attribute: String) throws {
+        // A stored attribute is checked where it lies in the entity (no copy of its description).
+        if let index = entity.attributes.firstIndex(where: { $0.name == attribute }), !entity.attributes[index].isTransient {
+            if let value, !entity.attributes[index].type.accepts(value) {
+                throw ValidationError.wrongType(entity: entity.name, property: attribute, expected: entity.attributes[index].type, found: value.type)
+            }
+            if changedValues.isEmpty, saved == nil { changedValues.reserveCapacity(entity.attributes.count) }
+            changedValues[attribute] = .some(value)
+            return
+        }
         guard let description = entity.attribute(attribute) ?? entity.transientAttribute(attribute) else {
             throw ModelError.unknownProperty(entity: entity.name, property: attribute)
         }
@@ -62,6 +71,8 @@ public final class ManagedObject {
         if description.isTransient {
             transientValues[attribute] = .some(value)
         } else {
+            // A new object is usually given most of its values: room for all at once, not by doubling.
+            if changedValues.isEmpty, saved == nil { changedValues.reserveCapacity(entity.attributes.count) }
             changedValues[attribute] = .some(value)
         }
     }

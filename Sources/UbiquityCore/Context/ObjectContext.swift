@@ -66,15 +66,29 @@ public final class ObjectContext {
         try followHandover()
         let entity = try store.model.entity(named: entityName)
         guard !entity.isAbstract else { throw ModelError.abstractEntity(entityName) }
-        let id = try key.map { try GlobalID(entity: entityName, key: $0) } ?? GlobalID(entity: entityName)
-        if let existing = registered[id], !existing.isDeleted { throw StoreError.objectExists(id) }
-        if registered[id] == nil, try store.isAlive(id) { throw StoreError.objectExists(id) }
-        if deletedIDs.remove(id) != nil { deletionOrder.removeAll { $0 == id } }
+        let id = try key.map { try Self.naturalID(entity: entity.name, key: $0) } ?? GlobalID(entity: entityName)
+        if let existing = registered[id] {
+            if !existing.isDeleted { throw StoreError.objectExists(id) }
+        } else if try store.isAlive(id) {
+            throw StoreError.objectExists(id)
+        }
+        if !deletedIDs.isEmpty, deletedIDs.remove(id) != nil { deletionOrder.removeAll { $0 == id } }
         let object = ManagedObject(id: id, entity: entity, context: self, saved: nil)
         registered[id] = object
         insertedIDs.insert(id)
         insertionOrder.append(id)
         return object
+    }
+
+    /// `GlobalID(entity:key:)` for an entity of the model, whose name the model checked: an
+    /// ASCII key is checked on its bytes at once; any other goes through every check (and
+    /// throws its error).
+    private static func naturalID(entity: String, key: String) throws -> GlobalID {
+        var key = key
+        guard key.withUTF8({ bytes in bytes.allSatisfy { $0 < 0x80 } && GlobalID.isValidASCIIKey(bytes) }) else {
+            return try GlobalID(entity: entity, key: key)
+        }
+        return GlobalID(checkedEntity: entity, description: entity + "/" + key)
     }
 
     /// The object with `id` as this context sees it, or `nil` if it is not alive.

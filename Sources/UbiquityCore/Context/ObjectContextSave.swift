@@ -35,8 +35,9 @@ extension ObjectContext {
             guard let object = registered[id] else { continue }
             inserted.append(try insertRecord(for: object))
         }
-        for object in registered.values.sorted(by: { $0.id < $1.id })
-        where object.saved != nil && object.hasChanges && !doomed.contains(object.id) && !insertedIDs.contains(object.id) {
+        // Filtered before sorting: a large save of new objects has none to sort.
+        for object in registered.values.filter({ $0.saved != nil && $0.hasChanges }).sorted(by: { $0.id < $1.id })
+        where !doomed.contains(object.id) && !insertedIDs.contains(object.id) {
             updates[object.id] = try updateRecord(for: object)
             updateOrder.append(object.id)
         }
@@ -135,6 +136,37 @@ extension ObjectContext {
 
     private func insertRecord(for object: ManagedObject) throws -> ChangeRecord {
         var record = ChangeRecord(id: object.id)
+        guard object.saved == nil else { return try insertRecord(for: object, reading: record) }
+        // A new object's values are the ones set and the defaults of the others: the record
+        // starts from the object's own dictionary (shared, not copied) and adds the defaults.
+        var values = object.changedValues
+        let attributes = object.entity.attributes
+        if values.count < attributes.count {
+            values.reserveCapacity(attributes.count)
+            for attribute in attributes where values[attribute.name] == nil { values[attribute.name] = .some(attribute.defaultValue) }
+        }
+        // Each value is checked beside its attribute, found by a short scan of the model's own
+        // name strings (they compare at once) rather than by hashing the name.
+        // (Through a buffer: an array's element was copied, description and all, for each call.)
+        let valid = attributes.count <= 32 && attributes.withUnsafeBufferPointer { attributes in
+            for (name, value) in values {
+                guard let index = attributes.firstIndex(where: { $0.name == name }),
+                      (try? attributes[index].validate(value, entity: object.entity.name)) != nil else { return false }
+            }
+            return true
+        }
+        // A value that fails is found again in attribute order, so the error is the first one's.
+        if !valid { for attribute in attributes { try attribute.validate(values[attribute.name] ?? nil, entity: object.entity.name) } }
+        record.values = values
+        for relationship in object.entity.relationships where !relationship.isToMany {
+            record.relationships[relationship.name] = .toOne(changedOrSavedTarget(object, relationship.name))
+        }
+        return record
+    }
+
+    /// `insertRecord` of an inserted object that holds a saved state: every value read as the context sees it.
+    private func insertRecord(for object: ManagedObject, reading record: ChangeRecord) throws -> ChangeRecord {
+        var record = record
         for attribute in object.entity.attributes {
             let value = try object.value(for: attribute.name)
             try attribute.validate(value, entity: object.entity.name)

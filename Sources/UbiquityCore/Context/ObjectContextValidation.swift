@@ -12,7 +12,8 @@ extension ObjectContext {
             if doomed.contains(target) || insertedIDs.contains(target) { return true }
             return try store.isAlive(target) || store.isDeleted(target)
         }
-        for object in registered.values.sorted(by: { $0.id < $1.id }) where !doomed.contains(object.id) {
+        // Only objects with to-one changes are sorted: a large save of new objects has few.
+        for object in registered.values.filter({ !$0.changedToOne.isEmpty }).sorted(by: { $0.id < $1.id }) where !doomed.contains(object.id) {
             for (name, target) in object.changedToOne.sorted(by: { $0.key < $1.key }) {
                 if let target, try !exists(target) { throw StoreError.missingTarget(object: object.id, relationship: name, target: target) }
             }

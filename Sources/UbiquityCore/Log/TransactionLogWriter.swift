@@ -18,6 +18,21 @@ extension TransactionLog {
 struct TransactionLogWriter {
     private var plist: BinaryPlistStream
     private var canonical: [UInt8] = []
+    /// The value names of the last record, in key order, with their canonical key bytes: the
+    /// records of a log mostly have the same names, which need sorting once.
+    private var lastNames: [(name: String, canonicalKey: [UInt8])] = []
+    /// A record's values in `lastNames`' order (room kept from record to record).
+    private var ordered: [AttributeValue??] = []
+
+    /// The canonical bytes of the keys every record has (`CanonicalEncoding.appendKey`).
+    private static let entityKey = canonicalKey("entity"), gidKey = canonicalKey("gid")
+    private static let relationshipsKey = canonicalKey("relationships"), valuesKey = canonicalKey("values")
+
+    private static func canonicalKey(_ key: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        CanonicalEncoding.appendKey(key, to: &bytes)
+        return bytes
+    }
 
     init(records: Int = 0) {
         // A record of a few values: some dozen objects and about 200 bytes.
@@ -82,8 +97,8 @@ struct TransactionLogWriter {
                     let entry = plist.openDictionary(count: 2)
                     plist.child(entry, at: position, of: array)
                     CanonicalEncoding.appendDictionaryHeader(count: 2, to: &canonical)
-                    entryScalar("entity", .string(id.entity), at: 0, of: entry)
-                    entryScalar("gid", .string(id.description), at: 1, of: entry)
+                    entryScalar("entity", Self.entityKey, .string(id.entity), at: 0, of: entry)
+                    entryScalar("gid", Self.gidKey, .string(id.description), at: 1, of: entry)
                 }
             }
         }
@@ -98,23 +113,86 @@ struct TransactionLogWriter {
         let entry = plist.openDictionary(count: 4)
         plist.child(entry, at: position, of: array)
         CanonicalEncoding.appendDictionaryHeader(count: 4, to: &canonical)
-        entryScalar("entity", .string(record.id.entity), at: 0, of: entry)
-        entryScalar("gid", .string(record.id.description), at: 1, of: entry)
-        entryScalar("relationships", record.relationshipsPlist, at: 2, of: entry)
+        entryScalar("entity", Self.entityKey, .string(record.id.entity), at: 0, of: entry)
+        entryScalar("gid", Self.gidKey, .string(record.id.description), at: 1, of: entry)
+        if !writeToOnes(of: record, at: 2, of: entry) {
+            entryScalar("relationships", Self.relationshipsKey, record.relationshipsPlist, at: 2, of: entry)
+        }
         plist.key("values", at: 3, of: entry)
-        CanonicalEncoding.appendKey("values", to: &canonical)
-        let names = record.values.keys.sorted(by: CanonicalEncoding.precedes)
-        let values = plist.openDictionary(count: names.count)
+        canonical.append(contentsOf: Self.valuesKey)
+        if !orderByLastNames(record.values) {
+            lastNames = record.values.keys.sorted(by: CanonicalEncoding.precedes).map { ($0, Self.canonicalKey($0)) }
+            ordered = lastNames.map { record.values[$0.name] }
+        }
+        let values = plist.openDictionary(count: lastNames.count)
         plist.child(values, at: 3, of: entry)
-        CanonicalEncoding.appendDictionaryHeader(count: names.count, to: &canonical)
-        for (index, name) in names.enumerated() {
-            entryScalar(name, record.values[name]!.plistValue, at: index, of: values)
+        CanonicalEncoding.appendDictionaryHeader(count: lastNames.count, to: &canonical)
+        for index in lastNames.indices {
+            let (name, canonicalKey) = lastNames[index]
+            entryScalar(name, canonicalKey, ordered[index]!.plistValue, at: index, of: values)
+        }
+    }
+
+    /// Puts the values in `ordered`, in `lastNames`' order, when `values` has exactly those
+    /// names. The dictionary is walked, not searched: its names are the model's own strings,
+    /// found in `lastNames` by a short scan that compares them at once, where a search hashes each.
+    private mutating func orderByLastNames(_ values: [String: AttributeValue?]) -> Bool {
+        guard values.count == lastNames.count, values.count <= 32 else { return false }
+        // Every slot is written below (the names are distinct on both sides), so none is cleared.
+        if ordered.count != values.count { ordered = Array(repeating: nil, count: values.count) }
+        for (name, value) in values {
+            guard let index = lastNames.firstIndex(where: { $0.name == name }) else { return false }
+            ordered[index] = value
+        }
+        return true
+    }
+
+    /// The `relationships` dictionary of a record whose relationships are all to-ones and
+    /// that places no member, written as `relationshipsPlist` would be without building it;
+    /// `false` (nothing written) for any other record.
+    private mutating func writeToOnes(of record: ChangeRecord, at index: Int, of container: BinaryPlistStream.Container) -> Bool {
+        guard record.positions.isEmpty, record.relationships.count <= 8 else { return false }
+        for change in record.relationships.values { guard case .toOne = change else { return false } }
+        plist.key("relationships", at: index, of: container)
+        canonical.append(contentsOf: Self.relationshipsKey)
+        let dictionary = plist.openDictionary(count: record.relationships.count)
+        plist.child(dictionary, at: index, of: container)
+        CanonicalEncoding.appendDictionaryHeader(count: record.relationships.count, to: &canonical)
+        // One to-one (the usual case) needs no sorting nor search.
+        if record.relationships.count == 1, let (name, change) = record.relationships.first, case let .toOne(target) = change {
+            writeToOne(name, target, at: 0, of: dictionary)
+            return true
+        }
+        for (position, name) in record.relationships.keys.sorted(by: CanonicalEncoding.precedes).enumerated() {
+            guard case let .toOne(target)? = record.relationships[name] else { continue }
+            writeToOne(name, target, at: position, of: dictionary)
+        }
+        return true
+    }
+
+    private mutating func writeToOne(_ name: String, _ target: GlobalID?, at position: Int, of dictionary: BinaryPlistStream.Container) {
+        plist.key(name, at: position, of: dictionary)
+        CanonicalEncoding.appendKey(name, to: &canonical)
+        if let target {
+            scalar(.string(target.description), at: position, of: dictionary)
+        } else {
+            // Cleared: an empty dictionary, a container of its own as in the tree.
+            plist.child(plist.openDictionary(count: 0), at: position, of: dictionary)
+            CanonicalEncoding.appendDictionaryHeader(count: 0, to: &canonical)
         }
     }
 
     private mutating func entryScalar(_ key: String, _ value: PlistValue, at index: Int, of container: BinaryPlistStream.Container) {
         plist.key(key, at: index, of: container)
         CanonicalEncoding.appendKey(key, to: &canonical)
+        scalar(value, at: index, of: container)
+    }
+
+    /// `entryScalar` with the key's canonical bytes made beforehand.
+    private mutating func entryScalar(_ key: String, _ canonicalKey: [UInt8], _ value: PlistValue, at index: Int,
+                                      of container: BinaryPlistStream.Container) {
+        plist.key(key, at: index, of: container)
+        canonical.append(contentsOf: canonicalKey)
         scalar(value, at: index, of: container)
     }
 

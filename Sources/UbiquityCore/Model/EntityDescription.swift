@@ -150,7 +150,8 @@ public struct EntityDescription: Sendable, Equatable {
     }
 
     /// A stored attribute.
-    public func attribute(_ name: String) -> AttributeDescription? { attributes.first { $0.name == name } }
+    /// (Found by index: `first(where:)` copied every description it passed.)
+    public func attribute(_ name: String) -> AttributeDescription? { attributes.firstIndex { $0.name == name }.map { attributes[$0] } }
     /// A stored relationship.
     public func relationship(_ name: String) -> RelationshipDescription? { relationships.first { $0.name == name } }
     /// A transient attribute.

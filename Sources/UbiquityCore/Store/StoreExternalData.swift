@@ -12,8 +12,16 @@ extension PersistentStore {
     /// not hold: a log naming it could never be applied anywhere.
     func externalizing(_ records: [ChangeRecord]) throws -> [ChangeRecord] {
         var result = records
+        // Records of an entity without external storage are passed by: a large save is mostly
+        // records of one entity, looked up once.
+        var last: (entity: String, external: Bool)?
         for index in result.indices {
-            let entity = try model.entity(named: result[index].id.entity)
+            let entityName = result[index].id.entity
+            if last?.entity != entityName {
+                last = (entityName, try model.entity(named: entityName).attributes.contains { $0.allowsExternalBinaryDataStorage })
+            }
+            guard last?.external == true else { continue }
+            let entity = try model.entity(named: entityName)
             for (name, value) in result[index].values {
                 guard let attribute = entity.attribute(name), attribute.allowsExternalBinaryDataStorage else { continue }
                 switch value {

@@ -114,8 +114,9 @@ extension PersistentStore {
     /// `true` alive, `false` deleted, `nil` never known here. The caller holds the lock.
     private func liveness(of id: GlobalID) throws -> Bool? {
         guard let table = tables[id.entity] else { return nil }
-        let statement = try database.statement("SELECT alive FROM \(table.quotedName) WHERE gid = ?")
-        try statement.bind(id.description, at: 1)
-        return try statement.step() ? statement.int64(0) == 1 : nil
+        // The merge's held statement, the gid bound without a copy: a context asks this for
+        // every object it inserts, and building and hashing the SQL text cost more than the step.
+        let statement = try table.statements.select([EntityTable.aliveColumn], of: table, in: database)
+        return try statement.withText(id.description, boundAt: 1) { try statement.step() ? statement.int64(0) == 1 : nil }
     }
 }
