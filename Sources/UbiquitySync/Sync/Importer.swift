@@ -54,7 +54,7 @@ package struct Importer {
                 report.ignored.append(stranger.name)
                 strangers.removeFirst()
             }
-            for other in scan.otherModels(of: folder) {
+            for other in logger.level >= .verbose ? scan.otherModels(of: folder) : [] { // only named at verbose: not even listed otherwise
                 logger.log(.verbose, .importer, "scan", "skipped \(folder.peerID)/\(location.contentName)/\(other.name): other model version")
             }
             var found: [Candidate] = []
