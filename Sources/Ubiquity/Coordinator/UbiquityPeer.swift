@@ -21,6 +21,9 @@ public final class UbiquityPeer: @unchecked Sendable {
     let localDirectory: String
     let logger: UbiquityLogger
     private let deviceLock: FileLock?
+    /// The fallback folder beside an account or local store's folder (`nil` for a fallback
+    /// store): made once, since Foundation's path functions cost ~100k instructions a call.
+    private let fallbackBeside: String?
     let events = EventHub<PeerEvent>()
     let syncLock = NSLock()
 
@@ -78,6 +81,8 @@ public final class UbiquityPeer: @unchecked Sendable {
         store = try PersistentStore(path: storePath, model: configuration.model, peerID: peerID, storeName: configuration.storeName,
                                     contentName: configuration.contentName, readOnly: readOnly)
         store.wallClock = configuration.clock
+        let storeFolder = (store.path as NSString).deletingLastPathComponent
+        fallbackBeside = (storeFolder as NSString).lastPathComponent == "store" ? (storeFolder as NSString).deletingLastPathComponent + "/fallback" : nil
         var logger = configuration.logger
         logger.peerID = peerID
         logger.storeName = configuration.storeName
@@ -318,9 +323,7 @@ public final class UbiquityPeer: @unchecked Sendable {
     /// Deletes the device's files of external values this store no longer needs — only for an
     /// account or local store with no fallback beside it, which shares the folder.
     private func collectLocalExternalData(policy: BaselinePolicy) {
-        let storeFolder = (store.path as NSString).deletingLastPathComponent
-        guard (storeFolder as NSString).lastPathComponent == "store" else { return }
-        let fallback = (storeFolder as NSString).deletingLastPathComponent + "/fallback"
+        guard let fallback = fallbackBeside else { return }
         guard !DirectoryEntry.list(fallback).contains(where: { $0.name.hasSuffix(".sqlite") }) else { return }
         do {
             let deleted = try store.collectExternalData(gracePeriod: policy.externalDataGracePeriod, now: configuration.clock.now.timeIntervalSince1970)
