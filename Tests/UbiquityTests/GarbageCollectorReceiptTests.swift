@@ -65,6 +65,37 @@ struct GarbageCollectorReceiptTests {
         #expect(ReceiptCache.shared.receipt(at: path, of: location, limit: 1 << 20) == nil)
     }
 
+    /// A sync asks for receipts through its listing (the file asked in the listed folder): it
+    /// gets what a lookup by path gives, whatever happened to the file since the listing.
+    @Test func aListedReceiptIsTheOneItsPathGives() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let path = location.receiptPath(of: "p1")
+        let folder = (path as NSString).deletingLastPathComponent
+        try AtomicFile.makeDirectory(folder)
+        func listed() throws -> ContainerEntry {
+            try #require(ContainerEntry.list(folder, as: .logs, of: location).first { $0.kind == .receipt })
+        }
+        func both(_ entry: ContainerEntry) -> (listed: Int64?, byPath: Int64?) {
+            (ReceiptCache.shared.receipt(listed: entry, of: location, limit: 1 << 20)?.knowledge["p1"],
+             ReceiptCache.shared.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"])
+        }
+        try AtomicFile.write(bytes(3), to: path)
+        Thread.sleep(forTimeInterval: DirectoryEntry.settlingTime * 2)
+        let entry = try listed()
+        #expect(both(entry) == (3, 3))
+        #expect(both(entry) == (3, 3))
+        // Replaced after the listing, then rewritten in place once settled: read anew each time.
+        try AtomicFile.write(bytes(4), to: path)
+        #expect(both(entry) == (4, 4))
+        Thread.sleep(forTimeInterval: DirectoryEntry.settlingTime * 2)
+        #expect(both(try listed()) == (4, 4))
+        try overwriteInPlace(path, with: bytes(5))
+        #expect(both(entry) == (5, 5))
+        // Gone since the listing: none.
+        unlink(path)
+        #expect(both(entry) == (nil, nil))
+    }
+
     @Test func aReceiptBehindALinkIsNeverRead() throws {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let elsewhere = root + "-elsewhere"

@@ -21,6 +21,9 @@ public final class UbiquityPeer: @unchecked Sendable {
     let localDirectory: String
     let logger: UbiquityLogger
     private let deviceLock: FileLock?
+    /// The fallback folder beside an account or local store's folder (`nil` for a fallback
+    /// store): made once, since Foundation's path functions cost ~100k instructions a call.
+    private let fallbackBeside: String?
     let events = EventHub<PeerEvent>()
     let syncLock = NSLock()
 
@@ -78,6 +81,8 @@ public final class UbiquityPeer: @unchecked Sendable {
         store = try PersistentStore(path: storePath, model: configuration.model, peerID: peerID, storeName: configuration.storeName,
                                     contentName: configuration.contentName, readOnly: readOnly)
         store.wallClock = configuration.clock
+        let storeFolder = (store.path as NSString).deletingLastPathComponent
+        fallbackBeside = (storeFolder as NSString).lastPathComponent == "store" ? (storeFolder as NSString).deletingLastPathComponent + "/fallback" : nil
         var logger = configuration.logger
         logger.peerID = peerID
         logger.storeName = configuration.storeName
@@ -190,20 +195,21 @@ public final class UbiquityPeer: @unchecked Sendable {
     }
 
     /// Imports what other peers wrote, rewrites the receipt, and tells subscribers. Each committed batch (of `batchSize` logs at most) is announced as a `.didImport` event.
-    public func importAvailable(batchSize: Int = .max) throws -> ImportReport { try importAvailable(batchSize: batchSize, scan: nil) }
-    func importAvailable(batchSize: Int, scan: ContainerScan?) throws -> ImportReport { // `scan`: this round's listing, when the caller has one
+    public func importAvailable(batchSize: Int = .max) throws -> ImportReport { try importAvailable(batchSize: batchSize, scan: nil).report }
+    /// `scan` and `catalog`: this round's listing and baselines, when the caller has them (an
+    /// import writes no baseline); returns the catalog the receipt was written from.
+    func importAvailable(batchSize: Int, scan: ContainerScan?, catalog: BaselineCatalog? = nil) throws -> (report: ImportReport, catalog: BaselineCatalog?) {
         try refuseIfReadOnly("import")
-        guard let location else { return ImportReport() }
+        guard let location else { return (ImportReport(), nil) }
         location.sealing.refresh()
-        let report = try syncLock.withLock {
+        return try syncLock.withLock {
             let importer = Importer(store: store, location: location, quarantineDirectory: localDirectory + "/container/quarantine", logger: logger)
             let report = try importer.importAvailable(batchSize: batchSize, scan: scan) { events.post(.didImport($0)) }
             let exporter = Exporter(store: store, location: location, logger: logger)
-            let view = makeBaseliner(location).catalog().view
+            let catalog = catalog ?? makeBaseliner(location).catalog(), view = catalog.view
             if !report.applied.isEmpty || exporter.receiptIsStale(baselineView: view) { try? exporter.writeReceipt(baselineView: view) }
-            return report
+            return (report, catalog)
         }
-        return report
     }
 
     /// One round of sync: notice a content removal, export pending logs, start from the
@@ -249,16 +255,23 @@ public final class UbiquityPeer: @unchecked Sendable {
         // a join never takes away what the store holds, so its unsent saves need not leave first.
         let baseliner = makeBaseliner(location)
         let adopted: ObjectChanges, conflictsBefore: Int64
-        var scan = ContainerScan(location: location, modelVersions: true) // the round's one listing (`relist(peer:)` after own writes)
+        // The baselines as this round saw them, for as long as it writes none into their folder
+        // nor sets one aside: one catalog serves the join, the receipt, the roll and the collection.
+        var roundCatalog: BaselineCatalog?
+        var scan = ContainerScan(location: location) // the round's one listing (`relist(peer:)` after own writes); model folders listed only if asked
         do {
-            let joined = try syncLock.withLock { try baseliner.joinNeeded(baseliner.catalog(), scan: scan) }
+            let (catalog, joined) = try syncLock.withLock {
+                let catalog = baseliner.catalog()
+                return (catalog, try baseliner.joinNeeded(catalog, scan: scan))
+            }
             adopted = joined.changes
             if let first = joined.joined.first {
                 summary.adoptedBaseline = first.author
                 if !adopted.isEmpty { events.post(.didImport(adopted)) }
             }
             conflictsBefore = try store.lastConflictID()
-            summary.imported = try importAvailable(batchSize: importBatchSize, scan: scan)
+            // A join that tried a baseline may have set it aside (quarantined): catalog again.
+            (summary.imported, roundCatalog) = try importAvailable(batchSize: importBatchSize, scan: scan, catalog: joined.tried ? nil : catalog)
         } catch where reportingImportFailure {
             summary.importError = "\(error)"
             summary.outboxPending = (try? store.pendingOutbox().count) ?? 0
@@ -277,8 +290,11 @@ public final class UbiquityPeer: @unchecked Sendable {
             }
         }
         try resolveImportConflicts(after: conflictsBefore)
-        if try store.migrationKnowledgeOwed() != nil, summary.exportError == nil, try payMigrationDebt(location, summary: &summary) {
-            do { summary.exported += try exportPending() } catch let error as SyncError { summary.exportError = error.description }
+        if try store.migrationKnowledgeOwed() != nil, summary.exportError == nil {
+            roundCatalog = nil // paying the debt may roll a baseline
+            if try payMigrationDebt(location, summary: &summary) {
+                do { summary.exported += try exportPending() } catch let error as SyncError { summary.exportError = error.description }
+            }
         }
         // A store that caught up with everything visible has done its initial import: the
         // coordinator opens it directly from now on.
@@ -286,9 +302,10 @@ public final class UbiquityPeer: @unchecked Sendable {
         if let policy = configuration.baselinePolicy, summary.exportError == nil {
             // Neither the roll nor the collection adds logs: one listing serves both.
             scan.relist(peer: store.peerID)
-            summary.baseline = try? syncLock.withLock { try baseliner.rollIfNeeded(policy: policy, scan: scan) }
+            summary.baseline = try? syncLock.withLock { try baseliner.rollIfNeeded(policy: policy, scan: scan, catalog: roundCatalog) }
             summary.garbage = syncLock.withLock {
-                let catalog = baseliner.catalog()
+                // A roll that rolled (or threw on its way) may have changed the baseline folder.
+                let catalog = summary.baseline?.isSkipped == true ? roundCatalog ?? baseliner.catalog() : baseliner.catalog()
                 baseliner.deleteRedundantCopies(catalog)
                 let collector = GarbageCollector(store: store, location: location, logger: logger)
                 let report = collector.collect(view: catalog.view, policy: policy, now: configuration.clock.now, scan: scan)
@@ -306,9 +323,7 @@ public final class UbiquityPeer: @unchecked Sendable {
     /// Deletes the device's files of external values this store no longer needs — only for an
     /// account or local store with no fallback beside it, which shares the folder.
     private func collectLocalExternalData(policy: BaselinePolicy) {
-        let storeFolder = (store.path as NSString).deletingLastPathComponent
-        guard (storeFolder as NSString).lastPathComponent == "store" else { return }
-        let fallback = (storeFolder as NSString).deletingLastPathComponent + "/fallback"
+        guard let fallback = fallbackBeside else { return }
         guard !DirectoryEntry.list(fallback).contains(where: { $0.name.hasSuffix(".sqlite") }) else { return }
         do {
             let deleted = try store.collectExternalData(gracePeriod: policy.externalDataGracePeriod, now: configuration.clock.now.timeIntervalSince1970)

@@ -103,7 +103,9 @@ extension ScenarioRunner {
     /// The saves the checks hold the devices to: those of each account's current content (a
     /// removal wins over what was saved in the content it removed).
     func currentContents() -> [(content: SaveLedger.Content, peers: [String: SaveLedger.PeerRecord])] {
-        ledger.contents.filter { $0.key.epoch == currentEpoch(of: $0.key.account) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        // One look at each account's epoch (it reads every copy's removal record), not one per content.
+        let epochs = Dictionary(uniqueKeysWithValues: Set(ledger.contents.keys.map(\.account)).map { ($0, currentEpoch(of: $0)) })
+        return ledger.contents.filter { $0.key.epoch == epochs[$0.key.account] ?? nil }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
     /// No saved change lost: every saved transaction of an account store is in the cloud, in

@@ -147,7 +147,8 @@ extension ScenarioRunner {
     /// `<account>/…/<peer>/Notes/<hash>/0000000003-….1.cdt` → `<account>:<peer…>/3`, a receipt
     /// `<account>:<peer…>/receipt.0.cdt`, anything else `<account>:<last two components>`.
     static func shortPath(_ path: String) -> String {
-        let parts = path.split(separator: "/")
+        // Every transfer is journaled: an ASCII path is split on bytes (where bytes and characters split alike), not on characters.
+        let parts = path.utf8.allSatisfy({ $0 < 0x80 }) ? path.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) } : path.split(separator: "/")
         guard let name = parts.last.map(String.init), let account = parts.first else { return path }
         if parts.count >= 4, CloudNames.isValidPeerID(String(parts[parts.count - 4])) {
             return "\(account):\(parts[parts.count - 4].prefix(14))…/\(TransactionLog.transactionNumber(inFileName: name).map(String.init) ?? name)"

@@ -13,6 +13,8 @@ public enum BaselineDecision: Sendable, Equatable {
         case let .rolled(_, reason), let .skipped(reason): return reason
         }
     }
+    /// Nothing was rolled (and nothing written into the baseline folder).
+    public var isSkipped: Bool { if case .skipped = self { return true } else { return false } }
 }
 
 /// Rolls baselines, joins into the store the baselines it needs, and deletes conflict copies
@@ -50,7 +52,7 @@ package struct Baseliner {
     /// transaction the store lacks and cannot import, or the store holds nothing yet. A baseline
     /// whose state breaks the model is set aside (quarantined) and the others still count.
     /// Returns the objects that changed and the metadata of the baselines joined.
-    package func joinNeeded(_ catalog: BaselineCatalog, scan: ContainerScan) throws -> (changes: ObjectChanges, joined: [BaselineMetadata]) {
+    package func joinNeeded(_ catalog: BaselineCatalog, scan: ContainerScan) throws -> (changes: ObjectChanges, joined: [BaselineMetadata], tried: Bool) {
         let knowledge = store.knowledge
         let chosen = BaselineProtocol.baselinesToJoin(knowledge: knowledge, holdsNothing: knowledge.entries.isEmpty,
                                                       candidates: catalog.candidates, hasLog: { scan.has(peer: $0, number: $1) })
@@ -71,7 +73,7 @@ package struct Baseliner {
                 setAside(entry, reason: error.description)
             }
         }
-        return (changes, joined)
+        return (changes, joined, !chosen.isEmpty)
     }
 
     private func setAside(_ entry: BaselineCatalog.Entry, reason: String) {
@@ -86,8 +88,8 @@ package struct Baseliner {
     /// visible log) and should (the policy's thresholds, transactions no baseline or log holds,
     /// conflict copies the name lacks), or always when `force` is set and it may.
     /// `scan` saves a listing of the container when the caller has a fresh one.
-    package func rollIfNeeded(policy: BaselinePolicy, force: Bool = false, scan: ContainerScan? = nil) throws -> BaselineDecision {
-        let catalog = catalog()
+    package func rollIfNeeded(policy: BaselinePolicy, force: Bool = false, scan: ContainerScan? = nil, catalog: BaselineCatalog? = nil) throws -> BaselineDecision {
+        let catalog = catalog ?? self.catalog()
         let knowledge = store.knowledge
         let scan = scan ?? ContainerScan(location: location)
         if let ahead = try firstUnimportedLog(scan) {

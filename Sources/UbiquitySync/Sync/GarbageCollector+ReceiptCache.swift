@@ -14,6 +14,15 @@ package final class ReceiptCache: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [String: (signature: String?, bytes: [UInt8], receipt: Receipt)] = [:]
 
+    /// The receipt a listing of this round found (`entry`, of kind `.receipt`): the one decoded
+    /// before when its file, asked in the listing's open folder, is unchanged and settled (no
+    /// path walk); else looked up by path as `receipt(at:of:limit:)` does, folders checked.
+    package func receipt(listed entry: ContainerEntry, of location: ContainerLocation, limit: Int) -> Receipt? {
+        let path = entry.path
+        if let signature = entry.file?.settledSignature, let known = lock.withLock({ entries[path] }), known.signature == signature { return known.receipt }
+        return receipt(at: path, of: location, limit: limit)
+    }
+
     /// The receipt at `path` below `location`'s root: the one decoded before when the file is
     /// unchanged, else read and decoded now (`nil` when it is missing, unreadable or not a receipt).
     package func receipt(at path: String, of location: ContainerLocation, limit: Int) -> Receipt? {

@@ -48,9 +48,11 @@ package struct GarbageCollector {
         }
         var receipts: [String: Receipt] = [:]
         let epoch = try? store.contentEpoch()
-        for peer in scan.peers where peer != me {
-            // A receipt of removed content proves nothing about this content.
-            guard let receipt = ReceiptCache.shared.receipt(at: location.receiptPath(of: peer), of: location, limit: 1 << 20),
+        for folder in scan.peerFolders where folder.peerID != me {
+            let peer = folder.peerID
+            // A receipt of removed content proves nothing about this content; a folder listed without one has none this round.
+            guard let listed = folder.entries.first(where: { $0.kind == .receipt }),
+                  let receipt = ReceiptCache.shared.receipt(listed: listed, of: location, limit: 1 << 20),
                   receipt.peerID == peer, receipt.contentEpoch == epoch ?? nil else { continue }
             receipts[peer] = receipt
             if receipt.date < now.timeIntervalSince1970 - policy.gracePeriod { report.staleReceipts.append(peer) }

@@ -54,19 +54,20 @@ package struct Importer {
                 report.ignored.append(stranger.name)
                 strangers.removeFirst()
             }
-            for other in scan.otherModels(of: folder) {
+            for other in logger.level >= .verbose ? scan.otherModels(of: folder) : [] { // only named at verbose: not even listed otherwise
                 logger.log(.verbose, .importer, "scan", "skipped \(folder.peerID)/\(location.contentName)/\(other.name): other model version")
             }
             var found: [Candidate] = []
-            // Names first: a log already imported is judged by its name alone, without a stat.
+            // Names first: a log already imported is judged by its name alone, without a stat, a path or a hash of the peer ID.
+            let floor = knowledge[folder.peerID]
             for entry in folder.entries {
-                let relativePath = location.relativeLogPath(folder.peerID, entry.name)
                 if entry.kind == .receipt || entry.kind == .temporary { continue }
                 let number = entry.logNumber
-                if let number, number <= knowledge[folder.peerID] {
-                    logger.log(.verbose, .importer, "scan", "skipped \(relativePath): already imported (knowledge of \(folder.peerID) is \(knowledge[folder.peerID]))")
+                if let number, number <= floor {
+                    logger.log(.verbose, .importer, "scan", "skipped \(location.relativeLogPath(folder.peerID, entry.name)): already imported (knowledge of \(folder.peerID) is \(floor))")
                     continue
                 }
+                let relativePath = location.relativeLogPath(folder.peerID, entry.name)
                 // A folder, link or FIFO named like a log is not one (doctor reports it).
                 guard let file = entry.file, file.isRegularFile, let number else {
                     report.ignored.append(relativePath)
