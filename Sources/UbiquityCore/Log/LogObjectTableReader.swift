@@ -24,14 +24,14 @@ extension TransactionLog {
 struct LogObjectTableReader {
     let objects: BinaryPlistObjects
     let model: ObjectModel
-    /// The canonical form of the payload, hashed at the end.
+    /// The canonical form of the payload, hashed as it is appended.
     private let canonical = CanonicalBytes()
     /// The entities met so far, by the bytes of their names.
     private let shapes = EntityShapes()
     /// Values visited, counted as the tree reader counts them (keys too) against `maxObjects`.
     private var produced = 0
-    /// Most bytes the canonical form may take: an honest log's is a few times its file, but a
-    /// string or data object referenced from many places is copied at every use.
+    /// Most bytes the canonical form may take (a bound on the hashing): an honest log's is a few
+    /// times its file, but a string or data object referenced from many places is copied at every use.
     private let canonicalLimit: Int
 
     init(objects: BinaryPlistObjects, model: ObjectModel) {
@@ -54,9 +54,7 @@ struct LogObjectTableReader {
         var lists: (inserted: [ChangeRecord]?, updated: [ChangeRecord]?) = (nil, nil)
         var deleted: Int?
         produced = 1
-        canonical.reserve(objects.bytes.count * 2)
-        canonical.append(UInt8(ascii: "m"))
-        appendNumber(UInt64(count - 1))  // without the checksum (checked below to be there)
+        canonical.append(UInt8(ascii: "m"), bigEndian: UInt64(count - 1))  // without the checksum (checked below to be there)
         var previous: Range<Int>?
         for i in 0 ..< count {
             guard let keyRef = objects.reference(refs, i), let valueRef = objects.reference(refs, count + i),
@@ -130,13 +128,13 @@ struct LogObjectTableReader {
         switch object {
         case .null: canonical.append(UInt8(ascii: "n"))
         case let .boolean(b): canonical.append(b ? UInt8(ascii: "T") : UInt8(ascii: "F"))
-        case let .integer(i): canonical.append(UInt8(ascii: "i")); appendNumber(UInt64(bitPattern: i))
-        case let .unsignedInteger(u): canonical.append(UInt8(ascii: "u")); appendNumber(u)
-        case let .real(d): canonical.append(UInt8(ascii: "r")); appendNumber(d.isNaN ? Double.nan.bitPattern : d.bitPattern)
-        case let .date(d): canonical.append(UInt8(ascii: "d")); appendNumber(d.bitPattern)
-        case let .uid(u): canonical.append(UInt8(ascii: "U")); appendNumber(u)
+        case let .integer(i): canonical.append(UInt8(ascii: "i"), bigEndian: UInt64(bitPattern: i))
+        case let .unsignedInteger(u): canonical.append(UInt8(ascii: "u"), bigEndian: u)
+        case let .real(d): canonical.append(UInt8(ascii: "r"), bigEndian: d.isNaN ? Double.nan.bitPattern : d.bitPattern)
+        case let .date(d): canonical.append(UInt8(ascii: "d"), bigEndian: d.bitPattern)
+        case let .uid(u): canonical.append(UInt8(ascii: "U"), bigEndian: u)
         case let .data(range):
-            canonical.append(UInt8(ascii: "b")); appendNumber(UInt64(range.count))
+            canonical.append(UInt8(ascii: "b"), bigEndian: UInt64(range.count))
             canonical.append(UnsafeBufferPointer(rebasing: objects.bytes[range]))
         case let .string8(range, ascii):
             if !ascii, String(validating: objects.bytes[range], as: UTF8.self) == nil { return false }
@@ -147,13 +145,13 @@ struct LogObjectTableReader {
             text.withUTF8 { appendString($0[...]) }
         case let .array(refs, count):
             guard depth < objects.limits.maxDepth else { return false }
-            canonical.append(UInt8(ascii: "a")); appendNumber(UInt64(count))
+            canonical.append(UInt8(ascii: "a"), bigEndian: UInt64(count))
             for i in 0 ..< count {
                 guard let ref = objects.reference(refs, i), walk(ref, depth: depth + 1) else { return false }
             }
         case let .dictionary(refs, count):
             guard depth < objects.limits.maxDepth else { return false }
-            canonical.append(UInt8(ascii: "m")); appendNumber(UInt64(count))
+            canonical.append(UInt8(ascii: "m"), bigEndian: UInt64(count))
             var previous: Range<Int>?
             for i in 0 ..< count {
                 guard let keyRef = objects.reference(refs, i), let valueRef = objects.reference(refs, count + i),
@@ -168,16 +166,13 @@ struct LogObjectTableReader {
     }
 
     private func appendString(_ utf8: Slice<UnsafeBufferPointer<UInt8>>) {
-        appendNumber(UInt64(utf8.count))
-        canonical.append(UnsafeBufferPointer(rebasing: utf8))
+        canonical.append(length: UnsafeBufferPointer(rebasing: utf8))
     }
-
-    private func appendNumber(_ value: UInt64) { canonical.append(bigEndian: value) }
 
     /// The SHA-256 of the canonical form in lower-case hex, as `CanonicalEncoding.sha256Hex`.
     private func hexDigest() -> String {
         let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        let digest = canonical.withBytes { SHA256.hash(data: $0) }
+        let digest = canonical.digest()
         return String(unsafeUninitializedCapacity: 64) { out in
             var o = 0
             for byte in digest {
@@ -197,7 +192,7 @@ struct LogObjectTableReader {
         produced += 1
         guard produced <= objects.limits.maxObjects, 1 < objects.limits.maxDepth,
               case let .array(refs, count)? = objects.object(ref) else { return nil }
-        canonical.append(UInt8(ascii: "a")); appendNumber(UInt64(count))
+        canonical.append(UInt8(ascii: "a"), bigEndian: UInt64(count))
         var records: [ChangeRecord] = []
         records.reserveCapacity(count)
         for i in 0 ..< count {
@@ -218,7 +213,7 @@ struct LogObjectTableReader {
         produced += 1
         guard produced <= objects.limits.maxObjects, depth < objects.limits.maxDepth,
               case let .dictionary(refs, count)? = objects.object(ref) else { return nil }
-        canonical.append(UInt8(ascii: "m")); appendNumber(UInt64(count))
+        canonical.append(UInt8(ascii: "m"), bigEndian: UInt64(count))
         // The objects the walk read for `gid` and `entity`, which the ID is read from.
         var gid: (ref: Int, object: BinaryPlistObjects.Object)?, entity: (ref: Int, object: BinaryPlistObjects.Object)?
         var found: (id: GlobalID, shape: EntityShape)?
@@ -286,7 +281,7 @@ struct LogObjectTableReader {
         produced += 1
         guard produced <= objects.limits.maxObjects, depth < objects.limits.maxDepth,
               case let .dictionary(refs, count)? = objects.object(ref) else { return nil }
-        canonical.append(UInt8(ascii: "m")); appendNumber(UInt64(count))
+        canonical.append(UInt8(ascii: "m"), bigEndian: UInt64(count))
         var mask: UInt64? = shape.relationships.count <= 64 ? 0 : nil
         var previous: Range<Int>?
         for i in 0 ..< count {
@@ -314,7 +309,7 @@ struct LogObjectTableReader {
         produced += 1
         guard produced <= objects.limits.maxObjects, depth < objects.limits.maxDepth,
               case let .dictionary(refs, count)? = objects.object(ref) else { return false }
-        canonical.append(UInt8(ascii: "m")); appendNumber(UInt64(count))
+        canonical.append(UInt8(ascii: "m"), bigEndian: UInt64(count))
         typed = Dictionary(minimumCapacity: count)  // sized once (cheaper than reserving on the empty one)
         var previous: Range<Int>?
         for i in 0 ..< count {
@@ -545,53 +540,85 @@ final class EntityShapes {
     }
 }
 
-/// A growable byte buffer for the canonical form: a log's walk appends tens of thousands of
-/// short pieces, and `Array.append(contentsOf:)` cost more per piece than the copy itself.
+/// The canonical form, hashed as it is appended: a log's walk appends tens of thousands of
+/// short pieces (`Array.append(contentsOf:)` cost more per piece than the copy itself), and a
+/// small buffer fed to SHA-256 whenever it fills stays in the cache, where one buffer of the
+/// whole form (a few times the file) was written, grown and read back from memory.
 private final class CanonicalBytes {
-    private var start: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
-    private(set) var count = 0
+    private static let capacity = 16 * 1024
+    private let start: UnsafeMutablePointer<UInt8>
+    /// Bytes in the buffer, not yet hashed.
+    private var pending = 0
+    /// Bytes already hashed.
+    private var hashed = 0
+    private var hasher = SHA256()
 
-    init() {
-        capacity = 4096
-        start = .allocate(capacity: capacity)
-    }
+    /// Bytes appended so far.
+    var count: Int { hashed + pending }
+
+    init() { start = .allocate(capacity: Self.capacity) }
 
     deinit { start.deallocate() }
 
-    func reserve(_ minimum: Int) { if minimum > capacity { grow(to: minimum) } }
-
-    private func grow(to minimum: Int) {
-        let larger = max(minimum, capacity * 2)
-        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
-        moved.update(from: start, count: count)
-        start.deallocate()
-        start = moved
-        capacity = larger
+    private func flush() {
+        hasher.update(bufferPointer: UnsafeRawBufferPointer(start: start, count: pending))
+        hashed += pending
+        pending = 0
     }
 
     @inline(__always)
     func append(_ byte: UInt8) {
-        if count == capacity { grow(to: count + 1) }
-        start[count] = byte
-        count += 1
+        if pending == Self.capacity { flush() }
+        start[pending] = byte
+        pending += 1
     }
 
     @inline(__always)
     func append(bigEndian value: UInt64) {
-        if capacity - count < 8 { grow(to: count + 8) }
-        UnsafeMutableRawPointer(start + count).storeBytes(of: value.bigEndian, as: UInt64.self)
-        count += 8
+        if Self.capacity - pending < 8 { flush() }
+        UnsafeMutableRawPointer(start + pending).storeBytes(of: value.bigEndian, as: UInt64.self)
+        pending += 8
+    }
+
+    /// A tag byte and a big-endian number (one room check for both).
+    @inline(__always)
+    func append(_ tag: UInt8, bigEndian value: UInt64) {
+        if Self.capacity - pending < 9 { flush() }
+        start[pending] = tag
+        UnsafeMutableRawPointer(start + pending + 1).storeBytes(of: value.bigEndian, as: UInt64.self)
+        pending += 9
     }
 
     func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-        if capacity - count < bytes.count { grow(to: count + bytes.count) }
-        (start + count).update(from: base, count: bytes.count)
-        count += bytes.count
+        if Self.capacity - pending < bytes.count {
+            flush()
+            if bytes.count > Self.capacity {  // a long string or data: hashed where it lies
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(bytes))
+                hashed += bytes.count
+                return
+            }
+        }
+        (start + pending).update(from: base, count: bytes.count)
+        pending += bytes.count
     }
 
-    func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        body(UnsafeRawBufferPointer(start: start, count: count))
+    /// `bytes`' count (big-endian) then the bytes, as a string or key is written.
+    @inline(__always)
+    func append(length bytes: UnsafeBufferPointer<UInt8>) {
+        guard Self.capacity - pending >= 8 + bytes.count, let base = bytes.baseAddress else {
+            append(bigEndian: UInt64(bytes.count))
+            append(bytes)
+            return
+        }
+        UnsafeMutableRawPointer(start + pending).storeBytes(of: UInt64(bytes.count).bigEndian, as: UInt64.self)
+        (start + pending + 8).update(from: base, count: bytes.count)
+        pending += 8 + bytes.count
+    }
+
+    /// The SHA-256 of everything appended.
+    func digest() -> SHA256.Digest {
+        flush()
+        return hasher.finalize()
     }
 }
