@@ -144,4 +144,95 @@ struct MergeFastPathTests {
             Issue.record("seed \(seed): the files differ; fast only: \(a.filter { !b.contains($0) }.prefix(6)), general only: \(b.filter { !a.contains($0) }.prefix(6))")
         }
     }
+
+    /// Batches of inserts only, written in key order when none of their objects exists: two
+    /// writers that never heard of each other insert some of the same notes (the batch must
+    /// then fall back to the log order and record the conflicts), batches reach objects an
+    /// earlier batch imported, and one log is refused.
+    @Test(arguments: SeededGenerator.testSeeds([21, 22, 23, 24, 25, 26, 27, 28]))
+    func keyOrderedInsertsEndAsTheLogOrder(seed: UInt64) throws {
+        let directory = NSTemporaryDirectory() + "merge-keyorder-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var random = SeededGenerator(seed: seed)
+
+        let writers = try (0..<3).map { try store(directory, "w\($0)") }
+        var used: [Set<String>] = [[], [], []]
+        var logs: [TransactionLog] = []
+        for _ in 0..<60 {
+            let index = Int.random(in: 0..<3, using: &random)
+            var inserted: [ChangeRecord] = []
+            // A log now and then adds to-many members: its batch is not one for the key order.
+            let addsMembers = Int.random(in: 0..<12, using: &random) == 0
+            for _ in 0..<Int.random(in: 1...6, using: &random) {
+                // Mostly keys of one writer alone; now and then one all three may use.
+                let key = Int.random(in: 0..<8, using: &random) == 0 ? "shared\(Int.random(in: 0..<4, using: &random))" : "w\(index)-\(Int.random(in: 0..<1000, using: &random))"
+                guard used[index].insert(key).inserted else { continue }
+                var relationships: [String: RelationshipChange] = ["folder": .toOne(Bool.random(using: &random) ? try GlobalID(entity: "Folder", key: "f\(index)") : nil)]
+                if addsMembers { relationships["tags"] = .toMany(added: [try GlobalID(entity: "Tag", key: "t")], removed: []) } else if Bool.random(using: &random) { relationships["tags"] = .toMany(added: [], removed: []) }
+                // Keys of other lengths and non-ASCII bytes, so the sort is more than its first 16 bytes.
+                let id = try GlobalID(entity: Int.random(in: 0..<5, using: &random) == 0 ? "Folder" : "Note", key: key + (Bool.random(using: &random) ? "\u{E9}x" : ""))
+                inserted.append(ChangeRecord(id: id, values: id.entity == "Note" ? ["title": Self.titles.randomElement(using: &random)!, "body": .string("b"),
+                                                                                    "created": Self.dates.randomElement(using: &random)!] : ["name": .string(key)],
+                                             relationships: id.entity == "Note" ? relationships : [:]))
+            }
+            if let committed = try writers[index].commitLocal(inserted: inserted, updated: [], deleted: []) { logs.append(committed.log) }
+        }
+        // Last, a fourth writer inserts again the first object of all (and a new one): a batch
+        // of plain inserts that must fall back, whatever the seed drew.
+        let again = try #require(logs.first?.inserted.first)
+        let late = try #require(try store(directory, "w3").commitLocal(
+            inserted: [ChangeRecord(id: try GlobalID(entity: "Note", key: "late"), values: ["title": .string("late")]), again], updated: [], deleted: []))
+        logs.append(late.log)
+
+        let fast = try store(directory, "fast", peer: "reader"), general = try store(directory, "general", peer: "reader")
+        general.merge.judge.allowsInPlaceUpdates = false
+        let refused = logs[Int.random(in: 0..<logs.count, using: &random)]
+        for reader in [fast, general] {
+            try reader.database.execute("""
+                CREATE TEMP TRIGGER refuse BEFORE INSERT ON Z_TRANSACTIONS WHEN NEW.peer = '\(refused.peerID)' AND NEW.number = \(refused.transactionNumber)
+                BEGIN SELECT RAISE(ABORT, 'refused by the test'); END
+                """)
+        }
+        var pending = logs[...], plainBatches = 0
+        while !pending.isEmpty {
+            let batch = pending.first == late.log ? [late.log] : Array(pending.prefix(Int.random(in: 1...6, using: &random)).filter { $0 != late.log })
+            pending = pending.dropFirst(batch.count)
+            if PersistentStore.holdsOnlyPlainInserts(batch) { plainBatches += 1 }
+            let viaFast = try fast.applyImported(batch)
+            let viaGeneral = try #require(try general.locked { try general.applyImported(batch, logByLog: true) })
+            #expect(viaFast.changes == viaGeneral.changes, "seed \(seed)")
+            #expect(viaFast.applied.map { "\($0.peerID) \($0.number)" } == viaGeneral.applied.map { "\($0.peerID) \($0.number)" }, "seed \(seed)")
+            #expect(viaFast.refused.map { "\($0.peerID) \($0.number) \($0.reason)" } == viaGeneral.refused.map { "\($0.peerID) \($0.number) \($0.reason)" }, "seed \(seed)")
+            #expect(viaFast.deferred.map { "\($0.peerID) \($0.number)" } == viaGeneral.deferred.map { "\($0.peerID) \($0.number)" }, "seed \(seed)")
+            if !viaFast.refused.isEmpty {
+                for reader in [fast, general] { try reader.database.execute("DROP TRIGGER refuse") }
+                let again = Set((viaFast.refused.map { "\($0.peerID) \($0.number)" }) + viaFast.deferred.map { "\($0.peerID) \($0.number)" })
+                pending = (batch.filter { again.contains("\($0.peerID) \($0.transactionNumber)") } + pending)[...]
+            }
+        }
+        // Both ways were taken: batches written in key order, and plain ones sent back to the log order.
+        #expect(fast.keyOrderedImports > 0, "seed \(seed)")
+        #expect(fast.keyOrderedImports < plainBatches, "seed \(seed): no batch fell back")
+        #expect(general.keyOrderedImports == 0)
+        if fast.knowledge != general.knowledge { Issue.record("seed \(seed): knowledge differs") }
+        let (fastText, generalText) = (try fileContents(fast), try fileContents(general))
+        if fastText != generalText {
+            let (a, b) = (fastText.split(separator: "\n"), generalText.split(separator: "\n"))
+            Issue.record("seed \(seed): the files differ; fast only: \(a.filter { !b.contains($0) }.prefix(6)), general only: \(b.filter { !a.contains($0) }.prefix(6))")
+        }
+    }
+
+    /// The key order is SQLite's BINARY order of the gids' bytes, past their first 16 bytes too.
+    @Test func keyOrderIsTheBytesOrder() throws {
+        var random = SeededGenerator(seed: 31)
+        let pieces = ["a", "b", "\u{E9}", "e\u{301}", "\u{212A}", "K", "0", "~"]
+        let records = try (0..<500).map { _ in
+            let key = (0..<Int.random(in: 1...14, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            return ChangeRecord(id: try GlobalID(entity: ["Note", "N", "Folder"].randomElement(using: &random)!, key: key))
+        }
+        let sorted = KeyOrderedInserts.keyOrder(of: records).map { records[$0].id.description }
+        #expect(sorted.count == records.count)
+        #expect(zip(sorted, sorted.dropFirst()).allSatisfy { !$1.utf8.lexicographicallyPrecedes($0.utf8) })
+    }
 }
