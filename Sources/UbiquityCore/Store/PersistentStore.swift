@@ -36,9 +36,6 @@ public final class PersistentStore: @unchecked Sendable {
     var clock: HybridLogicalClock
     private var wallClockStorage = WallClock.system
     var knowledgeCache: KnowledgeVector
-    /// How many import batches wrote their rows in key order (`KeyOrderedInserts`): the tests
-    /// check that their batches took that path.
-    package internal(set) var keyOrderedImports = 0
     /// Set when the store stops taking saves: retired, or handed over to a successor that
     /// contexts follow (StoreHandover.swift).
     var retirement: StoreRetirement?

@@ -3,8 +3,8 @@
 extension PersistentStore {
     /// Applies every record of `log` (see `MergeEngine.applyRecords`). The caller holds the
     /// lock and an open transaction (whose rollback must call `forgetSlotWriters`).
-    func applyRecords(of log: TransactionLog, into changes: inout ObjectChanges, heldInserts: KeyOrderedInserts? = nil) throws {
-        try merge.applyRecords(of: log, into: &changes, now: now, heldInserts: heldInserts)
+    func applyRecords(of log: TransactionLog, into changes: inout ObjectChanges) throws {
+        try merge.applyRecords(of: log, into: &changes, now: now)
     }
 
     func loadRow(_ table: EntityTable, _ id: GlobalID) throws -> [SQLiteValue]? { try merge.loadRow(table, id) }

@@ -81,17 +81,6 @@ extension PersistentStore {
                 // every page a log touches aside (to a temporary file once past 64 KiB), which
                 // doubled its work per row. A log the store refuses sends the batch back to where
                 // it started, to be applied log by log in savepoints (the same result, slower).
-                // A batch of new objects only is first tried with its rows written in key order
-                // (`KeyOrderedInserts`); one that exists already sends it back to the log order.
-                if Self.holdsOnlyPlainInserts(logs) {
-                    if let result = try applyImported(logs, logByLog: false, keyOrdered: true) {
-                        keyOrderedImports += 1
-                        return result
-                    }
-                    clock = savedClock
-                    forgetSlotWriters()
-                    knowledgeCache = try loadKnowledge()
-                }
                 if let result = try applyImported(logs, logByLog: false) { return result }
                 clock = savedClock
                 forgetSlotWriters()
@@ -112,27 +101,10 @@ extension PersistentStore {
     /// rolled back and applied again log by log.
     private struct RefusedWithoutSavepoint: Error {}
 
-    /// Whether every record of `logs` inserts an object with no to-many member and no position
-    /// to write: rows that depend on nothing but their record, whose order cannot change the result.
-    static func holdsOnlyPlainInserts(_ logs: [TransactionLog]) -> Bool {
-        logs.allSatisfy { log in
-            log.updated.isEmpty && log.deleted.isEmpty && log.inserted.allSatisfy { record in
-                record.positions.isEmpty && record.relationships.values.allSatisfy {
-                    if case let .toMany(added, removed) = $0 { return added.isEmpty && removed.isEmpty }
-                    return true
-                }
-            }
-        }
-    }
-
     /// Applies `logs` in one transaction; each in a savepoint of its own when `logByLog`, else
-    /// `nil` (nothing applied, the transaction rolled back) when the store refuses one. With
-    /// `keyOrdered` (only for logs `holdsOnlyPlainInserts` accepts) the rows are written last, in
-    /// key order, and `nil` also answers an object that exists already. The caller holds the
-    /// lock and restores the clock and caches after a `nil` or an error.
-    package func applyImported(_ logs: [TransactionLog], logByLog: Bool, keyOrdered: Bool = false) throws -> ImportApplication? {
-        precondition(!(logByLog && keyOrdered), "rows held back cannot be undone log by log")
-        let heldInserts = keyOrdered ? KeyOrderedInserts(capacity: logs.reduce(0) { $0 + $1.inserted.count }) : nil
+    /// `nil` (nothing applied, the transaction rolled back) when the store refuses one. The
+    /// caller holds the lock and restores the clock and caches after a `nil` or an error.
+    package func applyImported(_ logs: [TransactionLog], logByLog: Bool) throws -> ImportApplication? {
         do {
             return try database.transaction {
                 var result = ImportApplication()
@@ -148,7 +120,7 @@ extension PersistentStore {
                     }
                     guard logByLog else {
                         do {
-                            try apply(log, into: &result.changes, heldInserts: heldInserts)
+                            try apply(log, into: &result.changes)
                         } catch where Self.isTheLogsFault(error) {
                             throw RefusedWithoutSavepoint()
                         }
@@ -168,13 +140,6 @@ extension PersistentStore {
                     }
                     result.applied.append((log.peerID, log.transactionNumber))
                 }
-                if let heldInserts {
-                    do {
-                        guard try heldInserts.write(with: merge) else { throw RefusedWithoutSavepoint() }
-                    } catch where Self.isTheLogsFault(error) {
-                        throw RefusedWithoutSavepoint()
-                    }
-                }
                 result.changes.endJournal()
                 try persistClock()
                 return result
@@ -185,13 +150,13 @@ extension PersistentStore {
     }
 
     /// Applies one log's records, knowledge and history; the caller holds an open transaction.
-    private func apply(_ log: TransactionLog, into changes: inout ObjectChanges, heldInserts: KeyOrderedInserts? = nil) throws {
+    private func apply(_ log: TransactionLog, into changes: inout ObjectChanges) throws {
         // The importer refuses such logs first; the clock must never adopt one.
         guard !log.stamp.isTooFarAhead(of: now) else {
             throw StoreError.stampTooFarAhead(peer: log.peerID, number: log.transactionNumber, stamp: log.stamp)
         }
         clock.observe(log.stamp)
-        try applyRecords(of: log, into: &changes, heldInserts: heldInserts)
+        try applyRecords(of: log, into: &changes)
         try advanceKnowledge(peer: log.peerID, to: log.transactionNumber)
         try history.record(log, isLocal: false, applied: now)
     }

@@ -34,20 +34,10 @@ struct MergeEngine {
 
     /// Applies every record of `log`, noting what changed in `changes` (which may already hold
     /// earlier logs of the same batch); conflicts are recorded as of `now` (seconds since 1970).
-    /// With `heldInserts`, the log holds only inserts of new objects (see `KeyOrderedInserts`):
-    /// they are noted as inserted and held there, to be written later in key order.
-    func applyRecords(of log: TransactionLog, into changes: inout ObjectChanges, now: Double, heldInserts: KeyOrderedInserts? = nil) throws {
+    func applyRecords(of log: TransactionLog, into changes: inout ObjectChanges, now: Double) throws {
         let stampText = log.stamp.description
         let id = try slotWriters.id(peer: log.peerID, number: log.transactionNumber, stamp: log.stamp, stampText: stampText)
         let writer = TransactionWriter(log, stampText: stampText, id: id, appliedAt: now)
-        if let heldInserts {
-            heldInserts.begin(writer)
-            for record in log.inserted {
-                heldInserts.append(record, table: try table(record.id.entity))
-                changes.note(record.id, wasAlive: false, isAlive: true, changed: true)
-            }
-            return
-        }
         judge.begin(writer)
         for record in log.inserted { try apply(record, isInsert: true, writer: writer, changes: &changes) }
         for record in log.updated { try apply(record, isInsert: false, writer: writer, changes: &changes) }
