@@ -14,17 +14,6 @@ struct InflatedStoreTests {
 
     init() throws { try AtomicFile.makeDirectory(folder) }
 
-    /// Seeded bytes that compress somewhat, like a store.
-    func storeLikeBytes(_ count: Int, seed: UInt64) -> [UInt8] {
-        var random = SeededGenerator(seed: seed)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count)
-        while bytes.count < count {
-            if Bool.random(using: &random) { bytes += Array("title body note ".utf8) } else { bytes.append(UInt8.random(in: 0...255, using: &random)) }
-        }
-        return Array(bytes.prefix(count))
-    }
-
     /// Writes a baseline-like archive holding `store` (after a metadata entry, so the store's
     /// header is not at offset 0); returns its path and the store's SHA-256.
     func archive(_ store: [UInt8], blockSize: Int = ZipWriter.defaultBlockSize, zip64Threshold: UInt64 = UInt64(UInt32.max),

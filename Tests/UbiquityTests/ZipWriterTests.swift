@@ -13,21 +13,6 @@ struct ZipWriterTests {
 
     init() throws { try AtomicFile.makeDirectory(folder) }
 
-    /// Bytes that compress somewhat, like a store: repeated words with random ones between.
-    func storeLikeBytes(_ count: Int, seed: UInt64) -> [UInt8] {
-        var random = SeededGenerator(seed: seed)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count)
-        while bytes.count < count {
-            if Bool.random(using: &random) {
-                bytes += Array("note title body ".utf8)
-            } else {
-                bytes.append(UInt8.random(in: 0...255, using: &random))
-            }
-        }
-        return Array(bytes.prefix(count))
-    }
-
     func entries(of path: String) throws -> [String: [UInt8]] {
         let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
         var contents: [String: [UInt8]] = [:]
