@@ -34,6 +34,8 @@ final class EntityTable {
     private let selectSQLCache = SQLCache()
     /// The merge's statements on this table, held once prepared.
     let statements = EntityStatements()
+    /// Where the attributes of a log reader's last layout live in this table.
+    private let layoutPlaces = LayoutPlacesCache()
     let quotedName: String
     /// Every column by name, in `columns` order. Statements name their columns: a table's
     /// physical order may differ from the model's (another declaration order of the same
@@ -148,6 +150,9 @@ final class EntityTable {
         for place in attributePlaces where place.name == name { return (place.column, place.slot) }
         return nil
     }
+
+    /// The places of `layout`'s attributes in this table (worked out once per layout).
+    func places(for layout: AttributeLayout) -> LayoutPlaces { layoutPlaces.places(for: layout, in: self) }
 
     /// The column and slot index of to-one relationship `name`.
     func toOnePlace(_ name: String) -> (column: Int, slot: Int)? {
