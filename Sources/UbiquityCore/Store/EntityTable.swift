@@ -28,6 +28,8 @@ final class EntityTable {
     /// Each slot's rank by name (`slots` is in the model's order): the merge visits the slots
     /// a record touches in name order, so every peer records their conflicts alike.
     let slotRankByName: [Int]
+    /// The slots' indexes in name order (the inverse of `slotRankByName`).
+    let slotsByName: [Int]
     /// `UPDATE` statements by the columns they set, made on first use.
     private let updateSQLCache = SQLCache()
     /// `SELECT` statements by the columns they read, made on first use.
@@ -88,8 +90,10 @@ final class EntityTable {
         self.toOnePlaces = toOnePlaces
         self.slotOfProperty = slotOfProperty
         var rank = Array(repeating: 0, count: slots.count)
-        for (position, index) in slots.indices.sorted(by: { slots[$0].name < slots[$1].name }).enumerated() { rank[index] = position }
+        let byName = slots.indices.sorted(by: { slots[$0].name < slots[$1].name })
+        for (position, index) in byName.enumerated() { rank[index] = position }
         slotRankByName = rank
+        slotsByName = byName
         // Built once: the merge code runs these for every record it applies.
         quotedName = SQLiteDatabase.quote(tableName)
         columnList = columns.map(SQLiteDatabase.quote).joined(separator: ", ")

@@ -220,6 +220,11 @@ struct MergeEngine {
     /// The indexes in `table.slots` of the slots `record` writes, in name order (so every peer
     /// records their conflicts alike).
     func touchedSlots(of record: ChangeRecord, values: IncomingValues, in table: EntityTable) -> [Int] {
+        if let mask = touchedMask(of: record, values: values, in: table) {
+            var touched: [Int] = []
+            for index in table.slotsByName where mask & (1 << UInt64(index)) != 0 { touched.append(index) }
+            return touched
+        }
         var touched: [Int] = []
         values.forEach { _, index, _ in
             if !touched.contains(index) { touched.append(index) }
@@ -229,6 +234,18 @@ struct MergeEngine {
         }
         touched.sort { table.slotRankByName[$0] < table.slotRankByName[$1] }
         return touched
+    }
+
+    /// The slots `record` writes as a mask (bit = index in `table.slots`), without an array
+    /// or a sort; `nil` when the table has more than 64 slots.
+    func touchedMask(of record: ChangeRecord, values: IncomingValues, in table: EntityTable) -> UInt64? {
+        guard table.slots.count <= 64 else { return nil }
+        var mask: UInt64 = 0
+        values.forEach { _, index, _ in mask |= 1 << UInt64(index) }
+        for (name, change) in record.relationships {
+            if case .toOne = change, let index = table.toOnePlace(name)?.slot { mask |= 1 << UInt64(index) }
+        }
+        return mask
     }
 
     /// The (column, value) pairs a record writes into one slot. A to-one set to an object that
