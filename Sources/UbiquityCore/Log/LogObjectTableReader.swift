@@ -217,7 +217,8 @@ struct LogObjectTableReader {
         // The objects the walk read for `gid` and `entity`, which the ID is read from.
         var gid: (ref: Int, object: BinaryPlistObjects.Object)?, entity: (ref: Int, object: BinaryPlistObjects.Object)?
         var found: (id: GlobalID, shape: EntityShape)?
-        var typed: [String: AttributeValue?] = [:], hasValues = false
+        // By attribute index (`shape.layout`): no hash per value here nor when the merge binds them.
+        var typed: [AttributeValue??] = [], hasValues = false
         var relationships: Int?, cleared: UInt64?
         var previous: Range<Int>?
         for i in 0 ..< count {
@@ -253,15 +254,19 @@ struct LogObjectTableReader {
         }
         guard canonical.count <= canonicalLimit, let (id, shape) = found ?? objectID(gid: gid, entity: entity) else { return nil }
         if hasValues, shape.hasMergeGroups {
-            guard (try? TransactionLog.checkMergeGroups(typed, entity: shape.description, record: id)) != nil else { return nil }
+            let named = ChangeRecord.ValueStorage.laidOut(shape.layout, typed).dictionary
+            guard (try? TransactionLog.checkMergeGroups(named, entity: shape.description, record: id)) != nil else { return nil }
+        }
+        // Without a `values` key the tree reader's record has none: an empty dictionary, as there.
+        let made = { (relationships: [String: RelationshipChange]) in
+            hasValues ? ChangeRecord(id: id, layout: shape.layout, values: typed, relationships: relationships)
+                : ChangeRecord(id: id, relationships: relationships)
         }
         // No relationships, or an empty dictionary (a record that changes none): nothing to read.
-        guard let relationships, cleared != 0 else { return ChangeRecord(id: id, values: typed) }
-        if let cleared { return ChangeRecord(id: id, values: typed, relationships: shape.clearing(cleared)) }
-        if let toOne = toOneChanges(relationships, shape: shape) {
-            return ChangeRecord(id: id, values: typed, relationships: toOne)
-        }
-        var record = ChangeRecord(id: id, values: typed)
+        guard let relationships, cleared != 0 else { return made([:]) }
+        if let cleared { return made(shape.clearing(cleared)) }
+        if let toOne = toOneChanges(relationships, shape: shape) { return made(toOne) }
+        var record = made([:])
         guard case let .dictionary(raw)? = objects.value(relationships, depth: depth + 1),
               (try? TransactionLog.readRelationships(raw, into: &record, entity: shape.description, model: model)) != nil else { return nil }
         return record
@@ -305,12 +310,12 @@ struct LogObjectTableReader {
     /// A record's `values` dictionary (object `ref`) typed into `typed`, its canonical form
     /// appended as `walk` appends it; `false` where `walk` fails or the tree reader throws.
     private mutating func values(_ ref: Int, depth: Int, of shape: EntityShape, record id: GlobalID,
-                                 into typed: inout [String: AttributeValue?]) -> Bool {
+                                 into typed: inout [AttributeValue??]) -> Bool {
         produced += 1
         guard produced <= objects.limits.maxObjects, depth < objects.limits.maxDepth,
               case let .dictionary(refs, count)? = objects.object(ref) else { return false }
         canonical.append(UInt8(ascii: "m"), bigEndian: UInt64(count))
-        typed = Dictionary(minimumCapacity: count)  // sized once (cheaper than reserving on the empty one)
+        typed = Array(repeating: .none, count: shape.attributeShapes.count)
         var previous: Range<Int>?
         for i in 0 ..< count {
             // Keys are ASCII and ordered (`orderedKey`); the attribute is found by its bytes and
@@ -325,7 +330,7 @@ struct LogObjectTableReader {
                   let object = objects.object(valueRef), append(object, depth: depth + 1) else { return false }
             let attribute = shape.attributeShapes[index]
             guard let value = attributeValue(object, ref: valueRef, depth: depth + 1, of: attribute, shape: shape, record: id) else { return false }
-            typed[attribute.name] = .some(value)
+            typed[index] = .some(value)
         }
         return true
     }
@@ -443,6 +448,8 @@ final class EntityShape {
     let relationshipNamesText: [String]
     /// Each relationship's destination when it is a to-one, `nil` for a to-many.
     let toOneDestinations: [String?]
+    /// The attributes' names in `attributes`' order: where a laid-out record's values lie.
+    let layout: AttributeLayout
     /// Relationship changes that clear the to-ones of a mask (bit = index in `relationships`),
     /// shared by every record of the log that clears just those.
     private var clearedToOnes: [UInt64: [String: RelationshipChange]] = [:]
@@ -461,6 +468,7 @@ final class EntityShape {
         attributeShapes = description.attributes.map(AttributeShape.init)
         relationshipNamesText = description.relationships.map(\.name)
         toOneDestinations = description.relationships.map { $0.isToMany ? nil : $0.destination }
+        layout = AttributeLayout(names: description.attributes.map(\.name))
         attributeNames = description.attributes.map { Array($0.name.utf8) }
         relationshipNames = description.relationships.map { Array($0.name.utf8) }
     }

@@ -76,20 +76,70 @@ public struct TransactionLog: Sendable, Equatable {
 /// An inserted or updated object in a log: its attribute values and relationship changes.
 public struct ChangeRecord: Sendable, Equatable {
     public var id: GlobalID
-    /// For inserts every attribute; for updates the changed ones (whole merge groups). `nil` = absent value.
-    public var values: [String: AttributeValue?]
+    /// How the values are held: by name, or (as the binary log reader makes them) by the index
+    /// of each attribute in its entity, which the merge binds by column without a hash per value.
+    var valueStorage: ValueStorage
     public var relationships: [String: RelationshipChange]
     /// Ordered to-many relationships: the new position key of each member placed or moved
     /// (`OrderKey`), by relationship and member. Membership itself travels in `relationships`.
     public var positions: [String: [GlobalID: String]]
 
+    /// For inserts every attribute; for updates the changed ones (whole merge groups). `nil` = absent value.
+    public var values: [String: AttributeValue?] {
+        get { valueStorage.dictionary }
+        _modify {
+            // Taken out first, so the dictionary is changed in place rather than copied.
+            var values = valueStorage.dictionary
+            valueStorage = .named([:])
+            defer { valueStorage = .named(values) }
+            yield &values
+        }
+    }
+
     public init(id: GlobalID, values: [String: AttributeValue?] = [:], relationships: [String: RelationshipChange] = [:],
                 positions: [String: [GlobalID: String]] = [:]) {
         self.id = id
-        self.values = values
+        valueStorage = .named(values)
         self.relationships = relationships
         self.positions = positions
     }
+
+    /// A record whose values lie by attribute index of `layout` (`.none`: not set).
+    init(id: GlobalID, layout: AttributeLayout, values: [AttributeValue??], relationships: [String: RelationshipChange] = [:]) {
+        self.id = id
+        valueStorage = .laidOut(layout, values)
+        self.relationships = relationships
+        positions = [:]
+    }
+
+    /// Equal when the same object gets the same values and changes, however they are held.
+    public static func == (lhs: ChangeRecord, rhs: ChangeRecord) -> Bool {
+        lhs.id == rhs.id && lhs.values == rhs.values && lhs.relationships == rhs.relationships && lhs.positions == rhs.positions
+    }
+
+    /// A record's values by name, or by attribute index of a layout.
+    enum ValueStorage: Sendable {
+        case named([String: AttributeValue?])
+        case laidOut(AttributeLayout, [AttributeValue??])
+
+        var dictionary: [String: AttributeValue?] {
+            switch self {
+            case let .named(values): return values
+            case let .laidOut(layout, values):
+                var result = [String: AttributeValue?](minimumCapacity: values.count)
+                for (index, value) in values.enumerated() { if case let .some(value) = value { result[layout.names[index]] = .some(value) } }
+                return result
+            }
+        }
+    }
+}
+
+/// The attribute names of one entity in the model's order: the index of a laid-out record's
+/// value. One per entity per log read; the merge maps it onto its columns once per layout.
+final class AttributeLayout: Sendable {
+    let names: [String]
+
+    init(names: [String]) { self.names = names }
 }
 
 /// A relationship change in a log.

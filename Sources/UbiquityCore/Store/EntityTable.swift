@@ -28,12 +28,16 @@ final class EntityTable {
     /// Each slot's rank by name (`slots` is in the model's order): the merge visits the slots
     /// a record touches in name order, so every peer records their conflicts alike.
     let slotRankByName: [Int]
+    /// The slots' indexes in name order (the inverse of `slotRankByName`).
+    let slotsByName: [Int]
     /// `UPDATE` statements by the columns they set, made on first use.
     private let updateSQLCache = SQLCache()
     /// `SELECT` statements by the columns they read, made on first use.
     private let selectSQLCache = SQLCache()
     /// The merge's statements on this table, held once prepared.
     let statements = EntityStatements()
+    /// Where the attributes of a log reader's last layout live in this table.
+    private let layoutPlaces = LayoutPlacesCache()
     let quotedName: String
     /// Every column by name, in `columns` order. Statements name their columns: a table's
     /// physical order may differ from the model's (another declaration order of the same
@@ -86,8 +90,10 @@ final class EntityTable {
         self.toOnePlaces = toOnePlaces
         self.slotOfProperty = slotOfProperty
         var rank = Array(repeating: 0, count: slots.count)
-        for (position, index) in slots.indices.sorted(by: { slots[$0].name < slots[$1].name }).enumerated() { rank[index] = position }
+        let byName = slots.indices.sorted(by: { slots[$0].name < slots[$1].name })
+        for (position, index) in byName.enumerated() { rank[index] = position }
         slotRankByName = rank
+        slotsByName = byName
         // Built once: the merge code runs these for every record it applies.
         quotedName = SQLiteDatabase.quote(tableName)
         columnList = columns.map(SQLiteDatabase.quote).joined(separator: ", ")
@@ -148,6 +154,9 @@ final class EntityTable {
         for place in attributePlaces where place.name == name { return (place.column, place.slot) }
         return nil
     }
+
+    /// The places of `layout`'s attributes in this table (worked out once per layout).
+    func places(for layout: AttributeLayout) -> LayoutPlaces { layoutPlaces.places(for: layout, in: self) }
 
     /// The column and slot index of to-one relationship `name`.
     func toOnePlace(_ name: String) -> (column: Int, slot: Int)? {

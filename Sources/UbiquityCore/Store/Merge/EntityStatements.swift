@@ -2,8 +2,9 @@
 /// them from the connection's cache hashed their whole SQL text for every row. Those whose
 /// parameters are all rebound skip `sqlite3_clear_bindings`. Used under the store's lock only.
 final class EntityStatements: @unchecked Sendable {
-    /// The connection they were prepared on: a statement belongs to one.
-    private weak var database: SQLiteDatabase?
+    /// The connection they were prepared on (a statement belongs to one), by its serial: a
+    /// weak reference cost an atomic retain and release per row to load.
+    private var database: UInt64?
     private var insertNewRow: SQLiteStatement?
     private var selects: [[Int]: SQLiteStatement] = [:]
     private var updates: [[Int]: SQLiteStatement] = [:]
@@ -14,8 +15,8 @@ final class EntityStatements: @unchecked Sendable {
 
     /// Forgets the statements of another connection.
     private func use(_ database: SQLiteDatabase) {
-        guard self.database !== database else { return }
-        self.database = database
+        guard self.database != database.serial else { return }
+        self.database = database.serial
         insertNewRow = nil
         selects = [:]
         updates = [:]

@@ -11,17 +11,17 @@ import Foundation
 extension MergeEngine {
     /// Applies `record` (an update) with one `UPDATE` when it is the common case; `false`
     /// when nothing was written and the general path must apply it.
-    func updateInPlace(_ record: ChangeRecord, table: EntityTable, writer: TransactionWriter) throws -> Bool {
+    func updateInPlace(_ record: ChangeRecord, values incoming: IncomingValues, table: EntityTable, writer: TransactionWriter) throws -> Bool {
         guard judge.allowsInPlaceUpdates, judge.isJudging(writer), record.positions.isEmpty else { return false }
         for change in record.relationships.values { if case .toMany = change { return false } }
-        let touched = touchedSlots(of: record, in: table)
-        guard !touched.isEmpty else { return false }
+        // The slots in name order from a mask (no array of them, no sort), as `touchedSlots` lists them.
+        guard let touched = touchedMask(of: record, values: incoming, in: table), touched != 0 else { return false }
         // The values in `incomingValues`' order, gathered without an array per slot.
         var columns: [Int] = [], values: [SQLiteValue] = [], writers: [Int] = []
-        for index in touched {
+        for index in table.slotsByName where touched & (1 << UInt64(index)) != 0 {
             let layout = table.slotLayouts[index]
             for (attribute, column) in layout.attributes {
-                if let value = record.values[attribute] { columns.append(column); values.append(value.sqliteValue) }
+                if let value = incoming.value(attribute, column: column) { columns.append(column); values.append(value.sqliteValue) }
             }
             if let (name, column) = layout.toOne, case let .toOne(target)? = record.relationships[name] {
                 columns.append(column)

@@ -112,17 +112,18 @@ struct MergeEngine {
 
     func apply(_ record: ChangeRecord, isInsert: Bool, writer: TransactionWriter, changes: inout ObjectChanges) throws {
         let table = try table(record.id.entity)
-        if isInsert, try insertIfNew(record, table: table, writer: writer) {
+        let values = IncomingValues(record, table: table)
+        if isInsert, try insertIfNew(record, values: values, table: table, writer: writer) {
             _ = try applyToManyChanges(record, table: table, writer: writer, changes: &changes)
             _ = try applyPositions(record, table: table, writer: writer)
             changes.note(record.id, wasAlive: false, isAlive: true, changed: true)
             return
         }
-        if !isInsert, try updateInPlace(record, table: table, writer: writer) {
+        if !isInsert, try updateInPlace(record, values: values, table: table, writer: writer) {
             changes.note(record.id, wasAlive: true, isAlive: true, changed: true)
             return
         }
-        let touched = touchedSlots(of: record, in: table)
+        let touched = touchedSlots(of: record, values: values, in: table)
         var read = [EntityTable.aliveColumn, EntityTable.versionColumn]
         for index in touched {
             let layout = table.slotLayouts[index]
@@ -152,7 +153,7 @@ struct MergeEngine {
         // Attributes and to-ones, slot by slot: the larger stamp wins the whole slot.
         for index in touched {
             let layout = table.slotLayouts[index]
-            let incoming = incomingValues(of: layout, in: record)
+            let incoming = incomingValues(of: layout, in: record, values: values)
             let current: SlotWriter? = if case let .integer(id) = row[layout.writer] { try slotWriters.writer(id: id) } else { nil }
             let incomingWins = current.map { writer.stamp > $0.stamp } ?? true
             if let current, writer.isConcurrent(withWriteOf: current.stamp.peerID, number: current.number) {
@@ -191,18 +192,15 @@ struct MergeEngine {
 
     /// The common case of an import: an object this store has never seen. One `INSERT … ON
     /// CONFLICT DO NOTHING` writes it whole; `false` sends an existing row down the merge path.
-    func insertIfNew(_ record: ChangeRecord, table: EntityTable, writer: TransactionWriter) throws -> Bool {
+    func insertIfNew(_ record: ChangeRecord, values: IncomingValues, table: EntityTable, writer: TransactionWriter) throws -> Bool {
         // Each column is bound straight from the record (no row array per object); the
         // columns it leaves out stay NULL, as `statement(_:)` cleared every binding.
         let statement = try table.statements.insertNewRow(of: table, in: database)
         try statement.bind(1, at: Int32(EntityTable.aliveColumn + 1))
         try statement.bind(1, at: Int32(EntityTable.versionColumn + 1))
-        // The record's own values are visited (no lookup by name per column of the table), each
-        // found in the table's short list of properties: the reader keys them with the model's
-        // own name strings, which compare equal at once.
+        // The record's own values are visited (no lookup by name per column of the table).
         var written = SlotSet()
-        for (name, value) in record.values {
-            guard let (column, slot) = table.attributePlace(name) else { continue }
+        try values.forEach { column, slot, value in
             try statement.bind(value.sqliteValue, at: Int32(column + 1))
             written.insert(slot)
         }
@@ -221,10 +219,15 @@ struct MergeEngine {
 
     /// The indexes in `table.slots` of the slots `record` writes, in name order (so every peer
     /// records their conflicts alike).
-    func touchedSlots(of record: ChangeRecord, in table: EntityTable) -> [Int] {
+    func touchedSlots(of record: ChangeRecord, values: IncomingValues, in table: EntityTable) -> [Int] {
+        if let mask = touchedMask(of: record, values: values, in: table) {
+            var touched: [Int] = []
+            for index in table.slotsByName where mask & (1 << UInt64(index)) != 0 { touched.append(index) }
+            return touched
+        }
         var touched: [Int] = []
-        for name in record.values.keys {
-            if let index = table.attributePlace(name)?.slot, !touched.contains(index) { touched.append(index) }
+        values.forEach { _, index, _ in
+            if !touched.contains(index) { touched.append(index) }
         }
         for (name, change) in record.relationships {
             if case .toOne = change, let index = table.toOnePlace(name)?.slot, !touched.contains(index) { touched.append(index) }
@@ -233,12 +236,24 @@ struct MergeEngine {
         return touched
     }
 
+    /// The slots `record` writes as a mask (bit = index in `table.slots`), without an array
+    /// or a sort; `nil` when the table has more than 64 slots.
+    func touchedMask(of record: ChangeRecord, values: IncomingValues, in table: EntityTable) -> UInt64? {
+        guard table.slots.count <= 64 else { return nil }
+        var mask: UInt64 = 0
+        values.forEach { _, index, _ in mask |= 1 << UInt64(index) }
+        for (name, change) in record.relationships {
+            if case .toOne = change, let index = table.toOnePlace(name)?.slot { mask |= 1 << UInt64(index) }
+        }
+        return mask
+    }
+
     /// The (column, value) pairs a record writes into one slot. A to-one set to an object that
     /// does not exist (yet) is kept: a reference reads as absent until its target is alive.
-    func incomingValues(of slot: SlotLayout, in record: ChangeRecord) -> [(Int, SQLiteValue)] {
+    func incomingValues(of slot: SlotLayout, in record: ChangeRecord, values: IncomingValues) -> [(Int, SQLiteValue)] {
         var result: [(Int, SQLiteValue)] = []
         for (attribute, column) in slot.attributes {
-            if let value = record.values[attribute] { result.append((column, value.sqliteValue)) }
+            if let value = values.value(attribute, column: column) { result.append((column, value.sqliteValue)) }
         }
         if let (name, column) = slot.toOne, case let .toOne(target)? = record.relationships[name] {
             result.append((column, target.map { .text($0.description) } ?? .null))

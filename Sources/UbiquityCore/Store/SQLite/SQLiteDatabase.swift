@@ -7,6 +7,9 @@ import Foundation
 public final class SQLiteDatabase {
     let handle: OpaquePointer
     public let path: String
+    /// Unique among the connections this process opened (an address can be reused once a
+    /// connection is gone): what holders of its statements compare, without a weak reference.
+    let serial: UInt64 = ConnectionSerials.shared.next()
     private var statements: [String: SQLiteStatement] = [:]
     private var transactionDepth = 0
 
@@ -113,5 +116,19 @@ public final class SQLiteDatabase {
     /// Quotes an identifier for SQL (`"name"`, doubling inner quotes).
     public static func quote(_ identifier: String) -> String {
         "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+/// Hands out `SQLiteDatabase.serial`s.
+private final class ConnectionSerials: @unchecked Sendable {
+    static let shared = ConnectionSerials()
+    private let lock = NSLock()
+    private var last: UInt64 = 0
+
+    func next() -> UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        last += 1
+        return last
     }
 }
