@@ -38,6 +38,22 @@ struct InsertExistingKeyTests {
         #expect(try peer.store.isAlive(thing.id))
     }
 
+    /// A key inserted, deleted and inserted again in one context is one record, of the last object.
+    @Test func aKeyInsertedAgainInOneContextIsOneRecord() throws {
+        let cloud = try TestCloud(model: InsertRecordTests.model, contentName: "Records")
+        let context = try cloud.peer("a").newContext()
+        let first = try context.insert("Thing", key: "k")
+        first["score"] = .double(0.5)
+        let other = try context.insert("Thing", key: "other")
+        other["score"] = .double(0.1)
+        context.delete(first)
+        let again = try context.insert("Thing", key: "k")
+        again["score"] = .double(0.25)
+        let log = try #require(try context.save())
+        #expect(log.inserted.map(\.id) == [again.id, other.id])
+        #expect(log.inserted.first?.values["score"] == .some(.double(0.25)))
+    }
+
     /// Seeded random keys — ASCII and not, control characters, empty, 200 and 201 bytes — give
     /// the ID or the error `GlobalID(entity:key:)` gives.
     @Test(arguments: SeededGenerator.testSeeds(Array(1 ... 8)))

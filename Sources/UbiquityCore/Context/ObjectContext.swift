@@ -85,8 +85,9 @@ public final class ObjectContext {
             }
         }
         if !deletedIDs.isEmpty, deletedIDs.remove(id) != nil { deletionOrder.removeAll { $0 == id } }
-        insertedIDs.insert(id)
-        insertionOrder.append(id)
+        // An object inserted, deleted and inserted again in this context keeps its first place:
+        // listed twice, it made two records of the same object in the log.
+        if insertedIDs.insert(id).inserted { insertionOrder.append(id) }
         return object
     }
 
