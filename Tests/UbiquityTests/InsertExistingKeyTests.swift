@@ -15,7 +15,10 @@ struct InsertExistingKeyTests {
         let thing = try first.insert("Thing", key: "k")
         thing["score"] = .double(0.5)
         #expect(throws: StoreError.objectExists(thing.id)) { try first.insert("Thing", key: "k") }
-        try first.save()
+        // The refused insert leaves the context as it was: the first object, its value, one record.
+        #expect(try first.object(thing.id) === thing)
+        #expect(thing["score"] == .double(0.5))
+        #expect(try #require(try first.save()).inserted.map(\.id) == [thing.id])
 
         let second = peer.newContext()
         #expect(throws: StoreError.objectExists(thing.id)) { try second.insert("Thing", key: "k") }
@@ -29,8 +32,26 @@ struct InsertExistingKeyTests {
         let again = try third.insert("Thing", key: "k")
         again["score"] = .double(0.25)
         #expect(throws: StoreError.objectExists(other.id)) { try third.insert("Thing", key: "other") }
+        // A key refused by the store is not left registered.
+        #expect(try third.object(other.id)?.isInserted == false)
         try third.save()
         #expect(try peer.store.isAlive(thing.id))
+    }
+
+    /// A key inserted, deleted and inserted again in one context is one record, of the last object.
+    @Test func aKeyInsertedAgainInOneContextIsOneRecord() throws {
+        let cloud = try TestCloud(model: InsertRecordTests.model, contentName: "Records")
+        let context = try cloud.peer("a").newContext()
+        let first = try context.insert("Thing", key: "k")
+        first["score"] = .double(0.5)
+        let other = try context.insert("Thing", key: "other")
+        other["score"] = .double(0.1)
+        context.delete(first)
+        let again = try context.insert("Thing", key: "k")
+        again["score"] = .double(0.25)
+        let log = try #require(try context.save())
+        #expect(log.inserted.map(\.id) == [again.id, other.id])
+        #expect(log.inserted.first?.values["score"] == .some(.double(0.25)))
     }
 
     /// Seeded random keys — ASCII and not, control characters, empty, 200 and 201 bytes — give

@@ -58,7 +58,9 @@ public final class ManagedObject {
             if let value, !entity.attributes[index].type.accepts(value) {
                 throw ValidationError.wrongType(entity: entity.name, property: attribute, expected: entity.attributes[index].type, found: value.type)
             }
-            if changedValues.isEmpty, saved == nil { changedValues.reserveCapacity(entity.attributes.count) }
+            // A new storage of the size rather than `reserveCapacity`, which is not specialized
+            // for these types and cost as much as the insertions.
+            if changedValues.isEmpty, saved == nil { changedValues = Dictionary(minimumCapacity: entity.attributes.count) }
             changedValues[attribute] = .some(value)
             return
         }
@@ -72,7 +74,7 @@ public final class ManagedObject {
             transientValues[attribute] = .some(value)
         } else {
             // A new object is usually given most of its values: room for all at once, not by doubling.
-            if changedValues.isEmpty, saved == nil { changedValues.reserveCapacity(entity.attributes.count) }
+            if changedValues.isEmpty, saved == nil { changedValues = Dictionary(minimumCapacity: entity.attributes.count) }
             changedValues[attribute] = .some(value)
         }
     }

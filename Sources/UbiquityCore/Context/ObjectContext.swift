@@ -37,6 +37,8 @@ public final class ObjectContext {
     /// Unsaved placements in ordered to-many relationships: member → `OrderKey`, by the object
     /// and relationship that hold the order.
     var pendingPositions: [ToManyKey: [GlobalID: String]] = [:]
+    /// `insertableEntity`'s last answer, with the store it came from (dropped at a handover).
+    var lastInsertedEntity: InsertedEntity?
 
     struct ToManyKey: Hashable {
         let object: GlobalID
@@ -64,31 +66,71 @@ public final class ObjectContext {
     @discardableResult
     public func insert(_ entityName: String, key: String? = nil) throws -> ManagedObject {
         try followHandover()
-        let entity = try store.model.entity(named: entityName)
-        guard !entity.isAbstract else { throw ModelError.abstractEntity(entityName) }
+        let entity = try insertableEntity(entityName)
         let id = try key.map { try Self.naturalID(entity: entity.name, key: $0) } ?? GlobalID(entity: entityName)
-        if let existing = registered[id] {
-            if !existing.isDeleted { throw StoreError.objectExists(id) }
-        } else if try store.isAlive(id) {
-            throw StoreError.objectExists(id)
+        // Registered first, so the ID is hashed once for the check and the insertion; put back
+        // as it was when the insert is refused.
+        let object = ManagedObject(id: id, entity: entity, context: self, saved: nil)
+        if let existing = registered.updateValue(object, forKey: id) {
+            if !existing.isDeleted {
+                registered[id] = existing
+                throw StoreError.objectExists(id)
+            }
+        } else {
+            let isAlive: Bool
+            do { isAlive = try store.isAlive(id) } catch { registered[id] = nil; throw error }
+            if isAlive {
+                registered[id] = nil
+                throw StoreError.objectExists(id)
+            }
         }
         if !deletedIDs.isEmpty, deletedIDs.remove(id) != nil { deletionOrder.removeAll { $0 == id } }
-        let object = ManagedObject(id: id, entity: entity, context: self, saved: nil)
-        registered[id] = object
-        insertedIDs.insert(id)
-        insertionOrder.append(id)
+        // An object inserted, deleted and inserted again in this context keeps its first place:
+        // listed twice, it made two records of the same object in the log.
+        if insertedIDs.insert(id).inserted { insertionOrder.append(id) }
         return object
+    }
+
+    /// The entity `insert` makes objects of: the last one asked for is kept, since a large
+    /// save inserts many objects of few entities (the model's lookup copied it each time).
+    private func insertableEntity(_ name: String) throws -> EntityDescription {
+        if let last = lastInsertedEntity, last.store === store, last.entity.name == name { return last.entity }
+        let entity = try store.model.entity(named: name)
+        guard !entity.isAbstract else { throw ModelError.abstractEntity(name) }
+        lastInsertedEntity = InsertedEntity(store: store, entity: entity)
+        return entity
+    }
+
+    /// A class, so that checking it copies no description (a tuple of them was copied whole).
+    final class InsertedEntity {
+        let store: PersistentStore
+        let entity: EntityDescription
+
+        init(store: PersistentStore, entity: EntityDescription) {
+            self.store = store
+            self.entity = entity
+        }
     }
 
     /// `GlobalID(entity:key:)` for an entity of the model, whose name the model checked: an
     /// ASCII key is checked on its bytes at once; any other goes through every check (and
     /// throws its error).
     private static func naturalID(entity: String, key: String) throws -> GlobalID {
-        var key = key
-        guard key.withUTF8({ bytes in bytes.allSatisfy { $0 < 0x80 } && GlobalID.isValidASCIIKey(bytes) }) else {
-            return try GlobalID(entity: entity, key: key)
+        var key = key, entity = entity
+        // The text `<entity>/<key>` is written in one go into a string of its size.
+        let text: String? = key.withUTF8 { keyBytes in
+            guard keyBytes.allSatisfy({ $0 < 0x80 }), GlobalID.isValidASCIIKey(keyBytes) else { return nil }
+            return entity.withUTF8 { entityBytes in
+                String(unsafeUninitializedCapacity: entityBytes.count + 1 + keyBytes.count) { buffer in
+                    _ = UnsafeMutableBufferPointer(rebasing: buffer[..<entityBytes.count]).initialize(from: entityBytes)
+                    buffer[entityBytes.count] = UInt8(ascii: "/")
+                    _ = UnsafeMutableBufferPointer(rebasing: buffer[(entityBytes.count + 1)...]).initialize(from: keyBytes)
+                    return buffer.count
+                }
+            }
         }
-        return GlobalID(checkedEntity: entity, description: entity + "/" + key)
+        guard let text else { return try GlobalID(entity: entity, key: key) }
+        return GlobalID(checkedEntity: entity, description: text)
     }
 
     /// The object with `id` as this context sees it, or `nil` if it is not alive.

@@ -20,6 +20,7 @@ extension ObjectContext {
     /// policy decides. Unchanged objects gone from `next` are forgotten.
     private func rebind(to next: PersistentStore) throws {
         store = next
+        lastInsertedEntity = nil
         for (id, object) in registered where !insertedIDs.contains(id) {
             if let snapshot = try next.snapshot(of: id) {
                 object.saved = snapshot

@@ -31,9 +31,12 @@ extension ObjectContext {
         var inserted: [ChangeRecord] = []
         var updates: [GlobalID: ChangeRecord] = [:]
         var updateOrder: [GlobalID] = []
-        for id in insertionOrder where !doomed.contains(id) {
+        inserted.reserveCapacity(insertionOrder.count)
+        var plan: InsertPlan?
+        for id in insertionOrder where doomed.isEmpty || !doomed.contains(id) {
             guard let object = registered[id] else { continue }
-            inserted.append(try insertRecord(for: object))
+            if plan?.entity != object.entity.name { plan = InsertPlan(object.entity) }
+            inserted.append(try insertRecord(for: object, plan: plan!))
         }
         // Filtered before sorting: a large save of new objects has none to sort.
         for object in registered.values.filter({ $0.saved != nil && $0.hasChanges }).sorted(by: { $0.id < $1.id })
@@ -134,7 +137,42 @@ extension ObjectContext {
         object.changedToOne[relationship] ?? object.saved?.toOne[relationship] ?? nil
     }
 
-    private func insertRecord(for object: ManagedObject) throws -> ChangeRecord {
+    /// What `insertRecord` needs of an entity, made once per save and entity rather than per
+    /// object: whether each attribute has rules beyond its kind, and the to-ones all cleared
+    /// (the relationships of every new object that sets none, one dictionary shared by all).
+    struct InsertPlan {
+        /// What `validate` reads of an attribute without rules.
+        struct Kind {
+            let type: AttributeType
+            let isOptional: Bool
+            let allowsExternalStorage: Bool
+            let hasRules: Bool
+        }
+
+        let entity: String
+        let names: [String]
+        let kinds: [Kind]
+        let clearedToOnes: [String: RelationshipChange]
+
+        init(_ entity: EntityDescription) {
+            self.entity = entity.name
+            names = entity.attributes.map(\.name)
+            kinds = entity.attributes.map {
+                Kind(type: $0.type, isOptional: $0.isOptional, allowsExternalStorage: $0.allowsExternalBinaryDataStorage, hasRules: !$0.validation.isEmpty)
+            }
+            var cleared: [String: RelationshipChange] = [:]
+            for relationship in entity.relationships where !relationship.isToMany { cleared[relationship.name] = .toOne(nil) }
+            clearedToOnes = cleared
+        }
+
+        /// The index of attribute `name`: a short scan of the model's own name strings (they
+        /// compare at once) rather than a hash of the name.
+        func index(of name: String) -> Int? {
+            names.count <= 32 ? names.firstIndex(of: name) : nil
+        }
+    }
+
+    private func insertRecord(for object: ManagedObject, plan: InsertPlan) throws -> ChangeRecord {
         var record = ChangeRecord(id: object.id)
         guard object.saved == nil else { return try insertRecord(for: object, reading: record) }
         // A new object's values are the ones set and the defaults of the others: the record
@@ -145,21 +183,32 @@ extension ObjectContext {
             values.reserveCapacity(attributes.count)
             for attribute in attributes where values[attribute.name] == nil { values[attribute.name] = .some(attribute.defaultValue) }
         }
-        // Each value is checked beside its attribute, found by a short scan of the model's own
-        // name strings (they compare at once) rather than by hashing the name.
-        // (Through a buffer: an array's element was copied, description and all, for each call.)
-        let valid = attributes.count <= 32 && attributes.withUnsafeBufferPointer { attributes in
-            for (name, value) in values {
-                guard let index = attributes.firstIndex(where: { $0.name == name }),
-                      (try? attributes[index].validate(value, entity: object.entity.name)) != nil else { return false }
+        // Each value is checked beside its attribute: an attribute without rules needs only
+        // `validate`'s first two checks (a value, of its kind).
+        var valid = true
+        for (name, value) in values {
+            guard let index = plan.index(of: name) else { valid = false; break }
+            let kind = plan.kinds[index]
+            if kind.hasRules {
+                do { try attributes[index].validate(value, entity: plan.entity) } catch { valid = false; break }
+            } else if let value {
+                do {
+                    try AttributeDescription.validateKind(value, type: kind.type, allowsExternalStorage: kind.allowsExternalStorage, property: name, entity: plan.entity)
+                } catch { valid = false; break }
+            } else if !kind.isOptional {
+                valid = false
+                break
             }
-            return true
         }
         // A value that fails is found again in attribute order, so the error is the first one's.
         if !valid { for attribute in attributes { try attribute.validate(values[attribute.name] ?? nil, entity: object.entity.name) } }
         record.values = values
-        for relationship in object.entity.relationships where !relationship.isToMany {
-            record.relationships[relationship.name] = .toOne(changedOrSavedTarget(object, relationship.name))
+        if object.changedToOne.isEmpty {
+            record.relationships = plan.clearedToOnes
+        } else {
+            for relationship in object.entity.relationships where !relationship.isToMany {
+                record.relationships[relationship.name] = .toOne(changedOrSavedTarget(object, relationship.name))
+            }
         }
         return record
     }

@@ -20,6 +20,13 @@ extension AttributeDescription {
     /// The value's kind, the range of its type and finite numbers and dates, without the
     /// attribute's own rules (a default value only has to fit its type).
     public func validateKind(_ value: AttributeValue, entity: String) throws(ValidationError) {
+        try Self.validateKind(value, type: type, allowsExternalStorage: allowsExternalBinaryDataStorage, property: name, entity: entity)
+    }
+
+    /// `validateKind` from the parts of a description it reads (a save checks many values
+    /// against a few attributes without copying their descriptions).
+    static func validateKind(_ value: AttributeValue, type: AttributeType, allowsExternalStorage: Bool, property name: String,
+                             entity: String) throws(ValidationError) {
         guard type.accepts(value) else { throw .wrongType(entity: entity, property: name, expected: type, found: value.type) }
         switch value {
         case let .integer(number):
@@ -29,7 +36,7 @@ extension AttributeDescription {
         case let .float(number):
             if !number.isFinite { throw .notFinite(entity: entity, property: name) }
         case .externalBinary:
-            if !allowsExternalBinaryDataStorage { throw .externalNotAllowed(entity: entity, property: name) }
+            if !allowsExternalStorage { throw .externalNotAllowed(entity: entity, property: name) }
         default:
             break
         }
