@@ -43,41 +43,42 @@ struct DeflateStreamShape: Equatable {
     /// one step. A refill leaves at least 48 bits: a length with its extra bits (≤ 16 + 5) and
     /// a distance with its (≤ 11 + 13) then fit without another, and the reader is checked for
     /// running past the end only when it refills.
-    private static func walkSymbols(_ reader: inout BitReader, litlen: HuffmanCode, distance: HuffmanCode) -> Bool {
-        litlen.withSlots { litlenSlots in
-            distance.withSlots { distanceSlots in
-                while true {
-                    if reader.available < 48 {
-                        reader.refill()
-                        if reader.overran { return false }
-                    }
-                    var symbol: Int
-                    let slot = litlenSlots[reader.low(HuffmanCode.tableBits)]
-                    if slot != 0 {
-                        reader.drop(HuffmanCode.bits(slot))
-                        symbol = HuffmanCode.symbol(slot)
-                        if symbol < 256 { continue }
-                        if symbol == 256 { return true }
-                        guard symbol < 257 + 29 else { return false }
-                    } else {
-                        // A code longer than the table: read bit by bit, then its extra bits.
-                        guard let long = litlen.decode(&reader) else { return false }
-                        symbol = long
-                        if symbol < 256 { continue }
-                        if symbol == 256 { return true }
-                        guard symbol < 257 + 29 else { return false }
-                        reader.dropRefilling(HuffmanCode.Alphabet.litlen.extraBits(symbol))
-                        if reader.available < 48 { reader.refill() }
-                    }
-                    let distanceSlot = distanceSlots[reader.low(HuffmanCode.tableBits)]
-                    if distanceSlot != 0 {
-                        guard HuffmanCode.symbol(distanceSlot) < 30 else { return false }
-                        reader.drop(HuffmanCode.bits(distanceSlot))
-                    } else {
-                        guard let code = distance.decode(&reader), code < 30 else { return false }
-                        reader.dropRefilling(HuffmanCode.Alphabet.distance.extraBits(code))
-                    }
-                }
+    private static func walkSymbols(_ stream: inout BitReader, litlen: HuffmanCode, distance: HuffmanCode) -> Bool {
+        // A local copy of the reader and plain pointers to the tables: the loop keeps them in
+        // registers (through an `inout` or a closure's capture they went to memory every symbol).
+        var reader = stream
+        defer { stream = reader }
+        let litlenSlots = litlen.slots, distanceSlots = distance.slots
+        while true {
+            if reader.available < 48 {
+                reader.refill()
+                if reader.overran { return false }
+            }
+            var symbol: Int
+            let slot = litlenSlots[reader.low(HuffmanCode.tableBits)]
+            if slot != 0 {
+                reader.drop(HuffmanCode.bits(slot))
+                symbol = HuffmanCode.symbol(slot)
+                if symbol < 256 { continue }
+                if symbol == 256 { return true }
+                guard symbol < 257 + 29 else { return false }
+            } else {
+                // A code longer than the table: read bit by bit, then its extra bits.
+                guard let long = litlen.decode(&reader) else { return false }
+                symbol = long
+                if symbol < 256 { continue }
+                if symbol == 256 { return true }
+                guard symbol < 257 + 29 else { return false }
+                reader.dropRefilling(HuffmanCode.Alphabet.litlen.extraBits(symbol))
+                if reader.available < 48 { reader.refill() }
+            }
+            let distanceSlot = distanceSlots[reader.low(HuffmanCode.tableBits)]
+            if distanceSlot != 0 {
+                guard HuffmanCode.symbol(distanceSlot) < 30 else { return false }
+                reader.drop(HuffmanCode.bits(distanceSlot))
+            } else {
+                guard let code = distance.decode(&reader), code < 30 else { return false }
+                reader.dropRefilling(HuffmanCode.Alphabet.distance.extraBits(code))
             }
         }
     }
@@ -161,7 +162,10 @@ private struct BitReader {
 
 /// A canonical Huffman code (RFC 1951 §3.2.2) decoded through a table of the codes up to
 /// `tableBits` long; longer ones, rare, bit by bit.
-private struct HuffmanCode {
+///
+/// A class: its table is one allocation the walk reads through a plain pointer. The fixed
+/// codes are shared by every thread and never change after they are built.
+private final class HuffmanCode: @unchecked Sendable {
     /// What the code's symbols are: the walk takes a length's or a distance's extra bits with its code.
     enum Alphabet {
         case litlen, distance, precode
@@ -183,17 +187,22 @@ private struct HuffmanCode {
     static let tableBits = 11
     /// Per index of `tableBits` stream bits: symbol << 16 | extra bits << 8 | code length, or 0
     /// for a longer code.
-    private var table = [UInt32](repeating: 0, count: 1 << tableBits)
+    let slots = UnsafeMutablePointer<UInt32>.allocate(capacity: 1 << tableBits)
     private var counts = [Int](repeating: 0, count: 16)
     /// Symbols by code length, then value.
     private var sorted: [Int] = []
     let alphabet: Alphabet
 
-    init(_ alphabet: Alphabet) { self.alphabet = alphabet }
+    init(_ alphabet: Alphabet) {
+        self.alphabet = alphabet
+        slots.initialize(repeating: 0, count: 1 << Self.tableBits)
+    }
+
+    deinit { slots.deallocate() }
 
     /// The code of these code lengths, or `nil` if they over-subscribe the code space.
-    init?(_ alphabet: Alphabet, lengths: [UInt8]) {
-        self.alphabet = alphabet
+    convenience init?(_ alphabet: Alphabet, lengths: [UInt8]) {
+        self.init(alphabet)
         guard rebuild(lengths[...]) else { return nil }
     }
 
@@ -201,12 +210,7 @@ private struct HuffmanCode {
     @inline(__always) static func symbol(_ slot: UInt32) -> Int { Int(slot >> 16) }
     @inline(__always) static func bits(_ slot: UInt32) -> Int { Int(slot >> 8 & 0xFF) + Int(slot & 0xFF) }
 
-    /// The table, for a walk that looks up many symbols.
-    @inline(__always) func withSlots<Result>(_ body: (UnsafeBufferPointer<UInt32>) -> Result) -> Result {
-        table.withUnsafeBufferPointer(body)
-    }
-
-    mutating func rebuild(_ lengths: ArraySlice<UInt8>) -> Bool {
+    func rebuild(_ lengths: ArraySlice<UInt8>) -> Bool {
         for index in counts.indices { counts[index] = 0 }
         for length in lengths { counts[Int(length)] += 1 }
         counts[0] = 0
@@ -222,7 +226,7 @@ private struct HuffmanCode {
             sorted[offsets[Int(length)]] = symbol
             offsets[Int(length)] += 1
         }
-        for index in table.indices { table[index] = 0 }
+        slots.update(repeating: 0, count: 1 << Self.tableBits)
         var code = 0
         var next = [Int](repeating: 0, count: 16)
         for length in 1...15 {
@@ -238,7 +242,7 @@ private struct HuffmanCode {
             for bit in 0..<length where value >> bit & 1 == 1 { reversed |= 1 << (length - 1 - bit) }
             let slot = UInt32(symbol) << 16 | UInt32(alphabet.extraBits(symbol)) << 8 | UInt32(length)
             for index in stride(from: reversed, to: 1 << Self.tableBits, by: 1 << length) {
-                table[index] = slot
+                slots[index] = slot
             }
         }
         return true
@@ -246,7 +250,7 @@ private struct HuffmanCode {
 
     @inline(__always) func decode(_ reader: inout BitReader) -> Int? {
         let slot = Int(reader.peek(15) & UInt64((1 << Self.tableBits) - 1))
-        let entry = table.withUnsafeBufferPointer { $0[slot] }
+        let entry = slots[slot]
         if entry != 0 {
             reader.drop(Int(entry & 0xFF))
             return reader.overran ? nil : Self.symbol(entry)
@@ -268,9 +272,9 @@ private struct HuffmanCode {
 
 /// The codes of a dynamic block, rebuilt in place block after block.
 private struct BlockCodes {
-    var litlen = HuffmanCode(.litlen)
-    var distance = HuffmanCode(.distance)
-    private var precode = HuffmanCode(.precode)
+    let litlen = HuffmanCode(.litlen)
+    let distance = HuffmanCode(.distance)
+    private let precode = HuffmanCode(.precode)
     private var lengths = [UInt8](repeating: 0, count: 288 + 32)
 
     static let fixedLitlen = HuffmanCode(.litlen, lengths: (0..<288).map { $0 < 144 ? 8 : $0 < 256 ? 9 : $0 < 280 ? 7 : 8 })!
