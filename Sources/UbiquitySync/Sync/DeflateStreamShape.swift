@@ -40,8 +40,8 @@ struct DeflateStreamShape: Equatable {
     /// Reads a block's symbols up to and including its end-of-block code. The extra bits of a
     /// length code (0–28) and a distance code (0–29) follow RFC 1951's tables; each table slot
     /// holds a code's length and its extra bits together, so a symbol and its extra bits go in
-    /// one step. A refill leaves at least 48 bits: a length with its extra bits (≤ 16 + 5) and
-    /// a distance with its (≤ 11 + 13) then fit without another, and the reader is checked for
+    /// one step. A refill leaves at least 48 bits: a length with its extra bits (≤ 12 + 5) and
+    /// a distance with its (≤ 12 + 13) then fit without another, and the reader is checked for
     /// running past the end only when it refills.
     private static func walkSymbols(_ stream: inout BitReader, litlen: HuffmanCode, distance: HuffmanCode) -> Bool {
         // A local copy of the reader and plain pointers to the tables: the loop keeps them in
@@ -184,7 +184,7 @@ private final class HuffmanCode: @unchecked Sendable {
         }
     }
 
-    static let tableBits = 11
+    static let tableBits = 12
     /// Per index of `tableBits` stream bits: symbol << 16 | extra bits << 8 | code length, or 0
     /// for a longer code.
     let slots = UnsafeMutablePointer<UInt32>.allocate(capacity: 1 << tableBits)
