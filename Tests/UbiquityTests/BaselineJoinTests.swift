@@ -49,4 +49,52 @@ struct BaselineJoinTests {
                     "seed \(seed) trial \(trial): \(chosen.count) baseline(s) joined \(importFirst ? "after" : "before") importing the logs")
         }
     }
+
+    /// One row of a state file changed as no honest peer writes it, and the reason the join
+    /// gives; the last case is a value that passes, to show the file was sound before.
+    static let badRows: [(change: String, reason: String?)] = [
+        ("a_title = x'0102'", "holds a value of the wrong type in title (string expected)"),
+        ("a_zip = 'ninety'", "holds a value of the wrong type in zip (integer expected)"),
+        ("a_zip = 1.5", "holds a value of the wrong type in zip (integer expected)"),
+        ("a_zip = 9e999", "holds a number that is not finite in zip"),
+        ("a_pinned = 'yes'", "holds a value of the wrong type in pinned (boolean expected)"),
+        ("w_title = 987654", "names a writer the file does not hold"),
+        ("alive = 2", "is neither alive nor dead"),
+        ("a_title = 'fine', a_zip = 12345, a_pinned = 1", nil),
+    ]
+
+    @Test("a state file with a bad value or writer is refused with its reason, nothing of it applied",
+          arguments: badRows.indices)
+    func aBadRowIsRefusedWithItsReason(index: Int) throws {
+        let (change, reason) = Self.badRows[index]
+        let cloud = try TestCloud(model: RandomNotesWorkload.model, contentName: "Random")
+        let writer = try cloud.peer("writer", policy: nil)
+        let context = writer.newContext()
+        for key in 0..<5 {
+            let note = try context.insert("Note", key: "n\(key)")
+            note["title"] = .string("note \(key)")
+            note["zip"] = .integer(Int64(key))
+        }
+        try context.save()
+        let path = cloud.root + "/state.sqlite"
+        let knowledge = try writer.store.writeStateFile(to: path)
+        do {
+            let database = try SQLiteDatabase(path: path)
+            try database.execute("UPDATE E_Note SET \(change) WHERE gid = (SELECT min(gid) FROM E_Note)")
+        }
+
+        let joiner = try cloud.peer("joiner", policy: nil)
+        if let reason {
+            #expect {
+                _ = try joiner.store.joinStateFile(at: path, knowledge: knowledge)
+            } throws: { error in
+                "\(error)".hasPrefix("the baseline's ") && "\(error)".hasSuffix(reason)
+            }
+            let notes = try joiner.store.count(FetchRequest(entity: "Note"))
+            #expect(joiner.store.knowledge.entries.isEmpty && notes == 0, "\(change): nothing applied")
+        } else {
+            _ = try joiner.store.joinStateFile(at: path, knowledge: knowledge)
+            #expect(try joiner.store.count(FetchRequest(entity: "Note")) == 5)
+        }
+    }
 }

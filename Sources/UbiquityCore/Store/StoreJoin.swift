@@ -149,22 +149,24 @@ extension PersistentStore {
         let rows = try database.statement("SELECT \(table.columnList) FROM baseline.\(table.quotedName)")
         defer { rows.reset() }
         // Read in place by index: a loop over (attribute, column) pairs copied each attribute's
-        // description for every row.
+        // description for every row. Most values pass on their storage class (and number) alone;
+        // the rest get the full check, whose errors name what is wrong.
         let attributes = table.entity.attributes
         let attributeColumns = attributes.map { Int32(table.attributeColumn[$0.name]!) }
+        let attributeTypes = attributes.map(\.type)
         let toOnes = table.entity.relationships.filter { !$0.isToMany }.map { ($0, Int32(table.toOneColumn[$0.name]!)) }
         let writerColumns = table.slotLayouts.map { Int32($0.writer) }
         // Membership only: looking a writer up copied (and released) its stamp for every slot.
-        let writerIDs = Set(writers.keys)
+        let writerIDs = WriterIDSet(writers.keys)
         while try rows.step() {
             let gid = rows.string(0) ?? ""
             func invalid(_ reason: String) -> StateFileError { .invalid(table: table.tableName, reason: "row \(gid.prefix(80)) \(reason)") }
             guard let id = try? GlobalID(gid), id.entity == table.entity.name else { throw invalid("has an invalid object ID") }
             let alive = rows.int64(Int32(EntityTable.aliveColumn))
             guard alive == 0 || alive == 1 else { throw invalid("is neither alive nor dead") }
-            for index in attributes.indices {
+            for index in attributeColumns.indices {
+                if rows.isNull(attributeColumns[index]) || StateFileValueCheck.passes(rows, column: attributeColumns[index], type: attributeTypes[index]) { continue }
                 let value = rows.value(attributeColumns[index])
-                if value == .null { continue }
                 if case let .real(number) = value, !number.isFinite { throw invalid("holds a number that is not finite in \(attributes[index].name)") }
                 guard let typed = AttributeValue(sqlite: value, type: attributes[index].type) else {
                     throw invalid("holds a value of the wrong type in \(attributes[index].name) (\(attributes[index].type.rawValue) expected)")
@@ -210,7 +212,11 @@ extension PersistentStore {
             try database.execute("INSERT INTO main.\(order.quotedName) (source, target, position, stamp, number) SELECT source, target, position, stamp, number FROM baseline.\(order.quotedName)")
         }
         forgetSlotWriters()
-        return ObjectChanges(inserted: Set(live))
+        // A newcomer's sync adds the newer logs' objects to these (`ObjectChanges.merge`): room for
+        // them up front saves growing the set, which hashes every object of the baseline again.
+        var inserted = Set<GlobalID>(minimumCapacity: live.count + live.count / 8)
+        for id in live { inserted.insert(id) }
+        return ObjectChanges(inserted: inserted)
     }
 
     /// The columns of `table` in `schema`, in their order.
@@ -397,4 +403,26 @@ extension PersistentStore {
 
 private extension SQLiteValue {
     var textValue: String { if case let .text(text) = self { return text } else { return "" } }
+}
+
+/// The ids of a state file's writers, asked once per slot of every row: a table of flags when
+/// the ids are dense (SQLite numbers them from 1), a set otherwise.
+private struct WriterIDSet {
+    private var flags: [Bool] = []
+    private var others: Set<Int64> = []
+
+    init(_ ids: some Collection<Int64>) {
+        let largest = ids.max() ?? 0
+        if ids.allSatisfy({ $0 >= 0 }), largest < Int64(ids.count) * 4 + 1_024 {
+            flags = [Bool](repeating: false, count: Int(largest) + 1)
+            for id in ids { flags[Int(id)] = true }
+        } else {
+            others = Set(ids)
+        }
+    }
+
+    func contains(_ id: Int64) -> Bool {
+        if !flags.isEmpty { return id >= 0 && id < Int64(flags.count) && flags[Int(id)] }
+        return others.contains(id)
+    }
 }

@@ -38,17 +38,48 @@ struct DeflateStreamShape: Equatable {
     }
 
     /// Reads a block's symbols up to and including its end-of-block code. The extra bits of a
-    /// length code (0–28) and a distance code (0–29) follow RFC 1951's tables, computed here.
-    private static func walkSymbols(_ reader: inout BitReader, litlen: HuffmanCode, distance: HuffmanCode) -> Bool {
+    /// length code (0–28) and a distance code (0–29) follow RFC 1951's tables; each table slot
+    /// holds a code's length and its extra bits together, so a symbol and its extra bits go in
+    /// one step. A refill leaves at least 48 bits: a length with its extra bits (≤ 12 + 5) and
+    /// a distance with its (≤ 12 + 13) then fit without another, and the reader is checked for
+    /// running past the end only when it refills.
+    private static func walkSymbols(_ stream: inout BitReader, litlen: HuffmanCode, distance: HuffmanCode) -> Bool {
+        // A local copy of the reader and plain pointers to the tables: the loop keeps them in
+        // registers (through an `inout` or a closure's capture they went to memory every symbol).
+        var reader = stream
+        defer { stream = reader }
+        let litlenSlots = litlen.slots, distanceSlots = distance.slots
         while true {
-            guard let symbol = litlen.decode(&reader) else { return false }
-            if symbol < 256 { continue }
-            if symbol == 256 { return true }
-            let length = symbol - 257
-            guard length < 29 else { return false }
-            reader.dropRefilling(length < 8 || length == 28 ? 0 : (length - 4) >> 2)
-            guard let code = distance.decode(&reader), code < 30 else { return false }
-            reader.dropRefilling(code < 4 ? 0 : (code - 2) >> 1)
+            if reader.available < 48 {
+                reader.refill()
+                if reader.overran { return false }
+            }
+            var symbol: Int
+            let slot = litlenSlots[reader.low(HuffmanCode.tableBits)]
+            if slot != 0 {
+                reader.drop(HuffmanCode.bits(slot))
+                symbol = HuffmanCode.symbol(slot)
+                if symbol < 256 { continue }
+                if symbol == 256 { return true }
+                guard symbol < 257 + 29 else { return false }
+            } else {
+                // A code longer than the table: read bit by bit, then its extra bits.
+                guard let long = litlen.decode(&reader) else { return false }
+                symbol = long
+                if symbol < 256 { continue }
+                if symbol == 256 { return true }
+                guard symbol < 257 + 29 else { return false }
+                reader.dropRefilling(HuffmanCode.Alphabet.litlen.extraBits(symbol))
+                if reader.available < 48 { reader.refill() }
+            }
+            let distanceSlot = distanceSlots[reader.low(HuffmanCode.tableBits)]
+            if distanceSlot != 0 {
+                guard HuffmanCode.symbol(distanceSlot) < 30 else { return false }
+                reader.drop(HuffmanCode.bits(distanceSlot))
+            } else {
+                guard let code = distance.decode(&reader), code < 30 else { return false }
+                reader.dropRefilling(HuffmanCode.Alphabet.distance.extraBits(code))
+            }
         }
     }
 }
@@ -59,7 +90,8 @@ private struct BitReader {
     let count: Int
     private var position = 0
     private var buffer: UInt64 = 0
-    private var available = 0
+    /// Bits in `buffer` not yet consumed (the walk refills below 48).
+    private(set) var available = 0
 
     init(base: UnsafePointer<UInt8>, count: Int) {
         self.base = base
@@ -91,6 +123,9 @@ private struct BitReader {
         if available < bits { refill() }
         return buffer & ((1 << UInt64(bits)) - 1)
     }
+
+    /// The next `bits` as they stand in the buffer (the caller made sure enough are there).
+    @inline(__always) func low(_ bits: Int) -> Int { Int(truncatingIfNeeded: buffer) & (1 << bits - 1) }
 
     @inline(__always) mutating func drop(_ bits: Int) {
         buffer >>= UInt64(bits)
@@ -127,22 +162,55 @@ private struct BitReader {
 
 /// A canonical Huffman code (RFC 1951 §3.2.2) decoded through a table of the codes up to
 /// `tableBits` long; longer ones, rare, bit by bit.
-private struct HuffmanCode {
-    static let tableBits = 10
-    /// Per index of `tableBits` stream bits: symbol << 4 | code length, or 0 for a longer code.
-    private var table = [UInt16](repeating: 0, count: 1 << tableBits)
+///
+/// A class: its table is one allocation the walk reads through a plain pointer. The fixed
+/// codes are shared by every thread and never change after they are built.
+private final class HuffmanCode: @unchecked Sendable {
+    /// What the code's symbols are: the walk takes a length's or a distance's extra bits with its code.
+    enum Alphabet {
+        case litlen, distance, precode
+
+        /// The extra bits that follow `symbol` (RFC 1951 §3.2.5); 0 for symbols that take none or are invalid.
+        func extraBits(_ symbol: Int) -> Int {
+            switch self {
+            case .litlen:
+                let length = symbol - 257
+                return length < 8 || length >= 28 ? 0 : (length - 4) >> 2
+            case .distance:
+                return symbol < 4 || symbol >= 30 ? 0 : (symbol - 2) >> 1
+            case .precode:
+                return 0
+            }
+        }
+    }
+
+    static let tableBits = 12
+    /// Per index of `tableBits` stream bits: symbol << 16 | extra bits << 8 | code length, or 0
+    /// for a longer code.
+    let slots = UnsafeMutablePointer<UInt32>.allocate(capacity: 1 << tableBits)
     private var counts = [Int](repeating: 0, count: 16)
     /// Symbols by code length, then value.
     private var sorted: [Int] = []
+    let alphabet: Alphabet
 
-    init() {}
+    init(_ alphabet: Alphabet) {
+        self.alphabet = alphabet
+        slots.initialize(repeating: 0, count: 1 << Self.tableBits)
+    }
+
+    deinit { slots.deallocate() }
 
     /// The code of these code lengths, or `nil` if they over-subscribe the code space.
-    init?(lengths: [UInt8]) {
+    convenience init?(_ alphabet: Alphabet, lengths: [UInt8]) {
+        self.init(alphabet)
         guard rebuild(lengths[...]) else { return nil }
     }
 
-    mutating func rebuild(_ lengths: ArraySlice<UInt8>) -> Bool {
+    /// A table slot's symbol, and the bits its code and extra bits take.
+    @inline(__always) static func symbol(_ slot: UInt32) -> Int { Int(slot >> 16) }
+    @inline(__always) static func bits(_ slot: UInt32) -> Int { Int(slot >> 8 & 0xFF) + Int(slot & 0xFF) }
+
+    func rebuild(_ lengths: ArraySlice<UInt8>) -> Bool {
         for index in counts.indices { counts[index] = 0 }
         for length in lengths { counts[Int(length)] += 1 }
         counts[0] = 0
@@ -158,7 +226,7 @@ private struct HuffmanCode {
             sorted[offsets[Int(length)]] = symbol
             offsets[Int(length)] += 1
         }
-        for index in table.indices { table[index] = 0 }
+        slots.update(repeating: 0, count: 1 << Self.tableBits)
         var code = 0
         var next = [Int](repeating: 0, count: 16)
         for length in 1...15 {
@@ -172,8 +240,9 @@ private struct HuffmanCode {
             guard length <= Self.tableBits else { continue }
             var reversed = 0
             for bit in 0..<length where value >> bit & 1 == 1 { reversed |= 1 << (length - 1 - bit) }
+            let slot = UInt32(symbol) << 16 | UInt32(alphabet.extraBits(symbol)) << 8 | UInt32(length)
             for index in stride(from: reversed, to: 1 << Self.tableBits, by: 1 << length) {
-                table[index] = UInt16(symbol << 4 | length)
+                slots[index] = slot
             }
         }
         return true
@@ -181,10 +250,10 @@ private struct HuffmanCode {
 
     @inline(__always) func decode(_ reader: inout BitReader) -> Int? {
         let slot = Int(reader.peek(15) & UInt64((1 << Self.tableBits) - 1))
-        let entry = table.withUnsafeBufferPointer { $0[slot] }
+        let entry = slots[slot]
         if entry != 0 {
-            reader.drop(Int(entry & 15))
-            return reader.overran ? nil : Int(entry >> 4)
+            reader.drop(Int(entry & 0xFF))
+            return reader.overran ? nil : Self.symbol(entry)
         }
         // A code longer than the table: bit by bit, the codes of each length in turn.
         var code = 0, first = 0, index = 0
@@ -203,13 +272,13 @@ private struct HuffmanCode {
 
 /// The codes of a dynamic block, rebuilt in place block after block.
 private struct BlockCodes {
-    var litlen = HuffmanCode()
-    var distance = HuffmanCode()
-    private var precode = HuffmanCode()
+    let litlen = HuffmanCode(.litlen)
+    let distance = HuffmanCode(.distance)
+    private let precode = HuffmanCode(.precode)
     private var lengths = [UInt8](repeating: 0, count: 288 + 32)
 
-    static let fixedLitlen = HuffmanCode(lengths: (0..<288).map { $0 < 144 ? 8 : $0 < 256 ? 9 : $0 < 280 ? 7 : 8 })!
-    static let fixedDistance = HuffmanCode(lengths: [UInt8](repeating: 5, count: 32))!
+    static let fixedLitlen = HuffmanCode(.litlen, lengths: (0..<288).map { $0 < 144 ? 8 : $0 < 256 ? 9 : $0 < 280 ? 7 : 8 })!
+    static let fixedDistance = HuffmanCode(.distance, lengths: [UInt8](repeating: 5, count: 32))!
     private static let precodeOrder = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
 
     mutating func readDynamic(_ reader: inout BitReader) -> Bool {
