@@ -120,7 +120,22 @@ public struct DirectoryEntry: Sendable, Equatable {
 
     /// The entry at `path` (not following a symbolic link), or `nil` when there is none.
     public static func at(_ path: String) -> DirectoryEntry? {
-        DirectoryEntry(name: path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path, path: path)
+        DirectoryEntry(name: name(of: path), path: path)
+    }
+
+    /// What follows the last `/` of `path` (all of it without one): found by bytes in an ASCII
+    /// path (where bytes and characters split alike), by characters in any other.
+    static func name(of path: String) -> String {
+        var bytes = path
+        let cut = bytes.withUTF8 { utf8 -> Int?? in
+            guard !utf8.contains(where: { $0 >= 0x80 }) else { return nil }
+            return .some(utf8.lastIndex(of: UInt8(ascii: "/")))
+        }
+        switch cut {
+        case let .some(.some(slash)): return String(decoding: path.utf8.dropFirst(slash + 1), as: UTF8.self)
+        case .some(.none): return path
+        case .none: return path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+        }
     }
 
     private init?(name: String, path: String) {
