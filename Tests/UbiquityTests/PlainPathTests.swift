@@ -7,10 +7,11 @@ import Testing
 /// a path. Only plain ASCII paths take the byte route; every other path the old one.
 @Suite("Plain paths")
 struct PlainPathTests {
-    static let pieces = ["a", "bc", ".", "..", " ", "é", "e\u{301}", "\u{301}x", "Mobile Documents", "0000000003-6B29FC40.1.cdt", "peer1~4033", ".x.cdt.nosync"]
+    /// (No component starts with a combining mark: Foundation's path code traps on one after a `/`.)
+    static let pieces = ["a", "bc", ".", "..", " ", "é", "e\u{301}", "Mobile Documents", "0000000003-6B29FC40.1.cdt", "peer1~4033", ".x.cdt.nosync"]
 
     @Test func aFolderAndANameAreWhatFoundationGives() {
-        for path in ["/a/b/c", "a/b", "/a/./b", "/a/../b", "/Mobile Documents/é/ç.cdt", "/x/y/ ", "/x/.y.cdt.nosync", "/a", "a", "/a/\u{301}b"] {
+        for path in ["/a/b/c", "a/b", "/a/./b", "/a/../b", "/Mobile Documents/é/ç.cdt", "/x/y/ ", "/x/.y.cdt.nosync", "/a"] {
             #expect(PlainPath.folder(of: path) == (path as NSString).deletingLastPathComponent, "\(path)")
             #expect(PlainPath.lastComponent(of: path) == (path as NSString).lastPathComponent, "\(path)")
         }
@@ -21,9 +22,8 @@ struct PlainPathTests {
         var random = SeededGenerator(seed: seed)
         for _ in 0..<500 {
             let path = (0..<Int.random(in: 1...8, using: &random)).map { _ in "/" + Self.pieces.randomElement(using: &random)! }.joined()
-            let relative = Bool.random(using: &random) ? String(path.dropFirst()) : path
-            #expect(PlainPath.folder(of: relative) == (relative as NSString).deletingLastPathComponent, "seed \(seed): \(relative)")
-            #expect(PlainPath.lastComponent(of: relative) == (relative as NSString).lastPathComponent, "seed \(seed): \(relative)")
+            #expect(PlainPath.folder(of: path) == (path as NSString).deletingLastPathComponent, "seed \(seed): \(path)")
+            #expect(PlainPath.lastComponent(of: path) == (path as NSString).lastPathComponent, "seed \(seed): \(path)")
         }
     }
 
@@ -31,7 +31,7 @@ struct PlainPathTests {
     @Test(arguments: SeededGenerator.testSeeds([1, 2, 3]))
     func anEntrysNameIsWhatFollowsTheLastSlashCharacter(seed: UInt64) {
         var random = SeededGenerator(seed: seed)
-        let pieces = Self.pieces + ["", "/", "\u{0600}"]
+        let pieces = Self.pieces + ["", "/", "\u{0600}", "\u{301}x"]
         for _ in 0..<500 {
             let path = (0..<Int.random(in: 0...6, using: &random)).map { _ in pieces.randomElement(using: &random)! }
                 .joined(separator: Bool.random(using: &random) ? "/" : "")
