@@ -45,8 +45,8 @@ public enum AtomicFile {
     /// The folder of `path` and a fresh temporary name beside it, hidden and `.nosync` so no
     /// reader and no file-sync tool takes it for the file.
     static func temporaryPath(for path: String) -> (directory: String, temporary: String) {
-        let directory = (path as NSString).deletingLastPathComponent
-        return (directory, directory + "/." + (path as NSString).lastPathComponent + "." + UUID().uuidString.prefix(8) + temporarySuffix)
+        let directory = PlainPath.folder(of: path)
+        return (directory, directory + "/." + PlainPath.lastComponent(of: path) + "." + UUID().uuidString.prefix(8) + temporarySuffix)
     }
 
     /// Gives the open file `seconds` since 1970 as its access and modification times.

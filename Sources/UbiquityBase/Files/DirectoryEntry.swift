@@ -64,42 +64,49 @@ public struct DirectoryEntry: Sendable, Equatable {
     public static func typedNames(_ path: String) -> [(name: String, type: ListedType)] {
         guard let directory = opendir(path) else { return [] }
         defer { closedir(directory) }
-        var listed: [(bytes: [UInt8], type: ListedType)] = []
+        // Every name's bytes go into one buffer (no array per name): a sync lists many folders.
+        var bytes: [UInt8] = [], listed: [(start: Int, count: Int, type: ListedType)] = []
         var ascii = true
         while let entry = readdir(directory) {
-            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
-            guard bytes != [UInt8(ascii: ".")] && bytes != [UInt8(ascii: "."), UInt8(ascii: ".")] else { continue }
+            let start = bytes.count
+            withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                for byte in raw {
+                    if byte == 0 { break }
+                    if byte >= 0x80 { ascii = false }
+                    bytes.append(byte)
+                }
+            }
+            let count = bytes.count - start, dot = UInt8(ascii: ".")
+            if count == 0 || (bytes[start] == dot && (count == 1 || (count == 2 && bytes[start + 1] == dot))) {
+                bytes.removeLast(count)
+                continue
+            }
             let type: ListedType
             switch Int32(entry.pointee.d_type) {
             case Int32(DT_REG): type = .regular
             case Int32(DT_DIR): type = .directory
             case Int32(DT_LNK): type = .symbolicLink
             case Int32(DT_UNKNOWN):
-                guard let file = DirectoryEntry.at(path + "/" + String(decoding: bytes, as: UTF8.self)) else { continue }
+                guard let file = DirectoryEntry.at(path + "/" + String(decoding: bytes[start...], as: UTF8.self)) else {
+                    bytes.removeLast(count)
+                    continue
+                }
                 type = file.isRegularFile ? .regular : file.isDirectory ? .directory : file.isSymbolicLink ? .symbolicLink : .other
             default: type = .other
             }
-            if ascii && !bytes.allSatisfy({ $0 < 0x80 }) { ascii = false }
-            listed.append((bytes, type))
+            listed.append((start, count, type))
         }
-        // Sorted as `String` sorts: for ASCII names that is byte order, compared without
-        // building the strings first (a big folder's sort was a profile's hot spot); any other
-        // name takes `String`'s Unicode order.
-        guard ascii else {
-            return listed.map { (String(decoding: $0.bytes, as: UTF8.self), $0.type) }.sorted { $0.name < $1.name }
-        }
-        listed.sort { precedes($0.bytes, $1.bytes) }
-        return listed.map { (String(decoding: $0.bytes, as: UTF8.self), $0.type) }
-    }
-
-    /// Byte-wise lexicographic order.
-    private static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        a.withUnsafeBufferPointer { a in
-            b.withUnsafeBufferPointer { b in
-                let common = min(a.count, b.count)
-                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+        return bytes.withUnsafeBufferPointer { buffer in
+            let name = { (start: Int, count: Int) in String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<start + count]), as: UTF8.self) }
+            // Sorted as `String` sorts: for ASCII names that is byte order, compared without
+            // building the strings first (a big folder's sort was a profile's hot spot); any other
+            // name takes `String`'s Unicode order.
+            guard ascii else { return listed.map { (name($0.start, $0.count), $0.type) }.sorted { $0.name < $1.name } }
+            listed.sort { a, b in
+                let order = memcmp(buffer.baseAddress! + a.start, buffer.baseAddress! + b.start, min(a.count, b.count))
                 return order != 0 ? order < 0 : a.count < b.count
             }
+            return listed.map { (name($0.start, $0.count), $0.type) }
         }
     }
 
@@ -120,7 +127,22 @@ public struct DirectoryEntry: Sendable, Equatable {
 
     /// The entry at `path` (not following a symbolic link), or `nil` when there is none.
     public static func at(_ path: String) -> DirectoryEntry? {
-        DirectoryEntry(name: path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path, path: path)
+        DirectoryEntry(name: name(of: path), path: path)
+    }
+
+    /// What follows the last `/` of `path` (all of it without one): found by bytes in an ASCII
+    /// path (where bytes and characters split alike), by characters in any other.
+    static func name(of path: String) -> String {
+        var bytes = path
+        let cut = bytes.withUTF8 { utf8 -> Int?? in
+            guard !utf8.contains(where: { $0 >= 0x80 }) else { return nil }
+            return .some(utf8.lastIndex(of: UInt8(ascii: "/")))
+        }
+        switch cut {
+        case let .some(.some(slash)): return String(decoding: path.utf8.dropFirst(slash + 1), as: UTF8.self)
+        case .some(.none): return path
+        case .none: return path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+        }
     }
 
     private init?(name: String, path: String) {

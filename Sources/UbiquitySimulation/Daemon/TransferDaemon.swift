@@ -470,23 +470,8 @@ public final class TransferDaemon {
 
     private func read(_ path: String) -> [UInt8]? { try? AtomicFile.read(path, limit: 1 << 30) }
 
-    /// `path`'s folder as `NSString.deletingLastPathComponent` gives it, which costs ~100k
-    /// instructions a call: a plain path (a `/` after its start, none doubled or trailing) is
-    /// cut at its last `/` byte; anything else goes to Foundation.
-    static func folder(of path: String) -> String {
-        let slash = UInt8(ascii: "/")
-        var previous: UInt8 = 0, last: String.Index?
-        for index in path.utf8.indices {
-            let byte = path.utf8[index]
-            if byte == slash {
-                if previous == slash { return (path as NSString).deletingLastPathComponent }
-                last = index
-            }
-            previous = byte
-        }
-        guard let last, last != path.startIndex, previous != slash else { return (path as NSString).deletingLastPathComponent }
-        return String(path[..<last])
-    }
+    /// `path`'s folder as `NSString.deletingLastPathComponent` gives it, cut by bytes when it is a plain path.
+    static func folder(of path: String) -> String { PlainPath.folder(of: path) }
 
     /// Writes atomically, keeping the modification time of `source` as file-sync tools do.
     private func write(_ bytes: [UInt8], to path: String, like source: String?) -> Bool {

@@ -112,8 +112,15 @@ package struct ContainerEntry: Sendable, Equatable {
 
     /// The entries of `directory`, a folder of kind `folder` of `location`, classified; none when
     /// it is not a real folder below the root (`ContainerLocation.isConfined`). One listing, no `lstat`.
+    /// A log folder's listing is kept across syncs while the folder does not change (`LogFolderListings`).
     package static func list(_ directory: String, as folder: Folder, of location: ContainerLocation) -> [ContainerEntry] {
+        if folder == .logs { return LogFolderListings.list(directory, of: location) }
         guard folder == .root || location.isConfined(directory) else { return [] }
+        return listed(directory, as: folder, of: location)
+    }
+
+    /// The entries of `directory`, listed and classified now (its confinement already checked).
+    package static func listed(_ directory: String, as folder: Folder, of location: ContainerLocation) -> [ContainerEntry] {
         let opened = OpenFolder(directory)
         return DirectoryEntry.typedNames(directory).map { listed in
             ContainerEntry(name: listed.name, directory: directory, type: listed.type,

@@ -14,28 +14,54 @@ extension ContainerLocation {
     /// byte for byte, where bytes and characters split alike) walks the path's bytes in one
     /// buffer; it makes the same `lstat` calls, in the same order, with the same answer as
     /// `DirectoryEntry.isRealFolder`, which takes any other case.
-    package func isConfined(_ directory: String) -> Bool {
-        let root = ubiquityRoot.utf8
-        let path = directory.utf8
-        guard path.count > root.count + 1, path.starts(with: root), path[path.index(path.startIndex, offsetBy: root.count)] == UInt8(ascii: "/"),
-              path.allSatisfy({ $0 < 0x80 }) else {
-            return DirectoryEntry.isRealFolder(directory, below: ubiquityRoot)
+    package func isConfined(_ directory: String) -> Bool { confinement(of: directory).isConfined }
+
+    /// `isConfined(directory)`, with the folder's own `lstat` when the byte walk made it (an
+    /// ASCII path below the root): a listing keyed by the folder's signature needs no more.
+    package func confinement(of directory: String) -> (isConfined: Bool, folder: stat?) {
+        var path = directory, root = ubiquityRoot
+        let walked: Walk? = path.withUTF8 { path in root.withUTF8 { root in Self.walkConfined(path, below: root) } }
+        switch walked {
+        case let .confined(folder)?: return (true, folder)
+        case .outside?: return (false, nil)
+        case nil: return (DirectoryEntry.isRealFolder(directory, below: ubiquityRoot), nil)
         }
-        var current = Array(root)
-        current.reserveCapacity(path.count + 1)
-        for component in path.dropFirst(root.count + 1).split(separator: UInt8(ascii: "/")) {
-            if component.elementsEqual("..".utf8) || component.elementsEqual(".".utf8) { return false }
-            current.append(UInt8(ascii: "/"))
-            current.append(contentsOf: component)
-            current.append(0)
-            var info = stat()
-            let found = current.withUnsafeBufferPointer { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { lstat($0.baseAddress!, &info) }
+    }
+
+    private enum Walk {
+        /// Every folder is real; the last one's `lstat` (none for a path that ends in `/`-only components).
+        case confined(stat?)
+        case outside
+    }
+
+    /// `isConfined` on the bytes of an ASCII `path` that spells `root` and a `/`: `lstat` of
+    /// each folder from the root down, every component ended in turn by a NUL in one buffer;
+    /// `nil` for any other path.
+    private static func walkConfined(_ path: UnsafeBufferPointer<UInt8>, below root: UnsafeBufferPointer<UInt8>) -> Walk? {
+        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+        guard path.count > root.count + 1, path[root.count] == slash, root.isEmpty || memcmp(path.baseAddress!, root.baseAddress!, root.count) == 0,
+              !path.contains(where: { $0 >= 0x80 || $0 == 0 }) else { return nil }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: path.count + 1) { buffer in
+            for (index, byte) in path.enumerated() { buffer[index] = CChar(bitPattern: byte) }
+            buffer[path.count] = 0
+            var start = root.count + 1, last: stat?
+            while start < path.count {
+                var end = start
+                while end < path.count && path[end] != slash { end += 1 }
+                let length = end - start
+                defer { start = end + 1 }
+                if length == 0 { continue } // a doubled slash: no component (as `split` omits it)
+                if path[start] == dot && (length == 1 || (length == 2 && path[start + 1] == dot)) { return .outside }
+                let ending = buffer[end]
+                buffer[end] = 0
+                var info = stat()
+                let found = lstat(buffer.baseAddress!, &info)
+                buffer[end] = ending
+                guard found == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return .outside }
+                last = info
             }
-            current.removeLast()
-            guard found == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return false }
+            return .confined(last)
         }
-        return true
     }
 
     /// The names in `directory`, sorted (with `regularFilesOnly`, of regular files only); none

@@ -22,9 +22,12 @@ public struct ContainerLocation: Sendable, Equatable {
         self.contentURL = contentURL
         self.contentName = contentName
         self.modelHash = modelHash
+        ubiquityRoot = cloud + "/" + "\(identityToken)/\(containerIdentifier)/\(contentURL)"
     }
 
-    public var ubiquityRoot: String { cloud + "/" + rootInCloud }
+    /// `<cloud>/<token>/<container id>/<content URL>`: made once, since every path of the
+    /// container and every confinement check starts with it.
+    public let ubiquityRoot: String
 
     /// The ubiquity root relative to the cloud, `<token>/<container id>/<content URL>` (as a
     /// transfer daemon names files).

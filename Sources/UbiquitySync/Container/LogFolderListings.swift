@@ -1,0 +1,74 @@
+import Foundation
+import Synchronization
+import UbiquityBase
+
+/// Classified listings of peers' log folders, kept across syncs: a sync lists every peer's log
+/// folder, and most of them have not changed since the last one. A listing is reused only while
+/// the folder's `lstat` (inode, size, modification and change times, which any entry added,
+/// removed or renamed in it changes) is the one it was made under, and is kept only when the
+/// folder's last change lay over `DirectoryEntry.settlingTime` in the past when it was looked
+/// at: the kernel stamps a change with a clock that may lag by one tick, so any change after
+/// that look gets a later change time (`DirectoryEntry.settledSignature`, for files).
+package enum LogFolderListings {
+    /// Folders kept at most (all are dropped past it: the cache only saves work).
+    static let capacity = 4096
+
+    private struct Listing {
+        let signature: Signature
+        let entries: [ContainerEntry]
+    }
+
+    private struct Signature: Equatable {
+        let device: UInt64, inode: UInt64, size: Int64, links: UInt64
+        let modified: Int, modifiedNanoseconds: Int, changed: Int, changedNanoseconds: Int
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            size = Int64(info.st_size)
+            links = UInt64(info.st_nlink)
+            modified = info.st_mtim.tv_sec
+            modifiedNanoseconds = info.st_mtim.tv_nsec
+            changed = info.st_ctim.tv_sec
+            changedNanoseconds = info.st_ctim.tv_nsec
+        }
+
+        /// Whether the last change lies over the settling time before `now`.
+        func settled(before now: Double) -> Bool {
+            Double(changed) + Double(changedNanoseconds) / 1e9 < now - DirectoryEntry.settlingTime
+        }
+    }
+
+    private static let listings = Mutex<[String: Listing]>([:])
+
+    /// Whether a listing of `directory` is kept (for tests).
+    package static func isKept(_ directory: String) -> Bool { listings.withLock { $0[directory] != nil } }
+
+    /// `ContainerEntry.list(directory, as: .logs, of: location)`: the entries of the log folder
+    /// `directory`, from the kept listing when the folder has not changed since.
+    static func list(_ directory: String, of location: ContainerLocation) -> [ContainerEntry] {
+        // Read before the folder's `lstat`: a change after that look gets a change time after it.
+        let now = Date().timeIntervalSince1970
+        let confinement = location.confinement(of: directory)
+        guard confinement.isConfined else { return [] }
+        guard let folder = confinement.folder else { return ContainerEntry.listed(directory, as: .logs, of: location) }
+        let signature = Signature(folder)
+        if let kept = listings.withLock({ $0[directory] }), kept.signature == signature {
+            let opened = OpenFolder(directory)
+            return kept.entries.map { ContainerEntry(name: $0.name, directory: directory, type: $0.type, kind: $0.kind, folder: opened) }
+        }
+        let entries = ContainerEntry.listed(directory, as: .logs, of: location)
+        let settled = signature.settled(before: now)
+        listings.withLock { kept in
+            if !settled {
+                kept[directory] = nil
+                return
+            }
+            if kept.count >= capacity { kept.removeAll() }
+            kept[directory] = Listing(signature: signature, entries: entries.map {
+                ContainerEntry(name: $0.name, directory: directory, type: $0.type, kind: $0.kind)
+            })
+        }
+        return entries
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+@testable import Ubiquity
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A peer's log folder listed by a sync is kept while the folder does not change
+/// (`LogFolderListings`): whatever happens to the folder, fast or after it settled, a listing
+/// gives what listing it afresh gives.
+@Suite("Kept log folder listings")
+struct LogFolderListingTests {
+    let cloud = NSTemporaryDirectory() + "ubiquity-listings-" + UUID().uuidString
+
+    @Test(arguments: SeededGenerator.testSeeds([1, 2]))
+    func aKeptListingIsWhatAFreshOneGives(seed: UInt64) throws {
+        defer { try? FileManager.default.removeItem(atPath: cloud) }
+        let location = ContainerLocation(cloud: cloud, identityToken: "token", containerIdentifier: "iCloud.listings", contentURL: "CoreData",
+                                         contentName: "Notes", modelHash: "hash")
+        let folder = location.logDirectory(of: "alice~device")
+        try AtomicFile.makeDirectory(folder)
+        var random = SeededGenerator(seed: seed)
+        let names = (1...6).map { TransactionLog.fileName(number: Int64($0)) } + [ContainerLocation.receiptName, "x.nosync", "other"]
+        var kept = 0
+        for step in 0..<60 {
+            let name = names.randomElement(using: &random)!, path = folder + "/" + name
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0, 1: try? AtomicFile.write(Array("\(step)".utf8), to: path)
+            case 2: unlink(path)
+            case 3: // a new name and its removal within one clock tick leave the folder's size as it was
+                try? AtomicFile.write([1], to: path + ".1.cdt")
+                unlink(path + ".1.cdt")
+            default: // a file becomes a folder of the same name, or the reverse
+                if rmdir(path) != 0 { unlink(path); mkdir(path, 0o755) }
+            }
+            if step % 7 == 6 { usleep(150_000) } // let the folder settle, so its listing is kept
+            let fresh = ContainerEntry.listed(folder, as: .logs, of: location)
+            #expect(ContainerEntry.list(folder, as: .logs, of: location) == fresh, "seed \(seed), step \(step)")
+            if LogFolderListings.isKept(folder) {
+                kept += 1
+                #expect(ContainerEntry.list(folder, as: .logs, of: location) == fresh, "seed \(seed), step \(step), kept")
+            }
+        }
+        #expect(kept > 0, "some listings were kept")
+        // A folder out of the container (a link on the way) lists nothing, kept or not.
+        #expect(symlink(folder, location.contentDirectory(of: "alice~device") + "/link") == 0)
+        #expect(ContainerEntry.list(location.contentDirectory(of: "alice~device") + "/link", as: .logs, of: location).isEmpty)
+    }
+}
