@@ -46,4 +46,24 @@ struct LogFolderListingTests {
         #expect(symlink(folder, location.contentDirectory(of: "alice~device") + "/link") == 0)
         #expect(ContainerEntry.list(location.contentDirectory(of: "alice~device") + "/link", as: .logs, of: location).isEmpty)
     }
+
+    /// A kept listing is used for `maximumAge` at most: on a file system with coarse times, or
+    /// a share stamped by another machine's clock, a name added in the kept look's tick leaves
+    /// the folder's signature as it was, and only listing again finds it.
+    @Test func aKeptListingExpires() throws {
+        defer { try? FileManager.default.removeItem(atPath: cloud) }
+        let location = ContainerLocation(cloud: cloud, identityToken: "token", containerIdentifier: "iCloud.listings", contentURL: "CoreData",
+                                         contentName: "Notes", modelHash: "hash")
+        let folder = location.logDirectory(of: "bob~device")
+        try AtomicFile.makeDirectory(folder)
+        try AtomicFile.write([1], to: folder + "/" + TransactionLog.fileName(number: 1))
+        usleep(150_000) // settled, so the listing is kept
+        _ = ContainerEntry.list(folder, as: .logs, of: location)
+        let listedAt = try #require(LogFolderListings.keptAt(folder))
+        #expect(LogFolderListings.isUsable(folder, at: listedAt + LogFolderListings.maximumAge / 2))
+        #expect(!LogFolderListings.isUsable(folder, at: listedAt + LogFolderListings.maximumAge))
+        // Past its age the folder is listed again and the listing kept anew, from that look.
+        _ = LogFolderListings.list(folder, of: location, now: listedAt + LogFolderListings.maximumAge + 0.5)
+        #expect(LogFolderListings.keptAt(folder) == listedAt + LogFolderListings.maximumAge + 0.5)
+    }
 }

@@ -9,13 +9,22 @@ import UbiquityBase
 /// folder's last change lay over `DirectoryEntry.settlingTime` in the past when it was looked
 /// at: the kernel stamps a change with a clock that may lag by one tick, so any change after
 /// that look gets a later change time (`DirectoryEntry.settledSignature`, for files).
+///
+/// A kept listing is also used for at most `maximumAge` seconds: a folder's times are only as
+/// fine as its file system keeps them (FAT's two seconds) and, on a network share, come from
+/// another machine's clock, so a name added in the same tick as the kept look could leave the
+/// signature as it was. Listing again after `maximumAge` bounds how long such a name can hide.
 package enum LogFolderListings {
     /// Folders kept at most (all are dropped past it: the cache only saves work).
     static let capacity = 4096
+    /// Seconds a kept listing is used at most before the folder is listed again.
+    package static let maximumAge = 1.0
 
     private struct Listing {
         let signature: Signature
         let entries: [ContainerEntry]
+        /// When it was listed (the clock read before the folder's `lstat`).
+        let listedAt: Double
     }
 
     private struct Signature: Equatable {
@@ -44,16 +53,28 @@ package enum LogFolderListings {
     /// Whether a listing of `directory` is kept (for tests).
     package static func isKept(_ directory: String) -> Bool { listings.withLock { $0[directory] != nil } }
 
+    /// When the kept listing of `directory` was made, if one is kept (for tests).
+    package static func keptAt(_ directory: String) -> Double? { listings.withLock { $0[directory]?.listedAt } }
+
+    /// Whether the kept listing of `directory` would be used at `now` (for tests): not older than `maximumAge`.
+    package static func isUsable(_ directory: String, at now: Double) -> Bool {
+        listings.withLock { $0[directory].map { now - $0.listedAt < maximumAge } ?? false }
+    }
+
     /// `ContainerEntry.list(directory, as: .logs, of: location)`: the entries of the log folder
     /// `directory`, from the kept listing when the folder has not changed since.
     static func list(_ directory: String, of location: ContainerLocation) -> [ContainerEntry] {
         // Read before the folder's `lstat`: a change after that look gets a change time after it.
-        let now = Date().timeIntervalSince1970
+        list(directory, of: location, now: Date().timeIntervalSince1970)
+    }
+
+    /// `list(_:of:)` with the clock read by the caller, before anything else.
+    package static func list(_ directory: String, of location: ContainerLocation, now: Double) -> [ContainerEntry] {
         let confinement = location.confinement(of: directory)
         guard confinement.isConfined else { return [] }
         guard let folder = confinement.folder else { return ContainerEntry.listed(directory, as: .logs, of: location) }
         let signature = Signature(folder)
-        if let kept = listings.withLock({ $0[directory] }), kept.signature == signature {
+        if let kept = listings.withLock({ $0[directory] }), kept.signature == signature, now - kept.listedAt < maximumAge {
             let opened = OpenFolder(directory)
             return kept.entries.map { ContainerEntry(name: $0.name, directory: directory, type: $0.type, kind: $0.kind, folder: opened) }
         }
@@ -67,7 +88,7 @@ package enum LogFolderListings {
             if kept.count >= capacity { kept.removeAll() }
             kept[directory] = Listing(signature: signature, entries: entries.map {
                 ContainerEntry(name: $0.name, directory: directory, type: $0.type, kind: $0.kind)
-            })
+            }, listedAt: now)
         }
         return entries
     }
