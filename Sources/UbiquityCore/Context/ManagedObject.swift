@@ -8,8 +8,10 @@ public final class ManagedObject {
     unowned let context: ObjectContext
     /// The state last read from the store; `nil` for an object inserted in this context.
     var saved: ObjectSnapshot?
-    /// Unsaved attribute values: by index of the entity's attributes for a new object, by name for a read one.
-    var changedValues: PendingValues
+    /// Unsaved attribute values: by index of the entity's attributes for a new object, by name
+    /// for a read one. Used on the context's thread only and never across a call that reaches
+    /// it again, so Swift's run-time check of exclusive access (two per value set) is left out.
+    @exclusivity(unchecked) var changedValues: PendingValues
     var changedToOne: [String: GlobalID?] = [:]
     /// Transient attributes' values: kept here only, never saved.
     var transientValues: [String: AttributeValue?] = [:]

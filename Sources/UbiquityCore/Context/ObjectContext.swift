@@ -23,9 +23,12 @@ public final class ObjectContext {
     /// Called after each successful save with the committed log (the peer exports from here).
     public var didSave: ((TransactionLog, ObjectChanges) -> Void)?
 
-    var registered: [GlobalID: ManagedObject] = [:]
-    var insertedIDs: Set<GlobalID> = []
-    var insertionOrder: [GlobalID] = []
+    // Touched for every object inserted; the context is used on one thread and no access to
+    // these spans a call that reaches them again, so Swift's run-time check of exclusive
+    // access is left out of them.
+    @exclusivity(unchecked) var registered: [GlobalID: ManagedObject] = [:]
+    @exclusivity(unchecked) var insertedIDs: Set<GlobalID> = []
+    @exclusivity(unchecked) var insertionOrder: [GlobalID] = []
     var deletedIDs: Set<GlobalID> = []
     var deletionOrder: [GlobalID] = []
     /// Unsaved pair changes of pair-stored relationships, keyed by the owning side.
