@@ -8,16 +8,22 @@ public final class ManagedObject {
     unowned let context: ObjectContext
     /// The state last read from the store; `nil` for an object inserted in this context.
     var saved: ObjectSnapshot?
-    var changedValues: [String: AttributeValue?] = [:]
+    /// Unsaved attribute values: by index of the entity's attributes for a new object, by name
+    /// for a read one. Used on the context's thread only and never across a call that reaches
+    /// it again, so Swift's run-time check of exclusive access (two per value set) is left out.
+    @exclusivity(unchecked) var changedValues: PendingValues
     var changedToOne: [String: GlobalID?] = [:]
     /// Transient attributes' values: kept here only, never saved.
     var transientValues: [String: AttributeValue?] = [:]
 
-    init(id: GlobalID, entity: EntityDescription, context: ObjectContext, saved: ObjectSnapshot?) {
+    /// `layout`: the names of `entity.attributes`, for a new object (`saved` is `nil`), whose
+    /// values are then held by index.
+    init(id: GlobalID, entity: EntityDescription, context: ObjectContext, saved: ObjectSnapshot?, layout: AttributeLayout? = nil) {
         self.id = id
         self.entity = entity
         self.context = context
         self.saved = saved
+        changedValues = PendingValues(layout: saved == nil ? layout : nil)
     }
 
     /// Inserted in this context and not saved yet.
@@ -58,10 +64,8 @@ public final class ManagedObject {
             if let value, !entity.attributes[index].type.accepts(value) {
                 throw ValidationError.wrongType(entity: entity.name, property: attribute, expected: entity.attributes[index].type, found: value.type)
             }
-            // A new storage of the size rather than `reserveCapacity`, which is not specialized
-            // for these types and cost as much as the insertions.
-            if changedValues.isEmpty, saved == nil { changedValues = Dictionary(minimumCapacity: entity.attributes.count) }
-            changedValues[attribute] = .some(value)
+            // A new object's values lie by the attribute's index: no name is hashed.
+            if changedValues.layout != nil { changedValues.set(.some(value), at: index) } else { changedValues[attribute] = .some(value) }
             return
         }
         guard let description = entity.attribute(attribute) ?? entity.transientAttribute(attribute) else {
@@ -73,8 +77,6 @@ public final class ManagedObject {
         if description.isTransient {
             transientValues[attribute] = .some(value)
         } else {
-            // A new object is usually given most of its values: room for all at once, not by doubling.
-            if changedValues.isEmpty, saved == nil { changedValues = Dictionary(minimumCapacity: entity.attributes.count) }
             changedValues[attribute] = .some(value)
         }
     }

@@ -23,9 +23,12 @@ public final class ObjectContext {
     /// Called after each successful save with the committed log (the peer exports from here).
     public var didSave: ((TransactionLog, ObjectChanges) -> Void)?
 
-    var registered: [GlobalID: ManagedObject] = [:]
-    var insertedIDs: Set<GlobalID> = []
-    var insertionOrder: [GlobalID] = []
+    // Touched for every object inserted; the context is used on one thread and no access to
+    // these spans a call that reaches them again, so Swift's run-time check of exclusive
+    // access is left out of them.
+    @exclusivity(unchecked) var registered: [GlobalID: ManagedObject] = [:]
+    @exclusivity(unchecked) var insertedIDs: Set<GlobalID> = []
+    @exclusivity(unchecked) var insertionOrder: [GlobalID] = []
     var deletedIDs: Set<GlobalID> = []
     var deletionOrder: [GlobalID] = []
     /// Unsaved pair changes of pair-stored relationships, keyed by the owning side.
@@ -39,6 +42,8 @@ public final class ObjectContext {
     var pendingPositions: [ToManyKey: [GlobalID: String]] = [:]
     /// `insertableEntity`'s last answer, with the store it came from (dropped at a handover).
     var lastInsertedEntity: InsertedEntity?
+    /// The attribute layout of each entity `insert` made objects of, with the store whose model it is from.
+    var attributeLayouts: [String: (store: PersistentStore, layout: AttributeLayout)] = [:]
 
     struct ToManyKey: Hashable {
         let object: GlobalID
@@ -66,11 +71,12 @@ public final class ObjectContext {
     @discardableResult
     public func insert(_ entityName: String, key: String? = nil) throws -> ManagedObject {
         try followHandover()
-        let entity = try insertableEntity(entityName)
+        let inserted = try insertableEntity(entityName)
+        let entity = inserted.entity
         let id = try key.map { try Self.naturalID(entity: entity.name, key: $0) } ?? GlobalID(entity: entityName)
         // Registered first, so the ID is hashed once for the check and the insertion; put back
         // as it was when the insert is refused.
-        let object = ManagedObject(id: id, entity: entity, context: self, saved: nil)
+        let object = ManagedObject(id: id, entity: entity, context: self, saved: nil, layout: inserted.layout)
         if let existing = registered.updateValue(object, forKey: id) {
             if !existing.isDeleted {
                 registered[id] = existing
@@ -93,22 +99,35 @@ public final class ObjectContext {
 
     /// The entity `insert` makes objects of: the last one asked for is kept, since a large
     /// save inserts many objects of few entities (the model's lookup copied it each time).
-    private func insertableEntity(_ name: String) throws -> EntityDescription {
-        if let last = lastInsertedEntity, last.store === store, last.entity.name == name { return last.entity }
+    private func insertableEntity(_ name: String) throws -> InsertedEntity {
+        if let last = lastInsertedEntity, last.store === store, last.entity.name == name { return last }
         let entity = try store.model.entity(named: name)
         guard !entity.isAbstract else { throw ModelError.abstractEntity(name) }
-        lastInsertedEntity = InsertedEntity(store: store, entity: entity)
-        return entity
+        // One layout per entity and store, so the merge and the log writer, which work out
+        // where a layout's values go once per layout met, do it once even when entities alternate.
+        let layout: AttributeLayout
+        if let known = attributeLayouts[name], known.store === store {
+            layout = known.layout
+        } else {
+            layout = AttributeLayout(names: entity.attributes.map(\.name))
+            attributeLayouts[name] = (store, layout)
+        }
+        let inserted = InsertedEntity(store: store, entity: entity, layout: layout)
+        lastInsertedEntity = inserted
+        return inserted
     }
 
     /// A class, so that checking it copies no description (a tuple of them was copied whole).
     final class InsertedEntity {
         let store: PersistentStore
         let entity: EntityDescription
+        /// The names of `entity.attributes`: new objects hold their values by this index.
+        let layout: AttributeLayout
 
-        init(store: PersistentStore, entity: EntityDescription) {
+        init(store: PersistentStore, entity: EntityDescription, layout: AttributeLayout) {
             self.store = store
             self.entity = entity
+            self.layout = layout
         }
     }
 

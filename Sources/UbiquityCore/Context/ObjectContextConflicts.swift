@@ -46,7 +46,7 @@ extension ObjectContext {
             let kind: MergeConflict.Kind = current == nil ? .deletedInStore : (deletedIDs.contains(id) ? .deletedInContext : .updated)
             conflicts.append(MergeConflict(
                 object: id, kind: kind, snapshot: Self.flatten(saved), persisted: current.map(Self.flatten) ?? [:],
-                changes: object.changedValues.merging(object.changedToOne.mapValues { $0.map { AttributeValue.string($0.description) } }) { a, _ in a },
+                changes: object.changedValues.dictionary.merging(object.changedToOne.mapValues { $0.map { AttributeValue.string($0.description) } }) { a, _ in a },
                 toMany: toMany, cachedVersion: saved.version, persistedVersion: current?.version))
         }
         return conflicts
@@ -73,7 +73,7 @@ extension ObjectContext {
         case .deletedInStore, .deletedInContext:
             try keepStore(conflict)
         case .updated:
-            for name in Array(object.changedValues.keys) where conflict.persisted[name] != conflict.snapshot[name] {
+            for name in object.changedValues.names where conflict.persisted[name] != conflict.snapshot[name] {
                 object.changedValues[name] = nil
             }
             for name in Array(object.changedToOne.keys) where conflict.persisted[name] != conflict.snapshot[name] {

@@ -21,6 +21,7 @@ extension ObjectContext {
     private func rebind(to next: PersistentStore) throws {
         store = next
         lastInsertedEntity = nil
+        attributeLayouts = [:]
         for (id, object) in registered where !insertedIDs.contains(id) {
             if let snapshot = try next.snapshot(of: id) {
                 object.saved = snapshot

@@ -35,7 +35,9 @@ extension ObjectContext {
         var plan: InsertPlan?
         for id in insertionOrder where doomed.isEmpty || !doomed.contains(id) {
             guard let object = registered[id] else { continue }
-            if plan?.entity != object.entity.name { plan = InsertPlan(object.entity) }
+            if plan?.entity != object.entity.name || plan?.layout !== object.changedValues.layout {
+                plan = InsertPlan(object.entity, layout: object.changedValues.layout)
+            }
             inserted.append(try insertRecord(for: object, plan: plan!))
         }
         // Filtered before sorting: a large save of new objects has none to sort.
@@ -150,12 +152,15 @@ extension ObjectContext {
         }
 
         let entity: String
+        /// The layout of the new objects' values this plan is for (`nil`: values by name).
+        let layout: AttributeLayout?
         let names: [String]
         let kinds: [Kind]
         let clearedToOnes: [String: RelationshipChange]
 
-        init(_ entity: EntityDescription) {
+        init(_ entity: EntityDescription, layout: AttributeLayout?) {
             self.entity = entity.name
+            self.layout = layout
             names = entity.attributes.map(\.name)
             kinds = entity.attributes.map {
                 Kind(type: $0.type, isOptional: $0.isOptional, allowsExternalStorage: $0.allowsExternalBinaryDataStorage, hasRules: !$0.validation.isEmpty)
@@ -173,11 +178,11 @@ extension ObjectContext {
     }
 
     private func insertRecord(for object: ManagedObject, plan: InsertPlan) throws -> ChangeRecord {
+        guard object.saved == nil else { return try insertRecord(for: object, reading: ChangeRecord(id: object.id)) }
+        if let layout = plan.layout, layout.names.count == plan.names.count { return try laidOutInsertRecord(for: object, layout: layout, plan: plan) }
         var record = ChangeRecord(id: object.id)
-        guard object.saved == nil else { return try insertRecord(for: object, reading: record) }
-        // A new object's values are the ones set and the defaults of the others: the record
-        // starts from the object's own dictionary (shared, not copied) and adds the defaults.
-        var values = object.changedValues
+        // A new object's values are the ones set and the defaults of the others.
+        var values = object.changedValues.dictionary
         let attributes = object.entity.attributes
         if values.count < attributes.count {
             values.reserveCapacity(attributes.count)
@@ -213,6 +218,46 @@ extension ObjectContext {
         return record
     }
 
+    /// `insertRecord` of a new object whose values lie by index of `layout` (its entity's
+    /// attributes, as `plan`'s): the record starts from the object's own array (shared, not
+    /// copied, when every value is set) and adds the defaults; it is laid out the same way.
+    private func laidOutInsertRecord(for object: ManagedObject, layout: AttributeLayout, plan: InsertPlan) throws -> ChangeRecord {
+        let attributes = object.entity.attributes
+        var values = object.changedValues.byIndex
+        if object.changedValues.count < attributes.count {
+            if values.isEmpty { values = Array(repeating: .none, count: attributes.count) }
+            for index in values.indices { if case .none = values[index] { values[index] = .some(attributes[index].defaultValue) } }
+        }
+        // Each value is checked beside its attribute: an attribute without rules needs only
+        // `validate`'s first two checks (a value, of its kind).
+        var valid = true
+        for index in values.indices {
+            let kind = plan.kinds[index], value = values[index] ?? nil
+            if kind.hasRules {
+                do { try attributes[index].validate(value, entity: plan.entity) } catch { valid = false; break }
+            } else if let value {
+                do {
+                    try AttributeDescription.validateKind(value, type: kind.type, allowsExternalStorage: kind.allowsExternalStorage,
+                                                          property: plan.names[index], entity: plan.entity)
+                } catch { valid = false; break }
+            } else if !kind.isOptional {
+                valid = false
+                break
+            }
+        }
+        // A value that fails is found again in attribute order, so the error is the first one's.
+        if !valid { for index in attributes.indices { try attributes[index].validate(values[index] ?? nil, entity: object.entity.name) } }
+        var record = ChangeRecord(id: object.id, layout: layout, values: values)
+        if object.changedToOne.isEmpty {
+            record.relationships = plan.clearedToOnes
+        } else {
+            for relationship in object.entity.relationships where !relationship.isToMany {
+                record.relationships[relationship.name] = .toOne(changedOrSavedTarget(object, relationship.name))
+            }
+        }
+        return record
+    }
+
     /// `insertRecord` of an inserted object that holds a saved state: every value read as the context sees it.
     private func insertRecord(for object: ManagedObject, reading record: ChangeRecord) throws -> ChangeRecord {
         var record = record
@@ -229,7 +274,7 @@ extension ObjectContext {
 
     private func updateRecord(for object: ManagedObject) throws -> ChangeRecord {
         var record = ChangeRecord(id: object.id)
-        var names = Set(object.changedValues.keys)
+        var names = Set(object.changedValues.names)
         // A change to one member of a merge group logs the whole group.
         for group in object.entity.mergeGroups where !names.isDisjoint(with: group) { names.formUnion(group) }
         for name in names.sorted() {

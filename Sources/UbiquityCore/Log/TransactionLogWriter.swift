@@ -23,6 +23,11 @@ struct TransactionLogWriter {
     private var lastNames: [(name: String, canonicalKey: [UInt8])] = []
     /// A record's values in `lastNames`' order (room kept from record to record).
     private var ordered: [AttributeValue??] = []
+    /// For laid-out records: the last layout met, which of its values were set, and the
+    /// indices of those in key order with their names and canonical key bytes.
+    private var lastLayout: AttributeLayout?
+    private var layoutPresence: [Bool] = []
+    private var layoutOrder: [(index: Int, name: String, canonicalKey: [UInt8])] = []
 
     /// The canonical bytes of the keys every record has (`CanonicalEncoding.appendKey`).
     private static let entityKey = canonicalKey("entity"), gidKey = canonicalKey("gid")
@@ -120,6 +125,10 @@ struct TransactionLogWriter {
         }
         plist.key("values", at: 3, of: entry)
         canonical.append(contentsOf: Self.valuesKey)
+        if case let .laidOut(layout, values) = record.valueStorage {
+            writeValues(values, of: layout, at: 3, of: entry)
+            return
+        }
         if !orderByLastNames(record.values) {
             lastNames = record.values.keys.sorted(by: CanonicalEncoding.precedes).map { ($0, Self.canonicalKey($0)) }
             ordered = lastNames.map { record.values[$0.name] }
@@ -131,6 +140,36 @@ struct TransactionLogWriter {
             let (name, canonicalKey) = lastNames[index]
             entryScalar(name, canonicalKey, ordered[index]!.plistValue, at: index, of: values)
         }
+    }
+
+    /// The `values` dictionary of a laid-out record (a save's new objects): the order of its
+    /// names is worked out once per layout and set of values set, not per record.
+    private mutating func writeValues(_ values: [AttributeValue??], of layout: AttributeLayout, at index: Int,
+                                      of container: BinaryPlistStream.Container) {
+        if lastLayout !== layout || !hasLayoutPresence(values) {
+            lastLayout = layout
+            layoutPresence = values.map { if case .some = $0 { true } else { false } }
+            layoutOrder = values.indices.filter { layoutPresence[$0] }
+                .sorted { CanonicalEncoding.precedes(layout.names[$0], layout.names[$1]) }
+                .map { ($0, layout.names[$0], Self.canonicalKey(layout.names[$0])) }
+        }
+        let dictionary = plist.openDictionary(count: layoutOrder.count)
+        plist.child(dictionary, at: index, of: container)
+        CanonicalEncoding.appendDictionaryHeader(count: layoutOrder.count, to: &canonical)
+        for position in layoutOrder.indices {
+            let (valueIndex, name, canonicalKey) = layoutOrder[position]
+            entryScalar(name, canonicalKey, values[valueIndex]!.plistValue, at: position, of: dictionary)
+        }
+    }
+
+    /// Whether `values` sets exactly the indices `layoutOrder` was made for.
+    private func hasLayoutPresence(_ values: [AttributeValue??]) -> Bool {
+        guard values.count == layoutPresence.count else { return false }
+        for index in values.indices {
+            let isSet = if case .some = values[index] { true } else { false }
+            if isSet != layoutPresence[index] { return false }
+        }
+        return true
     }
 
     /// Puts the values in `ordered`, in `lastNames`' order, when `values` has exactly those
