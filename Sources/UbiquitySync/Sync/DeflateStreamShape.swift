@@ -47,8 +47,9 @@ struct DeflateStreamShape: Equatable {
     /// A block's end is its end-of-block code, the stream's last symbol; after it come only the
     /// zero bits that pad the last byte (libdeflate writes them as zeros, as zlib does). A dynamic
     /// block's header gives that code, so the end is the one place in the last byte where the
-    /// code stands followed only by zeros. The true end is always such a place; when it is the
-    /// only one, it is the end. A stored block ends on its last byte.
+    /// code stands followed only by zeros. The true end is always such a place; a second one
+    /// would need a code of zeros only (shifted, it must match itself and end in the padding),
+    /// and when there are two the stream is walked. A stored block ends on its last byte.
     static func ofSingleBlock(_ bytes: UnsafeRawBufferPointer) -> DeflateStreamShape? {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count >= 2 else { return nil }
         var reader = BitReader(base: base, count: bytes.count)
