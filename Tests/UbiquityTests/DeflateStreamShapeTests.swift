@@ -85,4 +85,54 @@ struct DeflateStreamShapeTests {
             }
         }
     }
+
+    /// Compresses `bytes` by libdeflate at `level` into one complete raw deflate stream.
+    static func compress(_ bytes: [UInt8], level: Int32) throws -> [UInt8] {
+        let compressor = try #require(libdeflate_alloc_compressor(level))
+        defer { libdeflate_free_compressor(compressor) }
+        var stream = [UInt8](repeating: 0, count: libdeflate_deflate_compress_bound(compressor, bytes.count))
+        let produced = bytes.withUnsafeBytes { source in
+            stream.withUnsafeMutableBytes { libdeflate_deflate_compress(compressor, source.baseAddress, source.count, $0.baseAddress, $0.count) }
+        }
+        try #require(produced > 0)
+        return Array(stream.prefix(produced))
+    }
+
+    @Test("a one-block stream's end, found from its header and last byte, is where the walk and zlib find it",
+          arguments: [Int32(0), 1, 6, 12])
+    func singleBlockAgreesWithWalk(level: Int32) throws {
+        var inputs: [(name: String, bytes: [UInt8])] = Self.inputs
+        for seed in UInt64(1)...40 {
+            let size = [2, 9, 100, 1_000, 5_000, 30_000, 65_536][Int(seed % 7)]
+            inputs.append(("store-like \(size), seed \(seed)", storeLikeBytes(size, seed: seed)))
+            inputs.append(("skewed \(size), seed \(seed)", Self.skewedBytes(size, seed: seed)))
+            var random = SeededGenerator(seed: seed)
+            inputs.append(("random \(size), seed \(seed)", (0..<size).map { _ in UInt8.random(in: 0...255, using: &random) }))
+        }
+        var found = 0
+        for input in inputs {
+            let stream = try Self.compress(input.bytes, level: level)
+            let walked = try #require(stream.withUnsafeBytes { DeflateStreamShape.of($0) }, "level \(level), \(input.name)")
+            guard let fromEnds = stream.withUnsafeBytes({ DeflateStreamShape.ofSingleBlock($0) }) else { continue }
+            found += 1
+            #expect(fromEnds == walked, "level \(level), \(input.name)")
+            #expect(fromEnds == (try Self.zlibShape(stream, expectedSize: input.bytes.count)), "level \(level), \(input.name)")
+            // Only a stream that is one block has one.
+            #expect(walked.finalBlockBit == 0, "level \(level), \(input.name)")
+        }
+        // The shortcut is taken for most of them (else the zip writer walks every block again).
+        #expect(found * 2 > inputs.count, "level \(level): \(found) of \(inputs.count) found from their ends")
+    }
+
+    @Test("a damaged one-block stream is not given an end from its header")
+    func damagedSingleBlock() throws {
+        let stream = try Self.compress(storeLikeBytes(30_000, seed: 5), level: 1)
+        #expect(stream.withUnsafeBytes { DeflateStreamShape.ofSingleBlock($0) } != nil)
+        // Not final, a reserved block type, a header cut short: no shape.
+        for damage in [{ (bytes: inout [UInt8]) in bytes[0] &= 0xFE }, { bytes in bytes[0] |= 0b110 }, { bytes in bytes = Array(bytes.prefix(3)) }] {
+            var damaged = stream
+            damage(&damaged)
+            #expect(damaged.withUnsafeBytes { DeflateStreamShape.ofSingleBlock($0) } == nil)
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 // A store's merge state as a standalone SQLite file: what a baseline carries. It holds the
@@ -16,8 +17,36 @@ extension PersistentStore {
     package func writeStateFile(to path: String) throws -> KnowledgeVector {
         try locked {
             try? FileManager.default.removeItem(atPath: path)
+            return try copyState(into: path) {}
+        }
+    }
+
+    /// The merge state as the bytes of the SQLite file `writeStateFile` would write, built in
+    /// memory (an attached `:memory:` database, then `sqlite3_serialize`), and the knowledge it
+    /// holds. A baseline roll deflates these bytes straight away: no file is written and read
+    /// back, and SQLite's pages go to memory rather than through the file system. The image
+    /// takes as much memory as the state, so a caller keeps this to modest stores.
+    package func stateFileImage() throws -> (image: SQLiteImage, knowledge: KnowledgeVector) {
+        try locked {
+            var image: SQLiteImage?
+            let knowledge = try copyState(into: ":memory:") {
+                var size: sqlite3_int64 = 0
+                guard let bytes = sqlite3_serialize(database.handle, "snapshot", &size, 0) else {
+                    throw SQLiteError(code: SQLITE_NOMEM, message: "cannot serialize the state (\(size) bytes)", sql: nil)
+                }
+                image = SQLiteImage(bytes: bytes, count: Int(size))
+            }
+            guard let image else { throw SQLiteError(code: SQLITE_INTERNAL, message: "the state was never serialized", sql: nil) }
+            return (image, knowledge)
+        }
+    }
+
+    /// Copies the merge state into a new database attached from `target` (a path or `:memory:`)
+    /// and runs `finish` while it is still attached. The caller holds the store's lock.
+    private func copyState(into target: String, finish: () throws -> Void) throws -> KnowledgeVector {
+        do {
             database.resetActiveStatements()
-            try database.execute("ATTACH DATABASE \(SQLiteDatabase.quoteLiteral(path)) AS snapshot")
+            try database.execute("ATTACH DATABASE \(SQLiteDatabase.quoteLiteral(target)) AS snapshot")
             defer { try? database.execute("DETACH DATABASE snapshot") }
             // A scratch file: the baseline that carries it is made durable, not the file itself.
             try database.execute("PRAGMA snapshot.journal_mode = OFF; PRAGMA snapshot.synchronous = OFF")
@@ -44,6 +73,7 @@ extension PersistentStore {
                     if let value = try metadata.value(key) { try snapshotMetadata.set(key, value) }
                 }
             }
+            try finish()
             return knowledgeCache
         }
     }
@@ -67,5 +97,24 @@ extension PersistentStore {
     /// The size of the store file in bytes (for the baseline heuristics).
     public var fileSize: Int64 {
         ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.int64Value ?? 0
+    }
+}
+
+/// The bytes of a whole SQLite database file that SQLite allocated (`sqlite3_serialize`);
+/// freed when the image goes.
+package final class SQLiteImage {
+    private let bytes: UnsafeMutablePointer<UInt8>
+    package let count: Int
+
+    init(bytes: UnsafeMutablePointer<UInt8>, count: Int) {
+        self.bytes = bytes
+        self.count = count
+    }
+
+    deinit { sqlite3_free(bytes) }
+
+    /// Runs `body` with the image's bytes, valid only during the call.
+    package func withUnsafeBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try body(UnsafeRawBufferPointer(start: bytes, count: count))
     }
 }

@@ -99,6 +99,11 @@ enum BaselineArchive {
     /// level, into an archive as small as zlib's default level 6 made.
     static let deflateLevel: Int32 = 1
 
+    /// A store file up to this size has its state built in memory for a roll
+    /// (`PersistentStore.stateFileImage`); a larger one's state goes through a file, so a roll
+    /// never holds more than about this much of it in memory.
+    static let inMemoryStateLimit: Int64 = 256 << 20
+
     /// Zips a baseline into `path` (a temporary `.nosync` path; the caller renames it into
     /// place), durable (fsynced) when this returns. The store file is archived first and its
     /// SHA-256 taken in the same pass: the metadata written after it carries that checksum
@@ -107,10 +112,26 @@ enum BaselineArchive {
     @discardableResult
     static func write(metadata: BaselineMetadata, model: ObjectModel, storeFile: String, to path: String,
                       level: Int32 = deflateLevel) throws -> BaselineMetadata {
+        try write(metadata: metadata, model: model, to: path, level: level) { try $0.add(name: storeName, contentsOf: storeFile) }
+    }
+
+    /// `write(metadata:model:storeFile:to:level:)` with the store's bytes in memory (a state
+    /// built there, `PersistentStore.stateFileImage`): deflated where they are.
+    @discardableResult
+    static func write(metadata: BaselineMetadata, model: ObjectModel, storeImage: SQLiteImage, to path: String,
+                      level: Int32 = deflateLevel) throws -> BaselineMetadata {
+        try write(metadata: metadata, model: model, to: path, level: level) { zip in
+            try storeImage.withUnsafeBytes { try zip.add(name: storeName, bytes: $0) }
+        }
+    }
+
+    /// Zips the store entry that `addStore` adds (returning its SHA-256), then the metadata and model.
+    private static func write(metadata: BaselineMetadata, model: ObjectModel, to path: String, level: Int32,
+                              addStore: (inout ZipWriter) throws -> String) throws -> BaselineMetadata {
         var zip = try ZipWriter(path: path, level: level)
         var metadata = metadata
         do {
-            metadata.storeChecksum = try zip.add(name: storeName, contentsOf: storeFile)
+            metadata.storeChecksum = try addStore(&zip)
             try zip.add(name: metadataName, bytes: PlistSeam.encode(metadata.plistValue, format: .xml))
             try zip.add(name: modelName, bytes: model.fileContents(format: .xml))
             try zip.finish()

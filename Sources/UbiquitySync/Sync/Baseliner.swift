@@ -125,8 +125,18 @@ package struct Baseliner {
         let work = scratchDirectory + "/roll-" + UUID().uuidString
         try AtomicFile.makeDirectory(work)
         defer { try? FileManager.default.removeItem(atPath: work) }
+        // A modest state is built in memory and deflated from there; a large one goes through a file.
         let stateFile = work + "/" + BaselineArchive.storeName
-        let covered = try store.writeStateFile(to: stateFile)
+        let stateImage: SQLiteImage?, covered: KnowledgeVector
+        if store.fileSize <= BaselineArchive.inMemoryStateLimit {
+            (stateImage, covered) = try store.stateFileImage()
+        } else {
+            (stateImage, covered) = (nil, try store.writeStateFile(to: stateFile))
+        }
+        func writeArchive(_ metadata: BaselineMetadata, to path: String) throws -> BaselineMetadata {
+            if let stateImage { return try BaselineArchive.write(metadata: metadata, model: store.model, storeImage: stateImage, to: path) }
+            return try BaselineArchive.write(metadata: metadata, model: store.model, storeFile: stateFile, to: path)
+        }
         let removal = try store.contentRemoval()
         var metadata = BaselineMetadata(
             author: store.peerID, knowledge: covered, previousKnowledge: view, modelVersionHash: store.model.hash,
@@ -146,10 +156,10 @@ package struct Baseliner {
             if let key = try location.sealingKey(forWriting: location.baselinePath) {
                 // Encrypted content: the archive is made on the device and only its sealed form enters the cloud.
                 let plain = work + "/baseline.zip"
-                metadata = try BaselineArchive.write(metadata: metadata, model: store.model, storeFile: stateFile, to: plain)
+                metadata = try writeArchive(metadata, to: plain)
                 try SealedFile.sealFile(plain, to: temporary, key: key)
             } else {
-                metadata = try BaselineArchive.write(metadata: metadata, model: store.model, storeFile: stateFile, to: temporary)
+                metadata = try writeArchive(metadata, to: temporary)
             }
         } catch let error as FileError {
             throw SyncError.containerUnwritable(path: error.path, reason: error.message)

@@ -4,8 +4,10 @@
 /// libdeflate deflates a whole buffer into a complete stream, its last block marked final. A
 /// baseline's store is deflated in blocks on every core (`ZipWriter`), and the blocks must join
 /// into one stream: every block but the last has its final mark cleared and is continued at
-/// the next byte by an empty stored block. Both need these two positions, which only a walk
-/// over the stream's symbols finds (no output is produced; each symbol is looked up in a table).
+/// the next byte by an empty stored block. Both need these two positions: a stream of one
+/// block gives them from its header and its last byte (`ofSingleBlock`); in general only a walk
+/// over the stream's symbols finds them (`of`: no output is produced; each symbol is looked up
+/// in a table).
 struct DeflateStreamShape: Equatable {
     /// The bit that marks the last block final (the first bit of its header).
     let finalBlockBit: Int
@@ -35,6 +37,56 @@ struct DeflateStreamShape: Equatable {
             guard reader.consumed <= bytes.count * 8 else { return nil }
             if final == 1 { return DeflateStreamShape(finalBlockBit: header, endBit: reader.consumed) }
         }
+    }
+
+    /// The shape of a stream that is one block (its first block is marked final), found from
+    /// its two ends without walking its symbols; `nil` when it is not one block, or its end is
+    /// not told apart this way (fixed codes, an end-of-block code that fits more than one place):
+    /// the caller then walks it (`of`).
+    ///
+    /// A block's end is its end-of-block code, the stream's last symbol; after it come only the
+    /// zero bits that pad the last byte (libdeflate writes them as zeros, as zlib does). A dynamic
+    /// block's header gives that code, so the end is the one place in the last byte where the
+    /// code stands followed only by zeros. The true end is always such a place; a second one
+    /// would need a code of zeros only (shifted, it must match itself and end in the padding),
+    /// and when there are two the stream is walked. A stored block ends on its last byte.
+    static func ofSingleBlock(_ bytes: UnsafeRawBufferPointer) -> DeflateStreamShape? {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count >= 2 else { return nil }
+        var reader = BitReader(base: base, count: bytes.count)
+        guard reader.take(1) == 1, let type = reader.take(2) else { return nil }
+        let total = bytes.count * 8
+        switch type {
+        case 0:
+            reader.alignToByte()
+            guard let length = reader.take(16), let complement = reader.take(16), length == complement ^ 0xFFFF,
+                  5 + Int(length) == bytes.count else { return nil }
+            return DeflateStreamShape(finalBlockBit: 0, endBit: total)
+        case 2:
+            guard let code = BlockCodes.endOfBlockCode(&reader) else { return nil }
+            let headerEnd = reader.consumed
+            var found: Int?
+            for padding in 0..<8 {
+                let end = total - padding
+                guard end - code.length >= headerEnd else { break }
+                guard Self.bits(base, from: end, count: padding) == 0,
+                      Self.bits(base, from: end - code.length, count: code.length) == code.reversed else { continue }
+                guard found == nil else { return nil }
+                found = end
+            }
+            return found.map { DeflateStreamShape(finalBlockBit: 0, endBit: $0) }
+        default:
+            return nil
+        }
+    }
+
+    /// `count` (at most 32) bits from bit `start`, the first the lowest.
+    private static func bits(_ base: UnsafePointer<UInt8>, from start: Int, count: Int) -> Int {
+        var value = 0
+        for index in 0..<count {
+            let bit = start + index
+            value |= Int(base[bit >> 3] >> UInt8(bit & 7) & 1) << index
+        }
+        return value
     }
 
     /// Reads a block's symbols up to and including its end-of-block code. The extra bits of a
@@ -282,39 +334,69 @@ private struct BlockCodes {
     private static let precodeOrder = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
 
     mutating func readDynamic(_ reader: inout BitReader) -> Bool {
-        guard let hlit = reader.take(5), let hdist = reader.take(5), let hclen = reader.take(4) else { return false }
+        guard let counts = Self.readLengths(&reader, precode: precode, into: &lengths) else { return false }
+        return litlen.rebuild(lengths[0..<counts.litlen]) && distance.rebuild(lengths[counts.litlen..<(counts.litlen + counts.distance)])
+    }
+
+    /// The end-of-block code of the dynamic block whose header `reader` is at (past its first
+    /// three bits), reversed as it stands in the stream, and its length; the reader is left
+    /// after the header. `nil` if the header is damaged or over-subscribes its codes.
+    static func endOfBlockCode(_ reader: inout BitReader) -> (reversed: Int, length: Int)? {
+        var all = [UInt8](repeating: 0, count: 288 + 32)
+        guard let counts = readLengths(&reader, precode: HuffmanCode(.precode), into: &all) else { return nil }
+        let lengths = all[0..<counts.litlen]
+        // Canonical codes (RFC 1951 §3.2.2): the first code of each length, then 256's rank among its length's.
+        var perLength = [Int](repeating: 0, count: 16)
+        for length in lengths { perLength[Int(length)] += 1 }
+        perLength[0] = 0
+        var left = 1
+        for length in 1...15 {
+            left = left << 1 - perLength[length]
+            guard left >= 0 else { return nil }
+        }
+        let length = Int(lengths[256])
+        var code = 0
+        for shorter in 1..<length { code = (code + perLength[shorter]) << 1 }
+        code += lengths[..<256].reduce(0) { $0 + ($1 == lengths[256] ? 1 : 0) }
+        var reversed = 0
+        for bit in 0..<length where code >> bit & 1 == 1 { reversed |= 1 << (length - 1 - bit) }
+        return (reversed, length)
+    }
+
+    /// Reads a dynamic block's code lengths into `lengths`; returns how many are litlen's and distance's.
+    private static func readLengths(_ reader: inout BitReader, precode: HuffmanCode, into lengths: inout [UInt8]) -> (litlen: Int, distance: Int)? {
+        guard let hlit = reader.take(5), let hdist = reader.take(5), let hclen = reader.take(4) else { return nil }
         let litlenCount = Int(hlit) + 257, distanceCount = Int(hdist) + 1
-        guard litlenCount <= 286, distanceCount <= 30 else { return false }
+        guard litlenCount <= 286, distanceCount <= 30 else { return nil }
         var precodeLengths = [UInt8](repeating: 0, count: 19)
         for index in 0..<(Int(hclen) + 4) {
-            guard let length = reader.take(3) else { return false }
+            guard let length = reader.take(3) else { return nil }
             precodeLengths[Self.precodeOrder[index]] = UInt8(length)
         }
-        guard precode.rebuild(precodeLengths[...]) else { return false }
+        guard precode.rebuild(precodeLengths[...]) else { return nil }
         let total = litlenCount + distanceCount
         var filled = 0
         while filled < total {
-            guard let symbol = precode.decode(&reader) else { return false }
+            guard let symbol = precode.decode(&reader) else { return nil }
             var repeated: UInt8 = 0, times = 1
             switch symbol {
             case 0...15:
                 repeated = UInt8(symbol)
             case 16:
-                guard filled > 0, let extra = reader.take(2) else { return false }
+                guard filled > 0, let extra = reader.take(2) else { return nil }
                 repeated = lengths[filled - 1]; times = 3 + Int(extra)
             case 17:
-                guard let extra = reader.take(3) else { return false }
+                guard let extra = reader.take(3) else { return nil }
                 times = 3 + Int(extra)
             default:
-                guard let extra = reader.take(7) else { return false }
+                guard let extra = reader.take(7) else { return nil }
                 times = 11 + Int(extra)
             }
-            guard filled + times <= total else { return false }
+            guard filled + times <= total else { return nil }
             for index in filled..<(filled + times) { lengths[index] = repeated }
             filled += times
         }
-        guard lengths[256] > 0, litlen.rebuild(lengths[0..<litlenCount]),
-              distance.rebuild(lengths[litlenCount..<total]) else { return false }
-        return true
+        guard lengths[256] > 0 else { return nil }
+        return (litlenCount, distanceCount)
     }
 }

@@ -15,8 +15,10 @@ import Glibc
 /// deflate stream; every one but the last has its final mark cleared and is followed by an
 /// empty stored block, which ends it on a byte (`DeflateStreamShape` finds both places), so the
 /// blocks concatenate into one valid deflate stream that any reader inflates. Blocks do not
-/// refer back into the one before (libdeflate takes no dictionary), which costs about 0.1 % at
-/// 512 KiB. Its CRC-32 (combined per block) and SHA-256 are computed in the same pass, beside
+/// refer back into the one before (libdeflate takes no dictionary), which costs under 1 % at
+/// 64 KiB. At that size libdeflate makes each block one deflate block, whose end is found from
+/// its header and its last byte (`DeflateStreamShape.ofSingleBlock`) rather than by a walk over
+/// its symbols, which cost a third of the deflating. Its CRC-32 (combined per block) and SHA-256 are computed in the same pass, beside
 /// the deflating; its local header is completed in place when its sizes are known. Sizes and
 /// offsets past 4 GiB use the ZIP64 extensions, so any store fits.
 struct ZipWriter {
@@ -31,9 +33,11 @@ struct ZipWriter {
 
     /// Bytes deflated as one block, and blocks read and deflated together (bounding memory to
     /// twice a window). Small blocks share the cores evenly; each costs a stored block's marker
-    /// and the matches it cannot make into the block before, so they are not tiny.
-    static let defaultBlockSize = 512 << 10
-    static let blocksPerWindow = 64
+    /// and the matches it cannot make into the block before, so they are not tiny. At 64 KiB
+    /// libdeflate (level 1) made every block of a store's state one deflate block, whose end
+    /// needs no walk; a block of several is walked.
+    static let defaultBlockSize = 64 << 10
+    static let blocksPerWindow = 512
 
     let path: String
     private let descriptor: Int32
@@ -64,11 +68,14 @@ struct ZipWriter {
     /// Adds an entry holding `bytes`; returns their SHA-256 (lower-case hex).
     @discardableResult
     mutating func add(name: String, bytes: [UInt8]) throws -> String {
-        try add(name: name, size: bytes.count) { window, start, count in
-            _ = bytes.withUnsafeBytes { source in
-                memcpy(window.baseAddress!, source.baseAddress! + start, count)
-            }
-        }
+        try bytes.withUnsafeBytes { try add(name: name, bytes: $0) }
+    }
+
+    /// Adds an entry holding `bytes`, deflated where they are (no copy); returns their SHA-256
+    /// (lower-case hex).
+    @discardableResult
+    mutating func add(name: String, bytes: UnsafeRawBufferPointer) throws -> String {
+        try add(name: name, size: bytes.count) { start, count in UnsafeRawBufferPointer(rebasing: bytes[start..<(start + count)]) }
     }
 
     /// Adds an entry holding the regular file at `file`, read a window of blocks at a time;
@@ -80,7 +87,11 @@ struct ZipWriter {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw FileError(path: file, operation: "stat", errno: errno) }
         let archive = path
-        return try add(name: name, size: Int(status.st_size)) { window, start, count in
+        let size = Int(status.st_size)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, min(size, blockSize * Self.blocksPerWindow)), alignment: 16)
+        defer { buffer.deallocate() }
+        return try add(name: name, size: size) { start, count in
+            let window = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
             var done = 0
             while done < count {
                 let read = pread(descriptor, window.baseAddress! + done, count - done, off_t(start + done))
@@ -89,6 +100,7 @@ struct ZipWriter {
                 guard read > 0 else { throw FileError(path: archive, operation: "write", message: "\(name) changed size while it was archived") }
                 done += read
             }
+            return UnsafeRawBufferPointer(window)
         }
     }
 
@@ -124,30 +136,27 @@ struct ZipWriter {
 
     // MARK: Entries
 
-    /// Archives `size` bytes that `fill` copies, a window at a time, into the buffer it is
-    /// given (`fill(buffer, start, count)`: the bytes from `start`).
+    /// Archives `size` bytes, a window at a time: `window(start, count)` gives the `count` bytes
+    /// from `start`, valid until it is asked for the next window.
     private mutating func add(name: String, size: Int,
-                              fill: (UnsafeMutableRawBufferPointer, Int, Int) throws -> Void) throws -> String {
+                              window: (Int, Int) throws -> UnsafeRawBufferPointer) throws -> String {
         // A deflated entry can outgrow its input by a few bytes per block: a size near the
         // limit reserves the ZIP64 fields too.
         var entry = Entry(name: Array(name.utf8), headerOffset: offset,
                           usesZip64: UInt64(size) >= zip64Threshold / 2 || offset >= zip64Threshold)
         try write(localHeader(entry))
         let blocks = max(1, (size + blockSize - 1) / blockSize)
-        let windowBytes = min(size, blockSize * Self.blocksPerWindow)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, windowBytes), alignment: 16)
-        defer { buffer.deallocate() }
         var crc = crc32(0, nil, 0)
         var hasher = SHA256()
+        let compressors = CompressorPool(level: level)
         var firstBlock = 0
         while firstBlock < blocks {
             let lastBlock = min(blocks, firstBlock + Self.blocksPerWindow)
             let start = firstBlock * blockSize, end = min(size, lastBlock * blockSize)
-            let window = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<(end - start)])
-            try fill(window, start, end - start)
-            let work = DeflateWindow(buffer: UnsafeRawBufferPointer(window), windowOffset: start,
+            let bytes = try window(start, end - start)
+            let work = DeflateWindow(buffer: bytes, windowOffset: start,
                                      blockSize: blockSize, blocks: firstBlock..<lastBlock, isLastWindow: lastBlock == blocks,
-                                     totalSize: size, level: level, hasher: hasher)
+                                     totalSize: size, compressors: compressors, hasher: hasher)
             work.run()
             hasher = work.hasher
             for index in 0..<work.results.count {
@@ -278,21 +287,21 @@ private final class DeflateWindow: @unchecked Sendable {
     let blocks: Range<Int>
     let isLastWindow: Bool
     let totalSize: Int
-    let level: Int32
+    let compressors: CompressorPool
     var hasher: SHA256
     /// One slot per block, each written by its task alone (not an array property: tasks that
     /// modify one property at the same time break Swift's exclusivity rule).
     let results: UnsafeMutableBufferPointer<Result<Block, DeflateFailure>?>
 
     init(buffer: UnsafeRawBufferPointer, windowOffset: Int, blockSize: Int, blocks: Range<Int>,
-         isLastWindow: Bool, totalSize: Int, level: Int32, hasher: SHA256) {
+         isLastWindow: Bool, totalSize: Int, compressors: CompressorPool, hasher: SHA256) {
         self.buffer = buffer
         self.windowOffset = windowOffset
         self.blockSize = blockSize
         self.blocks = blocks
         self.isLastWindow = isLastWindow
         self.totalSize = totalSize
-        self.level = level
+        self.compressors = compressors
         self.hasher = hasher
         results = .allocate(capacity: blocks.count)
         results.initialize(repeating: nil)
@@ -315,7 +324,7 @@ private final class DeflateWindow: @unchecked Sendable {
             let start = block * blockSize - windowOffset
             let end = min(totalSize, (block + 1) * blockSize) - windowOffset
             results[index] = Self.deflate(UnsafeRawBufferPointer(rebasing: buffer[start..<end]),
-                                          finish: isLastWindow && block == blocks.upperBound - 1, level: level)
+                                          finish: isLastWindow && block == blocks.upperBound - 1, compressors: compressors)
         }
     }
 
@@ -327,9 +336,9 @@ private final class DeflateWindow: @unchecked Sendable {
 
     /// One block as a raw deflate stream by libdeflate; unless it is the entry's last, not
     /// final and ended on a byte by an empty stored block, so the next block's stream follows.
-    static func deflate(_ input: UnsafeRawBufferPointer, finish: Bool, level: Int32) -> Result<Block, DeflateFailure> {
-        guard let compressor = libdeflate_alloc_compressor(level) else { return .failure(DeflateFailure(reason: "no compressor at level \(level)")) }
-        defer { libdeflate_free_compressor(compressor) }
+    static func deflate(_ input: UnsafeRawBufferPointer, finish: Bool, compressors: CompressorPool) -> Result<Block, DeflateFailure> {
+        guard let compressor = compressors.take() else { return .failure(DeflateFailure(reason: "no compressor at level \(compressors.level)")) }
+        defer { compressors.give(compressor) }
         let capacity = libdeflate_deflate_compress_bound(compressor, input.count) + storedAfterByte.count
         let output = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
         var produced = libdeflate_deflate_compress(compressor, input.baseAddress, input.count, output.baseAddress, capacity)
@@ -338,7 +347,8 @@ private final class DeflateWindow: @unchecked Sendable {
             return .failure(DeflateFailure(reason: "the output did not fit its bound"))
         }
         if !finish {
-            guard let shape = DeflateStreamShape.of(UnsafeRawBufferPointer(rebasing: output[..<produced])),
+            let stream = UnsafeRawBufferPointer(rebasing: output[..<produced])
+            guard let shape = DeflateStreamShape.ofSingleBlock(stream) ?? DeflateStreamShape.of(stream),
                   produced * 8 - shape.endBit < 8 else {
                 output.deallocate()
                 return .failure(DeflateFailure(reason: "its output is not one deflate stream"))
@@ -362,4 +372,30 @@ private final class DeflateWindow: @unchecked Sendable {
 private struct DeflateFailure: Error, CustomStringConvertible {
     let reason: String
     var description: String { reason }
+}
+
+/// libdeflate compressors of one level, shared by the tasks of an entry: each is a few hundred
+/// KiB, which a fresh one per block would allocate and fault in again.
+private final class CompressorPool: @unchecked Sendable {
+    let level: Int32
+    private let lock = NSLock()
+    private var idle: [OpaquePointer] = []
+
+    init(level: Int32) { self.level = level }
+
+    deinit { idle.forEach { libdeflate_free_compressor($0) } }
+
+    /// An idle compressor, or a new one (`nil` if libdeflate has none at this level).
+    func take() -> OpaquePointer? {
+        lock.lock()
+        let compressor = idle.popLast()
+        lock.unlock()
+        return compressor ?? libdeflate_alloc_compressor(level)
+    }
+
+    func give(_ compressor: OpaquePointer) {
+        lock.lock()
+        idle.append(compressor)
+        lock.unlock()
+    }
 }
