@@ -61,9 +61,11 @@ package struct GarbageCollector {
         let peersWithoutReceipt = scan.peers.filter { $0 != me && receipts[$0] == nil }
         let views = receipts.values.map { ReceiptView(knowledge: $0.knowledge, baselineView: $0.baselineKnowledge ?? KnowledgeVector()) }
         let cutoff = now.timeIntervalSince1970 - policy.gracePeriod, held = view[me]
+        // What the receipts let go, worked out once (not a knowledge lookup per receipt and log).
+        let byReceipts = BaselineProtocol.collectableByReceipts(author: me, view: view, receipts: views, peersWithoutReceipt: peersWithoutReceipt.count)
         for log in mine.sorted(by: { $0.number < $1.number }) {
             // The log's age (an `lstat`) is asked only when the receipts do not let it go (the rule's other way).
-            guard BaselineProtocol.mayCollect(author: me, number: log.number, view: view, receipts: views, peersWithoutReceipt: peersWithoutReceipt.count, olderThanGracePeriod: false)
+            guard byReceipts.map({ log.number <= $0 }) ?? false
                     || BaselineProtocol.mayCollect(author: me, number: log.number, view: view, receipts: [], peersWithoutReceipt: 1, olderThanGracePeriod: log.number <= held && log.modificationTime < cutoff) else {
                 report.kept += 1
                 guard log.number <= held else { continue }
