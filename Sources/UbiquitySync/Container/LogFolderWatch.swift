@@ -30,9 +30,13 @@ struct LogFolderWatch {
     /// Whether `directory` is watched now (its listing's later changes will be told).
     func isWatched(_ directory: String) -> Bool { watches[directory] != nil }
 
+    /// Folders watched at most: the kernel's watches are shared by every process of the user.
+    static let capacity = 4096
+
     /// Watches `directory` (an absolute path, a real folder); `false` when it cannot be.
     mutating func watch(_ directory: String) -> Bool {
         if watches[directory] != nil { return true }
+        guard watches.count < Self.capacity else { return false }
         if descriptor == -1 {
             descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
             if descriptor < 0 { descriptor = -2 }
