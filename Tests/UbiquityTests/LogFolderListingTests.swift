@@ -66,4 +66,44 @@ struct LogFolderListingTests {
         _ = LogFolderListings.list(folder, of: location, now: listedAt + LogFolderListings.maximumAge + 0.5)
         #expect(LogFolderListings.keptAt(folder) == listedAt + LogFolderListings.maximumAge + 0.5)
     }
+
+    /// A folder that changed a moment ago is kept once it is watched (inotify), and whatever
+    /// comes or goes in it afterwards drops the listing at once, before its signature is even
+    /// compared: the next listing is the fresh one.
+    @Test func aWatchedFolderIsKeptUntilANameComesOrGoes() throws {
+        defer { try? FileManager.default.removeItem(atPath: cloud) }
+        let location = ContainerLocation(cloud: cloud, identityToken: "token", containerIdentifier: "iCloud.listings", contentURL: "CoreData",
+                                         contentName: "Notes", modelHash: "hash")
+        let folder = location.logDirectory(of: "carol~device")
+        try AtomicFile.makeDirectory(folder)
+        let logs = (1...4).map { folder + "/" + TransactionLog.fileName(number: Int64($0)) }
+        try AtomicFile.write([1], to: logs[0])
+        let first = ContainerEntry.list(folder, as: .logs, of: location) // unsettled: kept only under the watch
+        try #require(LogFolderListings.isWatched(folder), "inotify watches log folders on Linux")
+        #expect(LogFolderListings.isKept(folder))
+        #expect(ContainerEntry.list(folder, as: .logs, of: location) == first)
+        let changes: [(String, () throws -> Void)] = [
+            ("a new log", { try AtomicFile.write([2], to: logs[1]) }),
+            ("a log removed", { #expect(unlink(logs[0]) == 0) }),
+            ("a name renamed in", { #expect(rename(folder + "/../x.tmp", logs[2]) == 0) }),
+            ("a folder made", { #expect(mkdir(logs[3], 0o755) == 0) }),
+        ]
+        try AtomicFile.write([3], to: folder + "/../x.tmp")
+        for (change, make) in changes {
+            _ = ContainerEntry.list(folder, as: .logs, of: location)
+            #expect(LogFolderListings.isKept(folder), "before \(change)")
+            try make()
+            #expect(!LogFolderListings.isKept(folder), "\(change) drops the listing")
+            let fresh = ContainerEntry.listed(folder, as: .logs, of: location)
+            #expect(ContainerEntry.list(folder, as: .logs, of: location) == fresh, "\(change)")
+        }
+        #expect(ContainerEntry.list(folder, as: .logs, of: location).map(\.logNumber) == [2, 3, 4])
+        // The folder removed: its watch goes, and a folder made at its place is watched anew.
+        try FileManager.default.removeItem(atPath: folder)
+        #expect(!LogFolderListings.isKept(folder))
+        #expect(!LogFolderListings.isWatched(folder))
+        try AtomicFile.makeDirectory(folder)
+        #expect(ContainerEntry.list(folder, as: .logs, of: location).isEmpty)
+        #expect(LogFolderListings.isWatched(folder))
+    }
 }

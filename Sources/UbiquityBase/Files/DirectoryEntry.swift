@@ -70,11 +70,15 @@ public struct DirectoryEntry: Sendable, Equatable {
         while let entry = readdir(directory) {
             let start = bytes.count
             withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                for byte in raw {
-                    if byte == 0 { break }
-                    if byte >= 0x80 { ascii = false }
-                    bytes.append(byte)
+                // One append a name, checked by a pointer loop (a debug build iterates a buffer in generic code).
+                let name = raw.baseAddress!.assumingMemoryBound(to: CChar.self) // `d_name` is a tuple of `CChar`
+                let length = strnlen(name, raw.count)
+                var offset = 0
+                while offset < length {
+                    if name[offset] < 0 { ascii = false } // a byte of 0x80 or above
+                    offset += 1
                 }
+                bytes.append(contentsOf: UnsafeRawBufferPointer(start: raw.baseAddress, count: length))
             }
             let count = bytes.count - start, dot = UInt8(ascii: ".")
             if count == 0 || (bytes[start] == dot && (count == 1 || (count == 2 && bytes[start + 1] == dot))) {
@@ -135,8 +139,16 @@ public struct DirectoryEntry: Sendable, Equatable {
     static func name(of path: String) -> String {
         var bytes = path
         let cut = bytes.withUTF8 { utf8 -> Int?? in
-            guard !utf8.contains(where: { $0 >= 0x80 }) else { return nil }
-            return .some(utf8.lastIndex(of: UInt8(ascii: "/")))
+            // A pointer loop: a debug build runs `contains(where:)` and `lastIndex(of:)` in generic code.
+            guard let path = utf8.baseAddress else { return .some(nil) }
+            var offset = 0, slash: Int?
+            let count = utf8.count
+            while offset < count {
+                if path[offset] >= 0x80 { return nil }
+                if path[offset] == UInt8(ascii: "/") { slash = offset }
+                offset += 1
+            }
+            return .some(slash)
         }
         switch cut {
         case let .some(.some(slash)): return String(decoding: path.utf8.dropFirst(slash + 1), as: UTF8.self)

@@ -20,13 +20,18 @@ public enum PlainPath {
     /// The byte offset of the last `/` of a plain ASCII path, `nil` for any other path.
     private static func lastSlash(_ path: String) -> Int? {
         var path = path
-        return path.withUTF8 { bytes -> Int? in
+        return path.withUTF8 { utf8 -> Int? in
+            // A pointer loop: a debug build runs `enumerated()` in generic code (every atomic write comes here).
+            guard let bytes = utf8.baseAddress else { return nil }
             let slash = UInt8(ascii: "/")
-            var previous: UInt8 = 0, last: Int?
-            for (offset, byte) in bytes.enumerated() {
+            let count = utf8.count
+            var previous: UInt8 = 0, last: Int?, offset = 0
+            while offset < count {
+                let byte = bytes[offset]
                 if byte >= 0x80 || (byte == slash && previous == slash) { return nil }
                 if byte == slash { last = offset }
                 previous = byte
+                offset += 1
             }
             guard let last, last > 0, previous != slash else { return nil }
             return last

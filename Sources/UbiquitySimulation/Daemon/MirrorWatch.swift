@@ -33,9 +33,15 @@ final class MirrorWatch {
     private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB
         | IN_DELETE_SELF | IN_MOVE_SELF)
 
+    /// Where events are read (made once: a daemon refreshes at every scan).
+    private let events = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: MemoryLayout<inotify_event>.alignment)
+
     init(root: String) { self.root = root }
 
-    deinit { if inotify >= 0 { close(inotify) } }
+    deinit {
+        if inotify >= 0 { close(inotify) }
+        events.deallocate()
+    }
 
     /// Takes in what happened since the last call. `false`: the mirror cannot be watched (the
     /// caller lists it instead).
@@ -49,33 +55,33 @@ final class MirrorWatch {
         }
         var named: Set<String> = []
         var overflow = watches[""] == nil
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while !overflow {
-            let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+            let count = read(inotify, events.baseAddress, events.count)
             guard count > 0 else { break }
-            buffer.withUnsafeBytes { raw in
-                var offset = 0
-                while offset + MemoryLayout<inotify_event>.size <= count {
-                    let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
-                    let start = offset + MemoryLayout<inotify_event>.size
-                    offset = start + Int(event.len)
-                    if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { overflow = true; return }
-                    guard let folder = folders[event.wd] else { continue }
-                    if event.mask & UInt32(IN_IGNORED) != 0 {
-                        // The folder went (or was moved): its parent's events name it too.
-                        // Its entry stays for `drop`, with an inode no folder has: one made
-                        // in its place (maybe with its inode number) is watched anew.
-                        folders[event.wd] = nil
-                        if watches[folder]?.descriptor == event.wd { watches[folder] = (-1, .max) }
-                        if folder.isEmpty { overflow = true } else { named.insert(folder) }
-                        continue
-                    }
-                    if folder.isEmpty, event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 { overflow = true; continue }
-                    let bytes = raw[start..<min(count, start + Int(event.len))].prefix { $0 != 0 }
-                    guard !bytes.isEmpty else { continue }
-                    let name = String(decoding: bytes, as: UTF8.self)
-                    named.insert(folder.isEmpty ? name : folder + "/" + name)
+            let raw = UnsafeRawBufferPointer(events)
+            var offset = 0
+            parsing: while offset + MemoryLayout<inotify_event>.size <= count {
+                let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                let start = offset + MemoryLayout<inotify_event>.size
+                offset = start + Int(event.len)
+                if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { overflow = true; break parsing }
+                guard let folder = folders[event.wd] else { continue }
+                if event.mask & UInt32(IN_IGNORED) != 0 {
+                    // The folder went (or was moved): its parent's events name it too.
+                    // Its entry stays for `drop`, with an inode no folder has: one made
+                    // in its place (maybe with its inode number) is watched anew.
+                    folders[event.wd] = nil
+                    if watches[folder]?.descriptor == event.wd { watches[folder] = (-1, .max) }
+                    if folder.isEmpty { overflow = true } else { named.insert(folder) }
+                    continue
                 }
+                if folder.isEmpty, event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 { overflow = true; continue }
+                // The name is NUL-padded to `len` bytes.
+                let padded = min(count, start + Int(event.len)) - start, name = raw.baseAddress! + start
+                let length = memchr(name, 0, padded).map { UnsafeRawPointer($0) - name } ?? padded
+                guard length > 0 else { continue }
+                let text = String(decoding: UnsafeRawBufferPointer(start: name, count: length), as: UTF8.self)
+                named.insert(folder.isEmpty ? text : folder + "/" + text)
             }
         }
         if overflow {
@@ -260,7 +266,18 @@ final class MirrorWatch {
     }
 
     private static func depth(of path: String) -> Int {
-        path.isEmpty ? 0 : path.utf8.reduce(1) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 }
+        guard !path.isEmpty else { return 0 }
+        var path = path
+        // A pointer loop: a debug build runs `reduce` over the bytes in generic code.
+        return path.withUTF8 { utf8 in
+            var depth = 1, offset = 0
+            let count = utf8.count
+            while offset < count {
+                if utf8.baseAddress![offset] == UInt8(ascii: "/") { depth += 1 }
+                offset += 1
+            }
+            return depth
+        }
     }
 
     /// `lstat`, but an account folder (depth 1) is followed as `FileTree.list` opens it.

@@ -38,25 +38,33 @@ extension ContainerLocation {
     /// each folder from the root down, every component ended in turn by a NUL in one buffer;
     /// `nil` for any other path.
     private static func walkConfined(_ path: UnsafeBufferPointer<UInt8>, below root: UnsafeBufferPointer<UInt8>) -> Walk? {
-        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
-        guard path.count > root.count + 1, path[root.count] == slash, root.isEmpty || memcmp(path.baseAddress!, root.baseAddress!, root.count) == 0,
-              !path.contains(where: { $0 >= 0x80 || $0 == 0 }) else { return nil }
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: path.count + 1) { buffer in
-            for (index, byte) in path.enumerated() { buffer[index] = CChar(bitPattern: byte) }
-            buffer[path.count] = 0
+        // Plain pointer loops: a debug build runs `enumerated()` or `contains(where:)` over a
+        // buffer in generic code, a metadata lookup per byte, and every listing comes here.
+        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: "."), count = path.count
+        guard count > root.count + 1, let bytes = path.baseAddress, bytes[root.count] == slash,
+              root.isEmpty || memcmp(bytes, root.baseAddress!, root.count) == 0 else { return nil }
+        var index = 0
+        while index < count {
+            if bytes[index] >= 0x80 || bytes[index] == 0 { return nil }
+            index += 1
+        }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { buffer in
+            let names = buffer.baseAddress!
+            memcpy(names, bytes, count)
+            names[count] = 0
             var start = root.count + 1, last: stat?
-            while start < path.count {
+            while start < count {
                 var end = start
-                while end < path.count && path[end] != slash { end += 1 }
+                while end < count && bytes[end] != slash { end += 1 }
                 let length = end - start
                 defer { start = end + 1 }
                 if length == 0 { continue } // a doubled slash: no component (as `split` omits it)
-                if path[start] == dot && (length == 1 || (length == 2 && path[start + 1] == dot)) { return .outside }
-                let ending = buffer[end]
-                buffer[end] = 0
+                if bytes[start] == dot && (length == 1 || (length == 2 && bytes[start + 1] == dot)) { return .outside }
+                let ending = names[end]
+                names[end] = 0
                 var info = stat()
-                let found = lstat(buffer.baseAddress!, &info)
-                buffer[end] = ending
+                let found = lstat(names, &info)
+                names[end] = ending
                 guard found == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return .outside }
                 last = info
             }

@@ -8,7 +8,11 @@ import UbiquityBase
 /// removed or renamed in it changes) is the one it was made under, and is kept only when the
 /// folder's last change lay over `DirectoryEntry.settlingTime` in the past when it was looked
 /// at: the kernel stamps a change with a clock that may lag by one tick, so any change after
-/// that look gets a later change time (`DirectoryEntry.settledSignature`, for files).
+/// that look gets a later change time (`DirectoryEntry.settledSignature`, for files) — or when
+/// the folder was watched (`LogFolderWatch`, inotify) before it was listed: then an event tells
+/// any later change, and a listing is dropped as soon as one names its folder. A folder that
+/// changes often (syncs right after a peer's daemon delivered) is listed again only when it did
+/// change.
 ///
 /// A kept listing is also used for at most `maximumAge` seconds: a folder's times are only as
 /// fine as its file system keeps them (FAT's two seconds) and, on a network share, come from
@@ -25,6 +29,28 @@ package enum LogFolderListings {
         let entries: [ContainerEntry]
         /// When it was listed (the clock read before the folder's `lstat`).
         let listedAt: Double
+    }
+
+    /// The kept listings and the watch that tells when one no longer holds.
+    private struct Kept {
+        var listings: [String: Listing] = [:]
+        var watch = LogFolderWatch()
+        /// Events taken so far that named a folder (any): a listing made while one came in
+        /// (maybe taken by another thread's look) is kept only by the settled rule.
+        var changes: UInt64 = 0
+
+        /// Drops the listings of folders the events since the last look name.
+        mutating func takeEvents() {
+            switch watch.takeChanges() {
+            case let .folders(changed):
+                guard !changed.isEmpty else { return }
+                changes &+= 1
+                for directory in changed { listings[directory] = nil }
+            case .everything:
+                changes &+= 1
+                listings.removeAll()
+            }
+        }
     }
 
     private struct Signature: Equatable {
@@ -48,18 +74,26 @@ package enum LogFolderListings {
         }
     }
 
-    private static let listings = Mutex<[String: Listing]>([:])
+    private static let kept = Mutex(Kept())
 
     /// Whether a listing of `directory` is kept (for tests).
-    package static func isKept(_ directory: String) -> Bool { listings.withLock { $0[directory] != nil } }
+    package static func isKept(_ directory: String) -> Bool {
+        kept.withLock {
+            $0.takeEvents()
+            return $0.listings[directory] != nil
+        }
+    }
 
     /// When the kept listing of `directory` was made, if one is kept (for tests).
-    package static func keptAt(_ directory: String) -> Double? { listings.withLock { $0[directory]?.listedAt } }
+    package static func keptAt(_ directory: String) -> Double? { kept.withLock { $0.listings[directory]?.listedAt } }
 
     /// Whether the kept listing of `directory` would be used at `now` (for tests): not older than `maximumAge`.
     package static func isUsable(_ directory: String, at now: Double) -> Bool {
-        listings.withLock { $0[directory].map { now - $0.listedAt < maximumAge } ?? false }
+        kept.withLock { $0.listings[directory].map { now - $0.listedAt < maximumAge } ?? false }
     }
+
+    /// Whether `directory` is watched for changes (for tests).
+    package static func isWatched(_ directory: String) -> Bool { kept.withLock { $0.watch.isWatched(directory) } }
 
     /// `ContainerEntry.list(directory, as: .logs, of: location)`: the entries of the log folder
     /// `directory`, from the kept listing when the folder has not changed since.
@@ -74,19 +108,33 @@ package enum LogFolderListings {
         guard confinement.isConfined else { return [] }
         guard let folder = confinement.folder else { return ContainerEntry.listed(directory, as: .logs, of: location) }
         let signature = Signature(folder)
-        if let kept = listings.withLock({ $0[directory] }), kept.signature == signature, now - kept.listedAt < maximumAge {
+        // The events first: a listing whose folder they name is gone before it could be used.
+        let (listing, watched) = kept.withLock { kept -> (Listing?, UInt64?) in
+            kept.takeEvents()
+            if let listing = kept.listings[directory], listing.signature == signature, now - listing.listedAt < maximumAge { return (listing, nil) }
+            // Watched before the folder is read: a change after this point is told by an event.
+            return (nil, kept.watch.watch(directory) ? kept.changes : nil)
+        }
+        if let listing {
             let opened = OpenFolder(directory)
-            return kept.entries.map { ContainerEntry(name: $0.name, directory: directory, type: $0.type, kind: $0.kind, folder: opened) }
+            return listing.entries.map { ContainerEntry(name: $0.name, directory: directory, type: $0.type, kind: $0.kind, folder: opened) }
         }
         let entries = ContainerEntry.listed(directory, as: .logs, of: location)
         let settled = signature.settled(before: now)
-        listings.withLock { kept in
-            if !settled {
-                kept[directory] = nil
+        kept.withLock { kept in
+            kept.takeEvents()
+            // Under the watch only when no event came in since it was checked, this folder's or another's.
+            guard settled || (watched != nil && watched == kept.changes) else {
+                kept.listings[directory] = nil
                 return
             }
-            if kept.count >= capacity { kept.removeAll() }
-            kept[directory] = Listing(signature: signature, entries: entries.map {
+            if kept.listings.count >= capacity {
+                kept.listings.removeAll()
+                kept.watch.reset()
+                // This folder's watch went with the others: only a settled listing may stay.
+                guard settled else { return }
+            }
+            kept.listings[directory] = Listing(signature: signature, entries: entries.map {
                 ContainerEntry(name: $0.name, directory: directory, type: $0.type, kind: $0.kind)
             }, listedAt: now)
         }

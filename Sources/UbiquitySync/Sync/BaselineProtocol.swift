@@ -141,6 +141,14 @@ package enum BaselineProtocol {
             && receipts.allSatisfy { min($0.knowledge[author], $0.baselineView[author]) >= number }
     }
 
+    /// The highest number `mayCollect` lets `author` delete by the receipts (not by age): it
+    /// says yes for every number up to it and no above it; `nil` when it says no to all. One
+    /// look at each receipt per collection instead of one per log.
+    package static func collectableByReceipts(author: String, view: KnowledgeVector, receipts: [ReceiptView], peersWithoutReceipt: Int) -> Int64? {
+        guard peersWithoutReceipt == 0 else { return nil }
+        return receipts.reduce(view[author]) { min($0, $1.knowledge[author], $1.baselineView[author]) }
+    }
+
     /// A total order on baselines, the same on every machine: more transactions first, then the
     /// knowledge's text, then the file name.
     static func isLarger(_ a: BaselineCandidate, _ b: BaselineCandidate) -> Bool {

@@ -61,14 +61,17 @@ package struct GarbageCollector {
         let peersWithoutReceipt = scan.peers.filter { $0 != me && receipts[$0] == nil }
         let views = receipts.values.map { ReceiptView(knowledge: $0.knowledge, baselineView: $0.baselineKnowledge ?? KnowledgeVector()) }
         let cutoff = now.timeIntervalSince1970 - policy.gracePeriod, held = view[me]
+        // What the receipts let go, worked out once (not a knowledge lookup per receipt and log).
+        let byReceipts = BaselineProtocol.collectableByReceipts(author: me, view: view, receipts: views, peersWithoutReceipt: peersWithoutReceipt.count)
+        // How far each peer's receipt has come with this peer's logs, for the logs it holds back.
+        let passedByPeer = receipts.map { (peer: $0.key, passed: min($0.value.knowledge[me], $0.value.baselineKnowledge?[me] ?? 0)) }
         for log in mine.sorted(by: { $0.number < $1.number }) {
             // The log's age (an `lstat`) is asked only when the receipts do not let it go (the rule's other way).
-            guard BaselineProtocol.mayCollect(author: me, number: log.number, view: view, receipts: views, peersWithoutReceipt: peersWithoutReceipt.count, olderThanGracePeriod: false)
+            guard byReceipts.map({ log.number <= $0 }) ?? false
                     || BaselineProtocol.mayCollect(author: me, number: log.number, view: view, receipts: [], peersWithoutReceipt: 1, olderThanGracePeriod: log.number <= held && log.modificationTime < cutoff) else {
                 report.kept += 1
                 guard log.number <= held else { continue }
-                for (peer, receipt) in receipts {
-                    let passed = min(receipt.knowledge[me], receipt.baselineKnowledge?[me] ?? 0)
+                for (peer, passed) in passedByPeer {
                     if passed < log.number { report.blockingPeers[peer] = min(report.blockingPeers[peer] ?? passed, passed) }
                 }
                 for peer in peersWithoutReceipt { report.blockingPeers[peer] = 0 }

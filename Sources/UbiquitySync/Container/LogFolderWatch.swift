@@ -1,0 +1,91 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// inotify watches on the log folders whose listings `LogFolderListings` keeps: the kernel
+/// queues an event for a name that comes, goes or is renamed in a watched folder in the very
+/// call that makes the change, so a listing made after the watch was added stays true until an
+/// event names its folder, however recent the folder's last change. One instance for the
+/// process, used under the listings' lock. Where inotify is missing or out of watches, nothing
+/// is watched and listings are kept by the settled rule alone.
+struct LogFolderWatch {
+    /// What the events since the last `takeChanges()` say.
+    enum Changes {
+        /// These folders had a name come or go, or lost their watch.
+        case folders(Set<String>)
+        /// Events were lost (the queue overflowed): any folder may have changed.
+        case everything
+    }
+
+    /// The inotify descriptor; -1 before the first watch, -2 when inotify cannot be used.
+    private var descriptor: Int32 = -1
+    /// Watched folders by watch descriptor (one inode may be reached by several paths), and back.
+    private var folders: [Int32: Set<String>] = [:]
+    private var watches: [String: Int32] = [:]
+
+    private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF
+        | IN_ONLYDIR | IN_DONT_FOLLOW)
+
+    /// Whether `directory` is watched now (its listing's later changes will be told).
+    func isWatched(_ directory: String) -> Bool { watches[directory] != nil }
+
+    /// Folders watched at most: the kernel's watches are shared by every process of the user.
+    static let capacity = 4096
+
+    /// Watches `directory` (an absolute path, a real folder); `false` when it cannot be.
+    mutating func watch(_ directory: String) -> Bool {
+        if watches[directory] != nil { return true }
+        guard watches.count < Self.capacity else { return false }
+        if descriptor == -1 {
+            descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+            if descriptor < 0 { descriptor = -2 }
+        }
+        guard descriptor >= 0 else { return false }
+        let added = inotify_add_watch(descriptor, directory, Self.mask)
+        guard added >= 0 else { return false }
+        folders[added, default: []].insert(directory)
+        watches[directory] = added
+        return true
+    }
+
+    /// The folders named by the events queued since the last call.
+    mutating func takeChanges() -> Changes {
+        guard descriptor >= 0, !watches.isEmpty else { return .folders([]) }
+        var changed: Set<String> = []
+        let size = MemoryLayout<inotify_event>.size
+        return withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: MemoryLayout<inotify_event>.alignment) { buffer -> Changes in
+            while true {
+                let count = read(descriptor, buffer.baseAddress, buffer.count)
+                guard count > 0 else { return .folders(changed) }
+                var offset = 0
+                while offset + size <= count {
+                    let event = UnsafeRawBufferPointer(buffer).loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                    offset += size + Int(event.len)
+                    if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                        // Drain what is left: the next listings start from a clean queue.
+                        while read(descriptor, buffer.baseAddress, buffer.count) > 0 {}
+                        return .everything
+                    }
+                    guard let paths = folders[event.wd] else { continue }
+                    changed.formUnion(paths)
+                    if event.mask & UInt32(IN_IGNORED) != 0 {
+                        // The folder went: a folder made at its path is watched anew.
+                        folders[event.wd] = nil
+                        for path in paths where watches[path] == event.wd { watches[path] = nil }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stops watching everything (the caller drops the listings that relied on the watches).
+    mutating func reset() {
+        if descriptor >= 0 {
+            close(descriptor)
+            descriptor = -1
+        }
+        folders.removeAll()
+        watches.removeAll()
+    }
+}
