@@ -65,3 +65,19 @@ extension SQLiteValue {
         }
     }
 }
+
+extension SQLiteStatement {
+    /// Binds an attribute's value (`nil`: NULL) as `sqliteValue` would store it, without making
+    /// the `SQLiteValue` first: the merge binds every value of every record it applies.
+    func bind(attribute value: AttributeValue?, at index: Int32) throws(SQLiteError) {
+        switch value {
+        case nil: try bind(SQLiteValue.null, at: index)
+        case let .string(text)?: try bind(text: text, at: index)
+        case let .integer(number)?: try bind(int64: number, at: index)
+        case let .double(number)?, let .date(number)?: try bind(double: number, at: index)
+        case let .float(number)?: try bind(double: Double(number), at: index)
+        case let .boolean(flag)?: try bind(int64: flag ? 1 : 0, at: index)
+        case let value?: try bind(value.sqliteValue, at: index)
+        }
+    }
+}

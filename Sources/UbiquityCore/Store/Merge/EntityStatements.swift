@@ -12,6 +12,9 @@ final class EntityStatements: @unchecked Sendable {
     /// The last one asked for: an import's updates mostly touch the same columns, and the key
     /// of the dictionary cost an array and a hash per row.
     private var lastInPlaceUpdate: (columns: [Int], writers: [Int], statement: SQLiteStatement)?
+    /// Where `MergeEngine.updateInPlace` gathers the columns and writers of each record, its
+    /// storage kept from one record to the next.
+    let inPlaceKey = InPlaceUpdateKey()
 
     /// Forgets the statements of another connection.
     private func use(_ database: SQLiteDatabase) {
@@ -24,10 +27,11 @@ final class EntityStatements: @unchecked Sendable {
         lastInPlaceUpdate = nil
     }
 
-    /// `INSERT … ON CONFLICT(gid) DO NOTHING` of a whole row, every binding cleared (NULL).
+    /// `INSERT … ON CONFLICT(gid) DO NOTHING` of a whole row, holding the last row's bindings
+    /// (`MergeEngine.insertIfNew` binds every parameter, or clears them first).
     func insertNewRow(of table: EntityTable, in database: SQLiteDatabase) throws(SQLiteError) -> SQLiteStatement {
         use(database)
-        if let held = insertNewRow { return held.reset() }
+        if let held = insertNewRow { return held.rewind() }
         let statement = try database.statement(table.insertNewRowSQL)
         insertNewRow = statement
         return statement
@@ -63,7 +67,14 @@ final class EntityStatements: @unchecked Sendable {
             statement = try database.statement(table.inPlaceUpdateSQL(columns: columns, writers: writers))
             inPlaceUpdates[key] = statement
         }
+        // Kept by value: when the caller refills `inPlaceKey`, its arrays are copied on write.
         lastInPlaceUpdate = (columns, writers, statement)
         return statement
     }
+}
+
+/// The columns an in-place update sets and the writer columns it stamps, for one record at a time.
+final class InPlaceUpdateKey: @unchecked Sendable {
+    var columns: [Int] = []
+    var writers: [Int] = []
 }

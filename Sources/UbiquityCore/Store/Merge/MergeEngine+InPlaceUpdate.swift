@@ -16,24 +16,35 @@ extension MergeEngine {
         for change in record.relationships.values { if case .toMany = change { return false } }
         // The slots in name order from a mask (no array of them, no sort), as `touchedSlots` lists them.
         guard let touched = touchedMask(of: record, values: incoming, in: table), touched != 0 else { return false }
-        // The values in `incomingValues`' order, gathered without an array per slot.
-        var columns: [Int] = [], values: [SQLiteValue] = [], writers: [Int] = []
+        // The columns in `incomingValues`' order, into arrays the table keeps (three arrays per
+        // record cost their allocations); the values are bound in a second pass of the same order.
+        let key = table.statements.inPlaceKey
+        key.columns.removeAll(keepingCapacity: true)
+        key.writers.removeAll(keepingCapacity: true)
+        for index in table.slotsByName where touched & (1 << UInt64(index)) != 0 {
+            let layout = table.slotLayouts[index]
+            for (attribute, column) in layout.attributes where incoming.value(attribute, column: column) != nil { key.columns.append(column) }
+            if let (name, column) = layout.toOne, case .toOne? = record.relationships[name] { key.columns.append(column) }
+            key.writers.append(layout.writer)
+        }
+        let count = Int32(key.columns.count)
+        guard count > 0 else { return false }
+        let statement = try table.statements.inPlaceUpdate(key.columns, writers: key.writers, of: table, in: database)
+        var parameter: Int32 = 1
         for index in table.slotsByName where touched & (1 << UInt64(index)) != 0 {
             let layout = table.slotLayouts[index]
             for (attribute, column) in layout.attributes {
-                if let value = incoming.value(attribute, column: column) { columns.append(column); values.append(value.sqliteValue) }
+                guard let value = incoming.value(attribute, column: column) else { continue }
+                try statement.bind(attribute: value, at: parameter)
+                parameter += 1
             }
-            if let (name, column) = layout.toOne, case let .toOne(target)? = record.relationships[name] {
-                columns.append(column)
-                values.append(target.map { .text($0.description) } ?? .null)
+            if let (name, _) = layout.toOne, case let .toOne(target)? = record.relationships[name] {
+                try statement.bind(target?.description, at: parameter)
+                parameter += 1
             }
-            writers.append(layout.writer)
         }
-        guard !values.isEmpty else { return false }
-        let statement = try table.statements.inPlaceUpdate(columns, writers: writers, of: table, in: database)
-        for (offset, value) in values.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
-        try statement.bind(writer.id, at: Int32(values.count + 1))
-        try statement.withText(record.id.description, boundAt: Int32(values.count + 2)) { try statement.run() }
+        try statement.bind(writer.id, at: count + 1)
+        try statement.withText(record.id.description, boundAt: count + 2) { try statement.run() }
         return database.changes == 1
     }
 }
@@ -47,6 +58,7 @@ final class InPlaceUpdateJudge: @unchecked Sendable {
     /// Per writer id of the log being applied: whether it wins over that writer's slots
     /// without a conflict.
     private var decisions: [Int64: Bool] = [:]
+    private var lastDecision: (id: Int64, wins: Bool)?
     /// `false` sends every update down the general path (the tests compare the two).
     var allowsInPlaceUpdates = true
 
@@ -58,16 +70,24 @@ final class InPlaceUpdateJudge: @unchecked Sendable {
     func begin(_ writer: TransactionWriter) {
         self.writer = writer
         decisions.removeAll(keepingCapacity: true)
+        lastDecision = nil
     }
 
     /// Whether the transaction being applied takes a slot last written by writer `id` with no
     /// conflict: its stamp is larger and it had seen that write (or wrote it). A writer not in
     /// the cache is left to the general path, which reads it (no query from inside a statement).
     func winsSimply(over id: Int64) -> Bool {
-        if let known = decisions[id] { return known }
+        // The last answer first: an import's rows were mostly last written by one transaction,
+        // and the dictionary hashed its id for every row.
+        if let last = lastDecision, last.id == id { return last.wins }
+        if let known = decisions[id] {
+            lastDecision = (id, known)
+            return known
+        }
         guard let writer, let current = slotWriters.cachedWriter(id: id) else { return false }
         let wins = writer.stamp > current.stamp && !writer.isConcurrent(withWriteOf: current.stamp.peerID, number: current.number)
         decisions[id] = wins
+        lastDecision = (id, wins)
         return wins
     }
 
@@ -136,9 +156,9 @@ private enum ValueComparison {
         case SQLITE_TEXT:
             let a = Self.bytes(sqlite3_value_text(old), sqlite3_value_bytes(old))
             let b = Self.bytes(sqlite3_value_text(new), sqlite3_value_bytes(new))
-            if a.elementsEqual(b) {
+            if Self.equal(a, b) {
                 self = .same
-            } else if a.allSatisfy({ $0 < 0x80 }) && b.allSatisfy({ $0 < 0x80 }) {
+            } else if Self.isASCII(a) && Self.isASCII(b) {
                 self = .different
             } else {
                 self = String(decoding: a, as: UTF8.self) != String(decoding: b, as: UTF8.self) ? .different : .unsure
@@ -146,8 +166,30 @@ private enum ValueComparison {
         default:
             let a = Self.bytes(sqlite3_value_blob(old).map { $0.assumingMemoryBound(to: UInt8.self) }, sqlite3_value_bytes(old))
             let b = Self.bytes(sqlite3_value_blob(new).map { $0.assumingMemoryBound(to: UInt8.self) }, sqlite3_value_bytes(new))
-            self = a.elementsEqual(b) ? .same : .different
+            self = Self.equal(a, b) ? .same : .different
         }
+    }
+
+    /// The same bytes (`memcmp`: every in-place update compares the values it replaces).
+    private static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let x = a.baseAddress, let y = b.baseAddress else { return true }
+        return memcmp(x, y, a.count) == 0
+    }
+
+    /// No byte above 0x7f, checked eight bytes at a time.
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress.map(UnsafeRawPointer.init) else { return true }
+        var index = 0, high: UInt64 = 0
+        while bytes.count - index >= 8 {
+            high |= base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < bytes.count {
+            high |= UInt64(bytes[index])
+            index += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 
     private static func bytes(_ start: UnsafePointer<UInt8>?, _ count: Int32) -> UnsafeBufferPointer<UInt8> {

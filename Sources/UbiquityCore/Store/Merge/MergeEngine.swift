@@ -18,6 +18,7 @@ struct MergeEngine {
     let conflicts: ConflictHistory
     /// Decides `updateInPlace`'s statement inside SQLite (its functions are registered on `database`).
     let judge: InPlaceUpdateJudge
+    private let lastTable = LastEntityTable()
 
     init(database: SQLiteDatabase, model: ObjectModel, tables: [String: EntityTable], pairTables: [String: PairTable],
          orderTables: [String: OrderTable], slotWriters: SlotWriterTable, conflicts: ConflictHistory) {
@@ -45,7 +46,11 @@ struct MergeEngine {
     }
 
     func table(_ entity: String) throws -> EntityTable {
+        // The last table found answers first: a log's records are mostly of one entity, and the
+        // dictionary hashed the name for every record.
+        if let last = lastTable.table, lastTable.name == entity { return last }
         guard let table = tables[entity] else { throw ModelError.unknownEntity(entity) }
+        (lastTable.name, lastTable.table) = (entity, table)
         return table
     }
 
@@ -193,26 +198,38 @@ struct MergeEngine {
     /// The common case of an import: an object this store has never seen. One `INSERT … ON
     /// CONFLICT DO NOTHING` writes it whole; `false` sends an existing row down the merge path.
     func insertIfNew(_ record: ChangeRecord, values: IncomingValues, table: EntityTable, writer: TransactionWriter) throws -> Bool {
-        // Each column is bound straight from the record (no row array per object); the
-        // columns it leaves out stay NULL, as `statement(_:)` cleared every binding.
+        // Each column is bound straight from the record (no row array per object). The
+        // statement keeps the last row's bindings: the columns this record leaves out are bound
+        // NULL here, so SQLite reuses each text parameter's buffer (clearing every binding
+        // freed them, and the next row allocated them again). A table of more than 64 columns
+        // has its bindings cleared instead.
         let statement = try table.statements.insertNewRow(of: table, in: database)
-        try statement.bind(1, at: Int32(EntityTable.aliveColumn + 1))
-        try statement.bind(1, at: Int32(EntityTable.versionColumn + 1))
+        var bound = ColumnSet(count: table.columns.count)
+        if !bound.isTracked { statement.reset() }
+        try statement.bind(int64: 1, at: Int32(EntityTable.aliveColumn + 1))
+        try statement.bind(int64: 1, at: Int32(EntityTable.versionColumn + 1))
+        bound.insert(EntityTable.aliveColumn)
+        bound.insert(EntityTable.versionColumn)
+        bound.insert(EntityTable.gidColumn)
         // The record's own values are visited (no lookup by name per column of the table).
         var written = SlotSet()
         try values.forEach { column, slot, value in
-            try statement.bind(value.sqliteValue, at: Int32(column + 1))
+            try statement.bind(attribute: value, at: Int32(column + 1))
+            bound.insert(column)
             written.insert(slot)
         }
         for (name, change) in record.relationships {
             guard case let .toOne(target) = change, let (column, slot) = table.toOnePlace(name) else { continue }
             try statement.bind(target?.description, at: Int32(column + 1))
+            bound.insert(column)
             written.insert(slot)
         }
         for (slot, layout) in table.slotLayouts.enumerated() where written.contains(slot) {
             try statement.bind(writer.id, at: Int32(layout.writer + 1))
+            bound.insert(layout.writer)
         }
-        // The gid is bound without a copy: `insertNewRow` clears every binding before the next row.
+        try bound.forEachMissing { column in try statement.bind(SQLiteValue.null, at: Int32(column + 1)) }
+        // The gid is bound without a copy, and rebound before every step.
         try statement.withText(record.id.description, boundAt: Int32(EntityTable.gidColumn + 1)) { try statement.run() }
         return database.changes == 1
     }
@@ -273,4 +290,37 @@ private struct SlotSet {
     }
 
     func contains(_ slot: Int) -> Bool { slot < 64 ? low & (1 << UInt64(slot)) != 0 : high.contains(slot) }
+}
+
+/// The entity table `MergeEngine.table(_:)` found last. Used under the store's lock only.
+private final class LastEntityTable: @unchecked Sendable {
+    var name = ""
+    var table: EntityTable?
+}
+
+/// The columns of one row bound so far, when the table has at most 64 (every model seen so
+/// far); otherwise untracked, and the caller clears every binding first.
+private struct ColumnSet {
+    private var bits: UInt64 = 0
+    private let all: UInt64
+    let isTracked: Bool
+
+    init(count: Int) {
+        isTracked = count <= 64
+        all = count >= 64 ? ~0 : (1 << UInt64(count)) - 1
+    }
+
+    mutating func insert(_ column: Int) {
+        if column < 64 { bits |= 1 << UInt64(column) }
+    }
+
+    /// Each column not inserted (none when untracked: cleared bindings are NULL already).
+    func forEachMissing(_ body: (Int) throws -> Void) rethrows {
+        guard isTracked else { return }
+        var missing = all & ~bits
+        while missing != 0 {
+            try body(missing.trailingZeroBitCount)
+            missing &= missing - 1
+        }
+    }
 }

@@ -50,25 +50,35 @@ public final class SQLiteStatement {
     // MARK: Binding (1-based indexes, as SQLite)
 
     public func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
-        let code: Int32
         switch value {
-        case .null: code = sqlite3_bind_null(handle, index)
-        case let .integer(v): code = sqlite3_bind_int64(handle, index, v)
-        case let .real(v): code = sqlite3_bind_double(handle, index, v)
-        case let .text(v):
-            // The UTF-8 byte count, never -1: a string may hold U+0000, and -1 would cut it there.
-            var text = v
-            code = text.withUTF8 { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { chars in
-                    // An empty string still needs a pointer, or SQLite stores NULL.
-                    sqlite3_bind_text(handle, index, chars.baseAddress ?? UnsafePointer(bitPattern: 1), Int32(chars.count), SQLITE_TRANSIENT)
-                }
-            }
+        case .null: try check(sqlite3_bind_null(handle, index))
+        case let .integer(v): try bind(int64: v, at: index)
+        case let .real(v): try bind(double: v, at: index)
+        case let .text(v): try bind(text: v, at: index)
         case let .blob(v):
-            code = v.withUnsafeBytes { raw in
+            try check(v.withUnsafeBytes { raw in
                 sqlite3_bind_blob(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(raw.count), SQLITE_TRANSIENT)
-            }
+            })
         }
+    }
+
+    func bind(int64 value: Int64, at index: Int32) throws(SQLiteError) { try check(sqlite3_bind_int64(handle, index, value)) }
+
+    func bind(double value: Double, at index: Int32) throws(SQLiteError) { try check(sqlite3_bind_double(handle, index, value)) }
+
+    /// Binds a copy of `text`'s UTF-8 bytes.
+    func bind(text: String, at index: Int32) throws(SQLiteError) {
+        // The UTF-8 byte count, never -1: a string may hold U+0000, and -1 would cut it there.
+        var text = text
+        try check(text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                // An empty string still needs a pointer, or SQLite stores NULL.
+                sqlite3_bind_text(handle, index, chars.baseAddress ?? UnsafePointer(bitPattern: 1), Int32(chars.count), SQLITE_TRANSIENT)
+            }
+        })
+    }
+
+    private func check(_ code: Int32) throws(SQLiteError) {
         guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: database.handle, sql: sql) }
     }
 
