@@ -208,13 +208,7 @@ extension ObjectContext {
         // A value that fails is found again in attribute order, so the error is the first one's.
         if !valid { for attribute in attributes { try attribute.validate(values[attribute.name] ?? nil, entity: object.entity.name) } }
         record.values = values
-        if object.changedToOne.isEmpty {
-            record.relationships = plan.clearedToOnes
-        } else {
-            for relationship in object.entity.relationships where !relationship.isToMany {
-                record.relationships[relationship.name] = .toOne(changedOrSavedTarget(object, relationship.name))
-            }
-        }
+        record.relationships = toOneChanges(of: object, plan: plan)
         return record
     }
 
@@ -248,14 +242,18 @@ extension ObjectContext {
         // A value that fails is found again in attribute order, so the error is the first one's.
         if !valid { for index in attributes.indices { try attributes[index].validate(values[index] ?? nil, entity: object.entity.name) } }
         var record = ChangeRecord(id: object.id, layout: layout, values: values)
-        if object.changedToOne.isEmpty {
-            record.relationships = plan.clearedToOnes
-        } else {
-            for relationship in object.entity.relationships where !relationship.isToMany {
-                record.relationships[relationship.name] = .toOne(changedOrSavedTarget(object, relationship.name))
-            }
-        }
+        record.relationships = toOneChanges(of: object, plan: plan)
         return record
+    }
+
+    /// A new object's to-one relationships as its insert record carries them: every one, set or cleared.
+    private func toOneChanges(of object: ManagedObject, plan: InsertPlan) -> [String: RelationshipChange] {
+        if object.changedToOne.isEmpty { return plan.clearedToOnes }
+        var changes: [String: RelationshipChange] = [:]
+        for relationship in object.entity.relationships where !relationship.isToMany {
+            changes[relationship.name] = .toOne(changedOrSavedTarget(object, relationship.name))
+        }
+        return changes
     }
 
     /// `insertRecord` of an inserted object that holds a saved state: every value read as the context sees it.
