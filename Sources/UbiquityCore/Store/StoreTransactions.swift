@@ -99,7 +99,7 @@ extension PersistentStore {
 
     /// A log the store refused while the batch was applied without savepoints: the batch is
     /// rolled back and applied again log by log.
-    private struct RefusedWithoutSavepoint: Error {}
+    struct RefusedWithoutSavepoint: Error {}
 
     /// Applies `logs` in one transaction; each in a savepoint of its own when `logByLog`, else
     /// `nil` (nothing applied, the transaction rolled back) when the store refuses one. The
@@ -150,7 +150,7 @@ extension PersistentStore {
     }
 
     /// Applies one log's records, knowledge and history; the caller holds an open transaction.
-    private func apply(_ log: TransactionLog, into changes: inout ObjectChanges) throws {
+    func apply(_ log: TransactionLog, into changes: inout ObjectChanges) throws {
         // The importer refuses such logs first; the clock must never adopt one.
         guard !log.stamp.isTooFarAhead(of: now) else {
             throw StoreError.stampTooFarAhead(peer: log.peerID, number: log.transactionNumber, stamp: log.stamp)
@@ -163,7 +163,7 @@ extension PersistentStore {
 
     /// Whether applying a log failed because of what the log holds (so it is set aside and the
     /// rest goes on) rather than because of the store (which stops the whole import).
-    private static func isTheLogsFault(_ error: any Error) -> Bool {
+    static func isTheLogsFault(_ error: any Error) -> Bool {
         switch error {
         case let error as SQLiteError:
             // A constraint, a value too big or of the wrong kind.

@@ -17,6 +17,22 @@ package struct Importer {
     var maxLogBytes = 64 << 20
     /// Fewer applied logs than this are freed on the calling thread: a thread would cost more.
     var releaseElsewhereMinimum = 64
+    /// Fewer candidate logs than this are decoded on the calling thread, one after the other:
+    /// a second thread would cost more than it saves (`LogDecodePipeline`).
+    package var pipelineMinimum = 64
+    /// Whether a second core may decode (only when this process may run on more than one CPU).
+    package var decodesOnSecondCore = CPUAffinity.usable > 1
+    /// Told what the pipeline did, when it ran (tests).
+    package var onPipeline: ((PipelineUse) -> Void)?
+
+    /// What the pipeline did in an import.
+    package enum PipelineUse: Sendable, Equatable {
+        /// The first chunk of the batch, `logs` logs, merged; the first `whileDecoding` of them as
+        /// they came from the worker, the rest once every log was decoded and in causal order.
+        case merged(logs: Int, whileDecoding: Int)
+        /// Something out of the ordinary: the import went the one-thread way over the decoded logs.
+        case abandoned
+    }
 
     package init(store: PersistentStore, location: ContainerLocation, quarantineDirectory: String, logger: UbiquityLogger) {
         self.store = store
@@ -25,7 +41,7 @@ package struct Importer {
         self.logger = logger
     }
 
-    private struct Candidate {
+    struct Candidate: Sendable {
         let peerID: String
         let number: Int64
         let relativePath: String
@@ -112,25 +128,37 @@ package struct Importer {
         // Logs whose external data has not arrived, by author and number: what they wait for.
         var dataWaits: [String: [Int64: String]] = [:]
         var byLog: [String: Candidate] = [:]
-        for candidate in candidates {
+        func enqueue(_ log: TransactionLog, of candidate: Candidate) {
+            pending[candidate.peerID, default: [:]][candidate.number] = (log, candidate.entry.modificationTime)
+            byLog["\(candidate.peerID):\(candidate.number)"] = candidate
+        }
+        // Decoding on a second core, ahead of the merge (`LogDecodePipeline`), when one is free
+        // to use and the candidates come in the order the batch applies them.
+        let pipeline = decodesAhead(candidates, records: records, externalValues: externalValues)
+            ? LogDecodePipeline(count: candidates.count) { [candidates, location, model = store.model, maxLogBytes] index in
+                Self.decode(candidates[index], location: location, model: model, maxLogBytes: maxLogBytes, keepingBytes: false, epoch: epoch, now: now)
+            } : nil
+        defer { pipeline?.finish() }
+        /// Checks a candidate's decoded log, quarantining it if it fails, and adds it to `pending`.
+        func admit(_ candidate: Candidate, _ outcome: () -> DecodeOutcome) throws {
             if pending[candidate.peerID]?[candidate.number] != nil {
                 report.ignored.append(candidate.relativePath)
                 logger.log(.warning, .importer, "scan", "a second log for transaction \(candidate.number) of \(candidate.peerID) is ignored: \(candidate.relativePath)")
-                continue
+                return
             }
             var bytes: [UInt8]?
             do {
-                let path = location.absolute(candidate.relativePath)
-                // The folder was listed through the confinement check already; the sealing opens the bytes.
-                do { bytes = try location.sealing.open(try AtomicFile.read(path, limit: SealedFile.sealedSize(ofAtMost: maxLogBytes)), path: path) } catch {
-                    // Encrypted content this device has no key for: the file is not damaged, only closed.
-                    if ContentSealing.isNoKey(error) {
-                        report.locked += 1
-                        continue
-                    }
-                    throw LogError.unreadable(error.message)
+                let log: TransactionLog
+                switch outcome() {
+                case .locked:
+                    report.locked += 1
+                    return
+                case let .failed(error, read):
+                    bytes = read
+                    throw error
+                case let .decoded(decoded, read):
+                    (log, bytes) = (decoded, read)
                 }
-                let log = try TransactionLog(decoding: bytes ?? [], model: store.model, maxBytes: maxLogBytes)
                 guard log.peerID == candidate.peerID else { throw LogError.wrongAuthor(folder: candidate.peerID, log: log.peerID) }
                 guard log.transactionNumber == candidate.number else {
                     throw LogError.wrongNumber(fileName: candidate.entry.name, log: log.transactionNumber)
@@ -141,7 +169,7 @@ package struct Importer {
                     try clearRecord(of: candidate, records)
                     report.ignored.append(candidate.relativePath)
                     logger.log(.verbose, .importer, "scan", "skipped \(candidate.relativePath): it belongs to content epoch \(log.contentEpoch ?? "(first)"), this store is in \(epoch ?? "(first)")")
-                    continue
+                    return
                 }
                 // Adopting a stamp far ahead would drag this peer's clock, and every stamp it
                 // writes after, toward the largest a stamp can hold.
@@ -151,10 +179,9 @@ package struct Importer {
                 if externalValues, let wait = try awaitExternalData(of: log, records: records, now: now, report: &report) {
                     report.missingExternalData.append(wait)
                     dataWaits[candidate.peerID, default: [:]][candidate.number] = wait.sha256
-                    continue
+                    return
                 }
-                pending[candidate.peerID, default: [:]][candidate.number] = (log, candidate.entry.modificationTime)
-                byLog["\(candidate.peerID):\(candidate.number)"] = candidate
+                enqueue(log, of: candidate)
             } catch let error as LogError {
                 var retryAfter: Double?
                 if case let .stampTooFarAhead(stamp, _) = error { retryAfter = Double(stamp.wallMilliseconds) / 1000 - Stamp.maximumLead }
@@ -168,17 +195,81 @@ package struct Importer {
         // knowledge covers everything else its author had seen.
         var simulated = knowledge
         var batch: [TransactionLog] = []
-        var progress = true
-        while progress {
-            progress = false
-            for peer in pending.keys.sorted() {
-                while let next = pending[peer]?[simulated[peer] + 1]?.log, simulated.dominates(next.knowledge.removing(peer)) {
-                    batch.append(next)
-                    simulated[peer] = next.transactionNumber
-                    pending[peer]![next.transactionNumber] = nil
-                    progress = true
+        func order() {
+            var progress = true
+            while progress {
+                progress = false
+                for peer in pending.keys.sorted() {
+                    while let next = pending[peer]?[simulated[peer] + 1]?.log, simulated.dominates(next.knowledge.removing(peer)) {
+                        batch.append(next)
+                        simulated[peer] = next.transactionNumber
+                        pending[peer]![next.transactionNumber] = nil
+                        progress = true
+                    }
                 }
             }
+        }
+
+        // With the pipeline, the first chunk of the batch is merged while later logs are still
+        // being decoded: a log that is the batch's next (the candidates come by author and
+        // number, so its author's run in the first round of `order`) goes to the store as soon
+        // as it is decoded; once one is not, the rest wait for `order`. The chunk commits only
+        // once every candidate is decoded and found to need nothing but `pending` — no
+        // quarantine, record, log line or report entry; anything else rolls it back and the
+        // import goes the one-thread way over the same decoded logs, so the outcome never
+        // depends on the pipeline.
+        var firstChunk: (application: ImportApplication, logs: [TransactionLog])?
+        if let pipeline {
+            let chunkSize = max(1, batchSize)
+            var index = 0, running = true, handed = 0, ordered = false, whileDecoding = 0
+            do {
+                firstChunk = try store.applyImported(pulling: {
+                    while index < candidates.count {
+                        let candidate = candidates[index]
+                        guard case let .decoded(log, nil) = pipeline.outcome(at: index), log.peerID == candidate.peerID,
+                              log.transactionNumber == candidate.number, log.contentEpoch == epoch, !log.stamp.isTooFarAhead(of: now) else {
+                            throw AbandonedPipeline()
+                        }
+                        index += 1
+                        enqueue(log, of: candidate)
+                        guard running, handed < chunkSize, log.transactionNumber == simulated[log.peerID] + 1,
+                              simulated.dominates(log.knowledge.removing(log.peerID)) else {
+                            running = false
+                            continue
+                        }
+                        simulated[log.peerID] = log.transactionNumber
+                        pending[log.peerID]![log.transactionNumber] = nil
+                        batch.append(log)
+                        handed += 1
+                        return log
+                    }
+                    if !ordered {
+                        ordered = true
+                        whileDecoding = handed
+                        order()
+                    }
+                    guard handed < min(batch.count, chunkSize) else {
+                        // Nothing to apply: no transaction, as without the pipeline.
+                        if handed == 0 { throw AbandonedPipeline() }
+                        return nil
+                    }
+                    handed += 1
+                    return batch[handed - 1]
+                }, expectedLogs: min(candidates.count, chunkSize))
+                onPipeline?(.merged(logs: handed, whileDecoding: whileDecoding))
+            } catch is AbandonedPipeline {
+                (pending, byLog, simulated, batch) = ([:], [:], knowledge, [])
+                onPipeline?(.abandoned)
+            }
+        }
+        if firstChunk == nil {
+            for (index, candidate) in candidates.enumerated() {
+                try admit(candidate) {
+                    pipeline?.outcome(at: index)
+                        ?? Self.decode(candidate, location: location, model: store.model, maxLogBytes: maxLogBytes, keepingBytes: true, epoch: epoch, now: now)
+                }
+            }
+            order()
         }
 
         // Apply, each log on its own inside the batch: a log the store refuses is quarantined
@@ -189,15 +280,20 @@ package struct Importer {
             let next = Array(batch[start..<min(batch.count, start + max(1, batchSize))])
             start += next.count
             var chunk: [TransactionLog] = []
-            for log in next {
-                if refused.contains(where: { log.knowledge.covers(peer: $0.peerID, number: $0.number) }) {
-                    pending[log.peerID, default: [:]][log.transactionNumber] = (log, byLog["\(log.peerID):\(log.transactionNumber)"]?.entry.modificationTime ?? 0)
-                } else {
-                    chunk.append(log)
+            let result: ImportApplication
+            if let first = firstChunk.take() {
+                (result, chunk) = (first.application, first.logs)
+            } else {
+                for log in next {
+                    if refused.contains(where: { log.knowledge.covers(peer: $0.peerID, number: $0.number) }) {
+                        pending[log.peerID, default: [:]][log.transactionNumber] = (log, byLog["\(log.peerID):\(log.transactionNumber)"]?.entry.modificationTime ?? 0)
+                    } else {
+                        chunk.append(log)
+                    }
                 }
+                guard !chunk.isEmpty else { continue }
+                result = try store.applyImported(chunk)
             }
-            guard !chunk.isEmpty else { continue }
-            let result = try store.applyImported(chunk)
             report.changes.merge(result.changes)
             report.applied += result.applied
             if !result.changes.isEmpty { onBatch(result.changes) }
@@ -221,9 +317,13 @@ package struct Importer {
                 }
             }
         }
-        // Freeing the applied logs' records is a few percent of a large import: another thread
-        // does it beside the rest, when there is a second CPU to run it on.
-        if batch.count >= releaseElsewhereMinimum, CPUAffinity.usable > 1 {
+        // The applied logs are freed on another thread, beside what is left of the import: the
+        // pipeline's worker, else (a few percent of a large import) a thread of their own when
+        // there is a second CPU to run it on.
+        if let pipeline {
+            batch = []
+            pipeline.releaseOutcomes()
+        } else if batch.count >= releaseElsewhereMinimum, CPUAffinity.usable > 1 {
             let applied = AppliedLogs(batch)
             batch = []
             Thread.detachNewThread { applied.logs = [] }
@@ -274,6 +374,51 @@ package struct Importer {
         // @unchecked: only the receiving thread touches `logs` once the box is handed over.
         var logs: [TransactionLog]
         init(_ logs: [TransactionLog]) { self.logs = logs }
+    }
+
+    /// What reading and decoding one candidate gave (`decode`).
+    enum DecodeOutcome: Sendable {
+        /// Encrypted content this device has no key for: the file is not damaged, only closed.
+        case locked
+        /// The log, and the bytes it was decoded from when a later check may quarantine it.
+        case decoded(TransactionLog, bytes: [UInt8]?)
+        /// Unreadable or not a valid log; `bytes` when the file could be read and opened.
+        case failed(any Error, bytes: [UInt8]?)
+    }
+
+    /// The pipeline gave up on merging while decoding: the import goes the one-thread way.
+    private struct AbandonedPipeline: Error {}
+
+    /// Reads, opens and decodes (verifying its checksum) one candidate log. It touches nothing
+    /// but the file, so it runs on any thread (`LogDecodePipeline`). Without `keepingBytes`, a
+    /// decoded log's bytes are kept only when the importer's checks will quarantine it.
+    static func decode(_ candidate: Candidate, location: ContainerLocation, model: ObjectModel, maxLogBytes: Int,
+                       keepingBytes: Bool, epoch: String?, now: Double) -> DecodeOutcome {
+        let bytes: [UInt8]
+        let path = location.absolute(candidate.relativePath)
+        // The folder was listed through the confinement check already; the sealing opens the bytes.
+        do { bytes = try location.sealing.open(try AtomicFile.read(path, limit: SealedFile.sealedSize(ofAtMost: maxLogBytes)), path: path) } catch {
+            if ContentSealing.isNoKey(error) { return .locked }
+            return .failed(LogError.unreadable(error.message), bytes: nil)
+        }
+        do {
+            let log = try TransactionLog(decoding: bytes, model: model, maxBytes: maxLogBytes)
+            let refused = log.peerID != candidate.peerID || log.transactionNumber != candidate.number
+                || (log.contentEpoch == epoch && log.stamp.isTooFarAhead(of: now))
+            return .decoded(log, bytes: keepingBytes || refused ? bytes : nil)
+        } catch {
+            return .failed(error, bytes: bytes)
+        }
+    }
+
+    /// Whether to decode on a second core while merging: only with more than one CPU to run on
+    /// (`taskset -c 0` gets the one-thread import), enough logs to pay for a thread, candidates
+    /// by author and number (the order the batch takes them), none with a quarantine record and
+    /// no external values to wait for (those need the store between decode and merge).
+    private func decodesAhead(_ candidates: [Candidate], records: [String: QuarantineRecord], externalValues: Bool) -> Bool {
+        guard candidates.count >= pipelineMinimum, !externalValues, decodesOnSecondCore else { return false }
+        return zip(candidates, candidates.dropFirst()).allSatisfy { ($0.peerID, $0.number) < ($1.peerID, $1.number) }
+            && !candidates.contains { records[$0.relativePath] != nil }
     }
 
     /// Brings in the external values `log` names (`ContainerLocation.fetchExternalData`);
