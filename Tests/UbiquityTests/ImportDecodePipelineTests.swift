@@ -169,6 +169,26 @@ struct ImportDecodePipelineTests {
         #expect(report.missingPredecessors.count >= 1 && report.waiting > 0)
     }
 
+    /// A log of another content epoch (a leftover of removed content) is skipped, not merged:
+    /// the pipeline gives up on its chunk, and both imports skip it alike.
+    @Test func aLogOfAnotherEpochSendsTheImportTheOneThreadWay() throws {
+        let (cloud, writers) = try Self.makeCloud()
+        let location = try #require(writers[0].location)
+        let stale = "ystale~00000000-0000-0000-0000-000000000003"
+        var log = try TransactionLog(decoding: try AtomicFile.read(try Self.logPaths(writers[0])[0], limit: 1 << 20), model: cloud.model)
+        log.peerID = stale
+        log.knowledge = KnowledgeVector([stale: 1])
+        log.stamp = Stamp(wallMilliseconds: log.stamp.wallMilliseconds, counter: 0, peerID: stale)
+        log.contentEpoch = ContentEpoch.epochID(remover: stale, generation: 1, date: 0)
+        try AtomicFile.makeDirectory(location.logDirectory(of: stale))
+        try AtomicFile.write(log.encoded(format: .binary), to: location.logDirectory(of: stale) + "/" + TransactionLog.fileName(number: 1))
+
+        let uses = try Self.compareFreshReaders(cloud, round: "epoch")
+        #expect(uses.map(\.use) == [.abandoned, .abandoned], "\(uses)")
+        let report = try cloud.peer("check-epoch", policy: nil).importAvailable()
+        #expect(report.ignored.contains { $0.contains(stale) } && report.quarantined.isEmpty, "\(report)")
+    }
+
     /// The pipeline itself: results in order, never more than `ahead` decoded beyond the ones
     /// taken, on another thread.
     @Test func resultsComeInOrderWithinTheBound() {
