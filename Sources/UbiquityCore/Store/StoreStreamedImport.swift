@@ -16,14 +16,10 @@ extension PersistentStore {
                 if let result = try applyPulled(next, expectedLogs: expectedLogs, into: &logs) { return (result, logs) }
                 // A log refused: the rest of the batch, then all of it log by log, as `applyImported` does.
                 while let log = try next() { logs.append(log) }
-                clock = savedClock
-                forgetSlotWriters()
-                knowledgeCache = try loadKnowledge()
+                try forgetRolledBack(clock: savedClock)
                 return (try applyImported(logs, logByLog: true)!, logs)
             } catch {
-                clock = savedClock
-                forgetSlotWriters()
-                knowledgeCache = try loadKnowledge()
+                try forgetRolledBack(clock: savedClock)
                 throw error
             }
         }

@@ -54,9 +54,7 @@ extension PersistentStore {
                 }
             } catch {
                 // The transaction rolled back: so must everything cached from it.
-                clock = savedClock
-                forgetSlotWriters()
-                knowledgeCache = try loadKnowledge()
+                try forgetRolledBack(clock: savedClock)
                 throw error
             }
         }
@@ -82,19 +80,23 @@ extension PersistentStore {
                 // doubled its work per row. A log the store refuses sends the batch back to where
                 // it started, to be applied log by log in savepoints (the same result, slower).
                 if let result = try applyImported(logs, logByLog: false) { return result }
-                clock = savedClock
-                forgetSlotWriters()
-                knowledgeCache = try loadKnowledge()
+                try forgetRolledBack(clock: savedClock)
                 return try applyImported(logs, logByLog: true)!
             } catch {
-                clock = savedClock
-                forgetSlotWriters()
-                knowledgeCache = try loadKnowledge()
+                try forgetRolledBack(clock: savedClock)
                 throw error
             }
         }
         if !application.changes.isEmpty { changeObservers.notify(.committed(application.changes, local: false)) }
         return application
+    }
+
+    /// After a transaction rolled back: the clock as it was before it, and nothing cached from
+    /// it (slot writers, knowledge).
+    func forgetRolledBack(clock savedClock: HybridLogicalClock) throws {
+        clock = savedClock
+        forgetSlotWriters()
+        knowledgeCache = try loadKnowledge()
     }
 
     /// A log the store refused while the batch was applied without savepoints: the batch is
