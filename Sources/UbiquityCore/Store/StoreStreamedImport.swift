@@ -30,33 +30,25 @@ extension PersistentStore {
     /// `applyImported(_:logByLog: false)` over pulled logs, collected into `logs`; `nil` when
     /// the store refused one (the transaction rolled back).
     private func applyPulled(_ next: () throws -> TransactionLog?, expectedLogs: Int, into logs: inout [TransactionLog]) throws -> ImportApplication? {
-        do {
-            return try database.transaction {
-                var result = ImportApplication()
-                while let log = try next() {
-                    if logs.isEmpty {
-                        let count = max(1, expectedLogs)
-                        result.changes.reserveCapacity(inserted: log.inserted.count * count, updated: log.updated.count * count, deleted: log.deleted.count * count)
-                    }
-                    logs.append(log)
-                    guard log.transactionNumber > knowledgeCache[log.peerID] else { continue }
-                    guard log.transactionNumber == knowledgeCache[log.peerID] + 1, knowledgeCache.dominates(log.knowledge.removing(log.peerID)) else {
-                        // Without a refused log (none here), the caller broke the order.
-                        throw StoreError.notApplicable(peer: log.peerID, number: log.transactionNumber)
-                    }
-                    do {
-                        try apply(log, into: &result.changes)
-                    } catch where Self.isTheLogsFault(error) {
-                        throw RefusedWithoutSavepoint()
-                    }
-                    result.applied.append((log.peerID, log.transactionNumber))
+        try importTransaction { result in
+            while let log = try next() {
+                if logs.isEmpty {
+                    let count = max(1, expectedLogs)
+                    result.changes.reserveCapacity(inserted: log.inserted.count * count, updated: log.updated.count * count, deleted: log.deleted.count * count)
                 }
-                result.changes.endJournal()
-                try persistClock()
-                return result
+                logs.append(log)
+                guard log.transactionNumber > knowledgeCache[log.peerID] else { continue }
+                guard log.transactionNumber == knowledgeCache[log.peerID] + 1, knowledgeCache.dominates(log.knowledge.removing(log.peerID)) else {
+                    // Without a refused log (none here), the caller broke the order.
+                    throw StoreError.notApplicable(peer: log.peerID, number: log.transactionNumber)
+                }
+                do {
+                    try apply(log, into: &result.changes)
+                } catch where Self.isTheLogsFault(error) {
+                    throw RefusedWithoutSavepoint()
+                }
+                result.applied.append((log.peerID, log.transactionNumber))
             }
-        } catch is RefusedWithoutSavepoint {
-            return nil
         }
     }
 }

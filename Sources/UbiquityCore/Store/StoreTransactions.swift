@@ -107,41 +107,49 @@ extension PersistentStore {
     /// `nil` (nothing applied, the transaction rolled back) when the store refuses one. The
     /// caller holds the lock and restores the clock and caches after a `nil` or an error.
     package func applyImported(_ logs: [TransactionLog], logByLog: Bool) throws -> ImportApplication? {
+        try importTransaction { result in
+            result.changes.reserveCapacity(inserted: logs.reduce(0) { $0 + $1.inserted.count }, updated: logs.reduce(0) { $0 + $1.updated.count },
+                                           deleted: logs.reduce(0) { $0 + $1.deleted.count })
+            for log in logs {
+                guard log.transactionNumber > knowledgeCache[log.peerID] else { continue }
+                guard log.transactionNumber == knowledgeCache[log.peerID] + 1, knowledgeCache.dominates(log.knowledge.removing(log.peerID)) else {
+                    // Behind a refused log it waits; without one, the caller broke the order.
+                    guard !result.refused.isEmpty else { throw StoreError.notApplicable(peer: log.peerID, number: log.transactionNumber) }
+                    result.deferred.append((log.peerID, log.transactionNumber))
+                    continue
+                }
+                guard logByLog else {
+                    do {
+                        try apply(log, into: &result.changes)
+                    } catch where Self.isTheLogsFault(error) {
+                        throw RefusedWithoutSavepoint()
+                    }
+                    result.applied.append((log.peerID, log.transactionNumber))
+                    continue
+                }
+                let (clockBefore, knowledgeBefore) = (clock, knowledgeCache)
+                result.changes.startJournal()
+                do {
+                    try database.transaction { try apply(log, into: &result.changes) }
+                } catch where Self.isTheLogsFault(error) {
+                    (clock, knowledgeCache) = (clockBefore, knowledgeBefore)
+                    forgetSlotWriters()
+                    result.changes.undoJournal()
+                    result.refused.append((log.peerID, log.transactionNumber, "the store refused it: \(error)"))
+                    continue
+                }
+                result.applied.append((log.peerID, log.transactionNumber))
+            }
+        }
+    }
+
+    /// One transaction of imported logs, applied into its result by `body`; `nil` (rolled back)
+    /// when `body` throws `RefusedWithoutSavepoint`.
+    func importTransaction(_ body: (inout ImportApplication) throws -> Void) throws -> ImportApplication? {
         do {
             return try database.transaction {
                 var result = ImportApplication()
-                result.changes.reserveCapacity(inserted: logs.reduce(0) { $0 + $1.inserted.count }, updated: logs.reduce(0) { $0 + $1.updated.count },
-                                               deleted: logs.reduce(0) { $0 + $1.deleted.count })
-                for log in logs {
-                    guard log.transactionNumber > knowledgeCache[log.peerID] else { continue }
-                    guard log.transactionNumber == knowledgeCache[log.peerID] + 1, knowledgeCache.dominates(log.knowledge.removing(log.peerID)) else {
-                        // Behind a refused log it waits; without one, the caller broke the order.
-                        guard !result.refused.isEmpty else { throw StoreError.notApplicable(peer: log.peerID, number: log.transactionNumber) }
-                        result.deferred.append((log.peerID, log.transactionNumber))
-                        continue
-                    }
-                    guard logByLog else {
-                        do {
-                            try apply(log, into: &result.changes)
-                        } catch where Self.isTheLogsFault(error) {
-                            throw RefusedWithoutSavepoint()
-                        }
-                        result.applied.append((log.peerID, log.transactionNumber))
-                        continue
-                    }
-                    let (clockBefore, knowledgeBefore) = (clock, knowledgeCache)
-                    result.changes.startJournal()
-                    do {
-                        try database.transaction { try apply(log, into: &result.changes) }
-                    } catch where Self.isTheLogsFault(error) {
-                        (clock, knowledgeCache) = (clockBefore, knowledgeBefore)
-                        forgetSlotWriters()
-                        result.changes.undoJournal()
-                        result.refused.append((log.peerID, log.transactionNumber, "the store refused it: \(error)"))
-                        continue
-                    }
-                    result.applied.append((log.peerID, log.transactionNumber))
-                }
+                try body(&result)
                 result.changes.endJournal()
                 try persistClock()
                 return result
