@@ -264,8 +264,30 @@ public final class TransferDaemon {
             // (NSFileVersion's conflict versions); here the mirror's becomes a conflict copy.
             return theirs.knowledge.dominates(mine.knowledge) ? .download : .keepBoth
         }
+        if Self.isContentEpoch(path), local != nil, remote != nil {
+            // Two removals of one content (one made offline): keep the later, as every peer
+            // orders them. Downloading over it lost a removal whose logs were already deleted,
+            // and the older epoch it brought back then missed them (fuzz seed 304, 1,500 steps).
+            // An unreadable (or sealed) one loses.
+            guard let mine = Self.removal(at: mirror + "/" + path) else { return .download }
+            guard let theirs = Self.removal(at: cloud.path + "/" + path) else { return .upload }
+            return mine.isLater(than: theirs) ? .upload : .download
+        }
         if isOwn(path) { return local == nil ? .deleteInCloud : .upload }
         return remote == nil ? .deleteInMirror : .download
+    }
+
+    /// Whether `path` is a content's epoch file (`…/.content/<ContentName>.plist`).
+    private static func isContentEpoch(_ path: String) -> Bool {
+        let parts = path.split(separator: "/")
+        return parts.count >= 2 && parts[parts.count - 2] == ContainerLocation.contentEpochFolderName && path.hasSuffix(".plist")
+            && SyncArtifact.classify(String(parts[parts.count - 1])) == nil
+    }
+
+    /// The removal in the epoch file at `path`, read as it lies (`nil` when unreadable or sealed).
+    private static func removal(at path: String) -> ContentRemoval? {
+        guard let data = FileManager.default.contents(atPath: path), case let .epoch(removal) = ContentEpoch.status(ofBytes: Array(data)) else { return nil }
+        return removal
     }
 
     /// Whether `path` lies in a folder of one of this device's peers (`<user>~<device UUID>…`).

@@ -46,6 +46,11 @@ package enum ContentEpoch {
         do { bytes = try location.read(location.contentEpochPath, limit: 1 << 16) } catch {
             return DirectoryEntry.at(location.contentEpochPath) == nil ? .none : .unreadable("cannot be read: \(error.message)")
         }
+        return status(ofBytes: bytes)
+    }
+
+    /// What an epoch file's (opened) bytes hold.
+    package static func status(ofBytes bytes: [UInt8]) -> Status {
         guard let plist = try? PlistSeam.decode(bytes) else { return .unreadable("not a readable property list") }
         guard plist["format"]?.int64Value == 1, let epoch = plist["epoch"]?.stringValue, UUID(uuidString: epoch) != nil else {
             return .unreadable("missing or unknown format, or no epoch UUID")
