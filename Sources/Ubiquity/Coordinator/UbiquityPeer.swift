@@ -280,7 +280,9 @@ public final class UbiquityPeer: @unchecked Sendable {
         }
         // What the baseline brought is part of what this sync changed (sync and watch list it).
         if !adopted.isEmpty {
-            var changes = adopted
+            // Consumed, not copied: the merge then grows the join's own set (a newcomer's holds
+            // every object of the baseline) instead of copying it first.
+            var changes = consume adopted
             changes.merge(summary.imported.changes)
             summary.imported.changes = changes
         }

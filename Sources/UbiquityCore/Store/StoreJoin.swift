@@ -37,10 +37,17 @@ extension PersistentStore {
                 try? database.execute("DETACH DATABASE baseline")
             }
             let baselineVersion = try checkAttachedStateFile()
+            let validator = stateFileValidator(reading: database, schema: "baseline", knowledge: knowledge)
             return try database.transaction {
                 if baselineVersion == "1" { try upgradeSchemaFromVersion1(schema: "baseline") }
-                let (writers, live) = try validateAttachedState(knowledge: knowledge)
-                let changes = try holdsNothing() ? try copyAttachedState(live: live) : try mergeAttachedState(writers: writers, knowledge: knowledge)
+                let changes: ObjectChanges
+                if try holdsNothing() {
+                    // A version-1 file was just upgraded in this transaction: only this connection sees it so.
+                    changes = try copyAttachedState(from: path, validator: validator, checkAlongside: baselineVersion != "1")
+                } else {
+                    let (writers, _) = try validator.validate()
+                    changes = try mergeAttachedState(writers: writers, knowledge: knowledge, validator: validator)
+                }
                 for (peer, number) in knowledge.entries { try advanceKnowledge(peer: peer, to: number) }
                 // As after an import: what this peer stamps next is later than everything it now holds.
                 for sql in ["SELECT max(stamp) FROM Z_WRITERS", "SELECT max(stamp) FROM Z_TOMBSTONES"]
@@ -56,6 +63,13 @@ extension PersistentStore {
         }
         if !joined.isEmpty { changeObservers.notify(.joined(joined)) }
         return joined
+    }
+
+    /// A check of a state file holding `knowledge` against this store's model, through
+    /// `database`, which names the file `schema`.
+    func stateFileValidator(reading database: SQLiteDatabase, schema: String, knowledge: KnowledgeVector) -> StateFileValidator {
+        StateFileValidator(database: database, schema: schema, model: model, tables: tables, pairTables: pairTables,
+                           orderTables: orderTables, knowledge: knowledge, now: now)
     }
 
     /// The attached file's schema version, after checking it was made for this model.
@@ -77,120 +91,38 @@ extension PersistentStore {
         return true
     }
 
-    // MARK: Validation
-
-    /// Checks every row of the attached state against the model and `knowledge`, as an import
-    /// checks a log: object IDs, value types, finite numbers, references, writers and stamps
-    /// (never beyond the baseline's knowledge, never far in the future). Returns the writers by
-    /// their id in the attached file, and the objects alive in it (a store that holds nothing
-    /// reports them as inserted without reading them again).
-    private func validateAttachedState(knowledge: KnowledgeVector) throws -> (writers: [Int64: SlotWriter], live: [GlobalID]) {
-        var writers: [Int64: SlotWriter] = [:]
-        let select = try database.statement("SELECT id, peer, number, stamp FROM baseline.Z_WRITERS")
-        defer { select.reset() }
-        while try select.step() {
-            let peer = select.string(1) ?? "", number = select.int64(2)
-            guard let stamp = select.string(3).flatMap(Stamp.init), stamp.peerID == peer else {
-                throw StateFileError.invalid(table: "Z_WRITERS", reason: "has an unreadable stamp for \(peer.prefix(80)):\(number)")
-            }
-            guard number >= 1, number <= knowledge[peer] else {
-                throw StateFileError.invalid(table: "Z_WRITERS", reason: "names transaction \(number) of \(peer.prefix(80)), beyond its knowledge \(knowledge)")
-            }
-            guard !stamp.isTooFarAhead(of: now) else { throw StateFileError.invalid(table: "Z_WRITERS", reason: "has a stamp in the far future (\(stamp))") }
-            writers[select.int64(0)] = SlotWriter(stamp: stamp, number: number)
-        }
-        var live: [GlobalID] = []
-        for table in tables.values.sorted(by: { $0.tableName < $1.tableName }) {
-            try validateRows(of: table, writers: writers, live: &live)
-        }
-        for pairs in pairTables.values.sorted(by: { $0.tableName < $1.tableName }) {
-            let rows = try database.statement("SELECT source, target, present, stamp, number FROM baseline.\(pairs.quotedName)")
-            defer { rows.reset() }
-            while try rows.step() {
-                let (source, target) = (rows.string(0) ?? "", rows.string(1) ?? "")
-                guard let sourceID = try? GlobalID(source), model.isKind(sourceID.entity, of: pairs.owner),
-                      let targetID = try? GlobalID(target), model.isKind(targetID.entity, of: pairs.destination),
-                      [0, 1].contains(rows.int64(2)), let stamp = rows.string(3).flatMap(Stamp.init),
-                      knowledge.covers(peer: stamp.peerID, number: rows.int64(4)), rows.int64(4) >= 1, !stamp.isTooFarAhead(of: now) else {
-                    throw StateFileError.invalid(table: pairs.tableName, reason: "has an invalid pair \(source.prefix(80)) → \(target.prefix(80))")
-                }
-            }
-        }
-        for order in try attachedOrderTables() {
-            let rows = try database.statement("SELECT source, target, position, stamp, number FROM baseline.\(order.quotedName)")
-            defer { rows.reset() }
-            while try rows.step() {
-                let (source, target) = (rows.string(0) ?? "", rows.string(1) ?? "")
-                guard let sourceID = try? GlobalID(source), model.isKind(sourceID.entity, of: order.owner),
-                      let targetID = try? GlobalID(target), model.isKind(targetID.entity, of: order.destination),
-                      OrderKey.isValid(rows.string(2) ?? ""), let stamp = rows.string(3).flatMap(Stamp.init),
-                      knowledge.covers(peer: stamp.peerID, number: rows.int64(4)), rows.int64(4) >= 1, !stamp.isTooFarAhead(of: now) else {
-                    throw StateFileError.invalid(table: order.tableName, reason: "has an invalid position \(source.prefix(80)) → \(target.prefix(80))")
-                }
-            }
-        }
-        let tombstones = try database.statement("SELECT gid, peer, number, stamp FROM baseline.Z_TOMBSTONES")
-        defer { tombstones.reset() }
-        while try tombstones.step() {
-            let gid = tombstones.string(0) ?? "", peer = tombstones.string(1) ?? "", number = tombstones.int64(2)
-            guard let id = try? GlobalID(gid), tables[id.entity] != nil, let stamp = tombstones.string(3).flatMap(Stamp.init),
-                  stamp.peerID == peer, number >= 1, number <= knowledge[peer], !stamp.isTooFarAhead(of: now) else {
-                throw StateFileError.invalid(table: "Z_TOMBSTONES", reason: "has an invalid tombstone for \(gid.prefix(80))")
-            }
-        }
-        return (writers, live)
-    }
-
-    private func validateRows(of table: EntityTable, writers: [Int64: SlotWriter], live: inout [GlobalID]) throws {
-        let present = try attachedColumns(of: table)
-        guard present == Set(table.columns) else {
-            throw StateFileError.invalid(table: table.tableName, reason: "has columns \(present.sorted().joined(separator: ", ")), the model makes \(table.columns.joined(separator: ", "))")
-        }
-        let rows = try database.statement("SELECT \(table.columnList) FROM baseline.\(table.quotedName)")
-        defer { rows.reset() }
-        // Read in place by index: a loop over (attribute, column) pairs copied each attribute's
-        // description for every row. Most values pass on their storage class (and number) alone;
-        // the rest get the full check, whose errors name what is wrong.
-        let attributes = table.entity.attributes
-        let attributeColumns = attributes.map { Int32(table.attributeColumn[$0.name]!) }
-        let attributeTypes = attributes.map(\.type)
-        let toOnes = table.entity.relationships.filter { !$0.isToMany }.map { ($0, Int32(table.toOneColumn[$0.name]!)) }
-        let writerColumns = table.slotLayouts.map { Int32($0.writer) }
-        // Membership only: looking a writer up copied (and released) its stamp for every slot.
-        let writerIDs = WriterIDSet(writers.keys)
-        while try rows.step() {
-            let gid = rows.string(0) ?? ""
-            func invalid(_ reason: String) -> StateFileError { .invalid(table: table.tableName, reason: "row \(gid.prefix(80)) \(reason)") }
-            guard let id = try? GlobalID(gid), id.entity == table.entity.name else { throw invalid("has an invalid object ID") }
-            let alive = rows.int64(Int32(EntityTable.aliveColumn))
-            guard alive == 0 || alive == 1 else { throw invalid("is neither alive nor dead") }
-            for index in attributeColumns.indices {
-                if rows.isNull(attributeColumns[index]) || StateFileValueCheck.passes(rows, column: attributeColumns[index], type: attributeTypes[index]) { continue }
-                let value = rows.value(attributeColumns[index])
-                if case let .real(number) = value, !number.isFinite { throw invalid("holds a number that is not finite in \(attributes[index].name)") }
-                guard let typed = AttributeValue(sqlite: value, type: attributes[index].type) else {
-                    throw invalid("holds a value of the wrong type in \(attributes[index].name) (\(attributes[index].type.rawValue) expected)")
-                }
-                // The kind and an integer type's range, as a log's reader checks them.
-                do { try attributes[index].validateKind(typed, entity: table.entity.name) } catch { throw invalid("breaks the model: \(error)") }
-            }
-            for (relationship, column) in toOnes where !rows.isNull(column) {
-                guard let target = try? GlobalID(rows.string(column) ?? ""), model.isKind(target.entity, of: relationship.destination) else {
-                    throw invalid("refers to an invalid \(relationship.destination) in \(relationship.name)")
-                }
-            }
-            for column in writerColumns where !rows.isNull(column) {
-                guard writerIDs.contains(rows.int64(column)) else { throw invalid("names a writer the file does not hold") }
-            }
-            if alive == 1 { live.append(id) }
-        }
-    }
-
     // MARK: Joining
 
     /// A store that holds nothing takes the baseline's rows as they are; the objects alive in
-    /// them (`live`, found by the validation) are the ones it reports inserted.
-    private func copyAttachedState(live: [GlobalID]) throws -> ObjectChanges {
+    /// them are the ones it reports inserted. With `checkAlongside` (and a second core) the
+    /// file is validated on another thread while this one copies: the check, which parses every
+    /// row, then costs no time of its own. Either way nothing is kept unless the check passes,
+    /// and a file that fails it gets the check's error, as if checked first.
+    private func copyAttachedState(from path: String, validator: StateFileValidator, checkAlongside: Bool) throws -> ObjectChanges {
+        guard checkAlongside, ProcessInfo.processInfo.activeProcessorCount > 1 else {
+            let (_, live) = try validator.validate()
+            try copyAttachedRows(validator)
+            return ObjectChanges(joinedLive: live)
+        }
+        let check = ConcurrentStateFileCheck(path: path, like: validator)
+        let copied = Result { try copyAttachedRows(validator) }
+        switch check.result() {
+        case let .success(live):
+            try copied.get()
+            // Here, not on the checking thread: the check takes longer than the copy at every size measured.
+            return ObjectChanges(joinedLive: live)
+        case let .failure(error as StateFileError):
+            throw error
+        case .failure:
+            // The file could not be opened a second time: check it here, as on one core.
+            let (_, live) = try validator.validate()
+            try copied.get()
+            return ObjectChanges(joinedLive: live)
+        }
+    }
+
+    /// Copies the attached rows into this store's empty tables.
+    private func copyAttachedRows(_ validator: StateFileValidator) throws {
         // Fixed tables column by column as they lie; entity tables by name (their order may
         // differ). `SELECT *` into an empty table of the same columns and indexes lets SQLite
         // copy the stored records whole (its transfer optimisation) instead of row by row.
@@ -208,15 +140,10 @@ extension PersistentStore {
         for order in orderTables.values {
             try database.execute("DELETE FROM main.\(order.quotedName)")
         }
-        for order in try attachedOrderTables() {
+        for order in try validator.attachedOrderTables() {
             try database.execute("INSERT INTO main.\(order.quotedName) (source, target, position, stamp, number) SELECT source, target, position, stamp, number FROM baseline.\(order.quotedName)")
         }
         forgetSlotWriters()
-        // A newcomer's sync adds the newer logs' objects to these (`ObjectChanges.merge`): room for
-        // them up front saves growing the set, which hashes every object of the baseline again.
-        var inserted = Set<GlobalID>(minimumCapacity: live.count + live.count / 8)
-        for id in live { inserted.insert(id) }
-        return ObjectChanges(inserted: inserted)
     }
 
     /// The columns of `table` in `schema`, in their order.
@@ -230,7 +157,8 @@ extension PersistentStore {
 
     /// Joins the attached rows into rows this store holds: slot by slot the larger stamp wins,
     /// tombstones and pairs unite. `writers` are the attached file's, by its ids.
-    private func mergeAttachedState(writers: [Int64: SlotWriter], knowledge baselineKnowledge: KnowledgeVector) throws -> ObjectChanges {
+    private func mergeAttachedState(writers: [Int64: SlotWriter], knowledge baselineKnowledge: KnowledgeVector,
+                                    validator: StateFileValidator) throws -> ObjectChanges {
         let storeKnowledge = knowledgeCache
         // The attached writers get ids of this store's (the same transaction keeps its row).
         try database.execute("INSERT OR IGNORE INTO main.Z_WRITERS (peer, number, stamp) SELECT peer, number, stamp FROM baseline.Z_WRITERS")
@@ -312,21 +240,10 @@ extension PersistentStore {
         for pairs in pairTables.values.sorted(by: { $0.tableName < $1.tableName }) {
             try mergeAttachedPairs(pairs, storeKnowledge: storeKnowledge, baselineKnowledge: baselineKnowledge, changes: &changes)
         }
-        for order in try attachedOrderTables() {
+        for order in try validator.attachedOrderTables() {
             try mergeAttachedPositions(order, changes: &changes)
         }
         return changes
-    }
-
-    /// The order tables the attached file holds: a baseline rolled by a build that kept no
-    /// order has none, and its members then keep the positions this store knows.
-    private func attachedOrderTables() throws -> [OrderTable] {
-        try orderTables.values.sorted(by: { $0.tableName < $1.tableName }).filter { order in
-            let exists = try database.statement("SELECT 1 FROM baseline.sqlite_master WHERE type = 'table' AND name = ?")
-            defer { exists.reset() }
-            try exists.bind(order.tableName, at: 1)
-            return try exists.step()
-        }
     }
 
     /// Positions join as slots do: the larger stamp wins each (source, member).
@@ -383,15 +300,6 @@ extension PersistentStore {
         }
     }
 
-    /// The names of the columns the attached file's table has.
-    private func attachedColumns(of table: EntityTable) throws -> Set<String> {
-        let info = try database.statement("SELECT name FROM pragma_table_info(\(SQLiteDatabase.quoteLiteral(table.tableName)), 'baseline')")
-        defer { info.reset() }
-        var names: Set<String> = []
-        while try info.step() { names.insert(info.string(0) ?? "") }
-        return names
-    }
-
     private func gids(_ sql: String) throws -> Set<String> {
         let statement = try database.statement(sql)
         defer { statement.reset() }
@@ -403,26 +311,4 @@ extension PersistentStore {
 
 private extension SQLiteValue {
     var textValue: String { if case let .text(text) = self { return text } else { return "" } }
-}
-
-/// The ids of a state file's writers, asked once per slot of every row: a table of flags when
-/// the ids are dense (SQLite numbers them from 1), a set otherwise.
-private struct WriterIDSet {
-    private var flags: [Bool] = []
-    private var others: Set<Int64> = []
-
-    init(_ ids: some Collection<Int64>) {
-        let largest = ids.max() ?? 0
-        if ids.allSatisfy({ $0 >= 0 }), largest < Int64(ids.count) * 4 + 1_024 {
-            flags = [Bool](repeating: false, count: Int(largest) + 1)
-            for id in ids { flags[Int(id)] = true }
-        } else {
-            others = Set(ids)
-        }
-    }
-
-    func contains(_ id: Int64) -> Bool {
-        if !flags.isEmpty { return id >= 0 && id < Int64(flags.count) && flags[Int(id)] }
-        return others.contains(id)
-    }
 }
