@@ -36,6 +36,14 @@ struct ConcurrentJoinCheckTests {
         return (path, knowledge)
     }
 
+    /// What the check beside the copy says of the file.
+    static func checkAlongside(_ store: PersistentStore, path: String, knowledge: KnowledgeVector, batchSize: Int = 16_384) -> Result<Set<GlobalID>, any Error> {
+        let check = ConcurrentStateFileCheck(path: path, like: store.stateFileValidator(reading: store.database, schema: "baseline", knowledge: knowledge),
+                                             batchSize: batchSize)
+        var live = Set<GlobalID>()
+        return Result { try check.collectLive(into: &live); return live }
+    }
+
     /// What the store's own check says of the file, attached under `baseline` as a join attaches it.
     static func storesOwnCheck(_ store: PersistentStore, path: String, knowledge: KnowledgeVector) -> Result<[GlobalID], any Error> {
         Result {
@@ -45,16 +53,16 @@ struct ConcurrentJoinCheckTests {
         }
     }
 
-    @Test("the check beside the copy finds the objects alive that the store's own check finds")
-    func sameLiveObjects() throws {
+    @Test("the check beside the copy finds the objects alive that the store's own check finds, in batches of any size",
+          arguments: [1, 3, 16_384])
+    func sameLiveObjects(batchSize: Int) throws {
         let cloud = try TestCloud(model: RandomNotesWorkload.model, contentName: "Random")
         let (path, knowledge) = try Self.stateFile(cloud, notes: 40, deleted: 7)
         let joiner = try cloud.peer("joiner", policy: nil)
         let own = try Self.storesOwnCheck(joiner.store, path: path, knowledge: knowledge).get()
-        let alongside = try ConcurrentStateFileCheck(path: path, like: joiner.store.stateFileValidator(reading: joiner.store.database, schema: "baseline", knowledge: knowledge))
-            .result().get()
+        let alongside = try Self.checkAlongside(joiner.store, path: path, knowledge: knowledge, batchSize: batchSize).get()
         #expect(own.count == 33)
-        #expect(alongside == own)
+        #expect(alongside == Set(own))
 
         let changes = try joiner.store.joinStateFile(at: path, knowledge: knowledge)
         #expect(changes == ObjectChanges(inserted: Set(own)))
@@ -70,8 +78,7 @@ struct ConcurrentJoinCheckTests {
         let (path, knowledge) = try Self.stateFile(cloud, notes: 5, deleted: 0, change: change)
         let joiner = try cloud.peer("joiner", policy: nil)
         let own = Self.storesOwnCheck(joiner.store, path: path, knowledge: knowledge)
-        let alongside = ConcurrentStateFileCheck(path: path, like: joiner.store.stateFileValidator(reading: joiner.store.database, schema: "baseline", knowledge: knowledge))
-            .result()
+        let alongside = Self.checkAlongside(joiner.store, path: path, knowledge: knowledge)
         guard case let .failure(ownError) = own, case let .failure(alongsideError) = alongside else {
             Issue.record("\(change): both checks refuse the file (own: \(own), alongside: \(alongside))")
             return
@@ -90,8 +97,7 @@ struct ConcurrentJoinCheckTests {
         let cloud = try TestCloud(model: RandomNotesWorkload.model, contentName: "Random")
         let joiner = try cloud.peer("joiner", policy: nil)
         let missing = cloud.root + "/no-such-folder/state.sqlite"
-        let result = ConcurrentStateFileCheck(path: missing, like: joiner.store.stateFileValidator(reading: joiner.store.database, schema: "baseline", knowledge: KnowledgeVector()))
-            .result()
+        let result = Self.checkAlongside(joiner.store, path: missing, knowledge: KnowledgeVector())
         guard case let .failure(error) = result else {
             Issue.record("a missing file cannot pass the check")
             return

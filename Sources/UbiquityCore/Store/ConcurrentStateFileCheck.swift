@@ -4,33 +4,61 @@ import Foundation
 /// its own, while the store's connection copies the same file's rows into a store that holds
 /// nothing. Both only read the file; the copy's transaction commits only once the check has
 /// passed, so a file that fails it leaves the store as it was, as a check made first would.
+///
+/// The objects alive in the file come over in batches as the check finds them, so the copying
+/// thread, once its copy is done, builds the join's report while the check goes on.
 final class ConcurrentStateFileCheck: @unchecked Sendable {
     private let path: String
     private let validator: StateFileValidator
-    // Written by the checking thread before it signals `done`; read only after waiting for it.
-    private var outcome: Result<[GlobalID], any Error>?
-    private let done = DispatchSemaphore(value: 0)
+    // Guarded by `condition`: batches the check found and the copier has not taken yet, and how
+    // the check ended, set once.
+    private let condition = NSCondition()
+    private var batches: [[GlobalID]] = []
+    private var outcome: Result<Void, any Error>?
 
-    /// Starts checking the file at `path` as `validator` would, on a new thread. `validator`'s
-    /// connection is never used there: the thread opens its own.
-    init(path: String, like validator: StateFileValidator) {
+    /// Starts checking the file at `path` as `validator` would, on a new thread, handing over
+    /// the objects alive `batchSize` at a time. `validator`'s connection is never used there:
+    /// the thread opens its own.
+    init(path: String, like validator: StateFileValidator, batchSize: Int = 16_384) {
         self.path = path
         self.validator = validator
         let thread = Thread { [self] in
-            outcome = Result {
+            let result = Result<Void, any Error> {
                 let database = try SQLiteDatabase(path: self.path, readOnly: true)
-                return try self.validator.reading(database, schema: "main").validate().live
+                var check = self.validator.reading(database, schema: "main")
+                check.liveBatchSize = batchSize
+                check.liveBatches = { live in
+                    var batch: [GlobalID] = []
+                    swap(&batch, &live)
+                    self.condition.withLock {
+                        self.batches.append(batch)
+                        self.condition.signal()
+                    }
+                }
+                _ = try check.validate()
             }
-            done.signal()
+            condition.withLock {
+                outcome = result
+                condition.signal()
+            }
         }
         thread.name = "ubiquity.join-check"
         thread.start()
     }
 
-    /// Waits for the check: the objects alive in the file, or why it cannot be joined.
-    func result() -> Result<[GlobalID], any Error> {
-        done.wait()
-        return outcome!
+    /// Adds the objects alive in the file to `live` as the check finds them, and returns when
+    /// it has passed; throws why the file cannot be joined if it fails (`live` then holds part).
+    func collectLive(into live: inout Set<GlobalID>) throws {
+        while true {
+            let (taken, ended): ([[GlobalID]], Result<Void, any Error>?) = condition.withLock {
+                while batches.isEmpty && outcome == nil { condition.wait() }
+                defer { batches.removeAll() }
+                return (batches, outcome)
+            }
+            for batch in taken { for id in batch { live.insert(id) } }
+            // The outcome is set after the last batch: it ends the wait only once they are all in.
+            if taken.isEmpty, let ended { return try ended.get() }
+        }
     }
 }
 
@@ -44,12 +72,15 @@ extension StateFileValidator {
 
 extension ObjectChanges {
     /// What joining a state file into a store that holds nothing changed: every object alive in
-    /// it was inserted. A newcomer's sync adds the newer logs' objects to these
-    /// (`ObjectChanges.merge`): room for them up front saves growing the set, which hashes every
-    /// object of the baseline again.
+    /// it was inserted.
     init(joinedLive live: [GlobalID]) {
-        var inserted = Set<GlobalID>(minimumCapacity: live.count + live.count / 8)
+        var inserted = Set<GlobalID>(minimumCapacity: Self.joinCapacity(live.count))
         for id in live { inserted.insert(id) }
         self.init(inserted: inserted)
     }
+
+    /// Room for `objects` joined objects: a newcomer's sync adds the newer logs' objects to them
+    /// (`ObjectChanges.merge`), and room up front saves growing the set, which hashes every
+    /// object of the baseline again.
+    static func joinCapacity(_ objects: Int) -> Int { objects + objects / 8 }
 }

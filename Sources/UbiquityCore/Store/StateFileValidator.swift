@@ -18,9 +18,14 @@ struct StateFileValidator {
     let knowledge: KnowledgeVector
     /// The wall clock when the join began (seconds since 1970): stamps may not lead it by much.
     let now: Double
+    /// Takes (and empties) the objects alive found so far, `liveBatchSize` at a time, when set;
+    /// `validate()` then returns none of them itself.
+    var liveBatches: ((inout [GlobalID]) -> Void)?
+    var liveBatchSize = 16_384
 
     /// Returns the writers by their id in the file, and the objects alive in it (a store that
-    /// holds nothing reports them as inserted without reading them again).
+    /// holds nothing reports them as inserted without reading them again) unless `liveBatches`
+    /// took them.
     func validate() throws -> (writers: [Int64: SlotWriter], live: [GlobalID]) {
         var writers: [Int64: SlotWriter] = [:]
         let select = try database.statement("SELECT id, peer, number, stamp FROM \(schema).Z_WRITERS")
@@ -40,6 +45,7 @@ struct StateFileValidator {
         for table in tables.values.sorted(by: { $0.tableName < $1.tableName }) {
             try validateRows(of: table, writers: writers, live: &live)
         }
+        if let liveBatches, !live.isEmpty { liveBatches(&live) }
         for pairs in pairTables.values.sorted(by: { $0.tableName < $1.tableName }) {
             let rows = try database.statement("SELECT source, target, present, stamp, number FROM \(schema).\(pairs.quotedName)")
             defer { rows.reset() }
@@ -130,7 +136,10 @@ struct StateFileValidator {
             for column in writerColumns where !rows.isNull(column) {
                 guard writerIDs.contains(rows.int64(column)) else { throw invalid("names a writer the file does not hold") }
             }
-            if alive == 1 { live.append(id) }
+            if alive == 1 {
+                live.append(id)
+                if let liveBatches, live.count >= liveBatchSize { liveBatches(&live) }
+            }
         }
     }
 

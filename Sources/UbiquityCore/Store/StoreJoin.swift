@@ -95,9 +95,10 @@ extension PersistentStore {
 
     /// A store that holds nothing takes the baseline's rows as they are; the objects alive in
     /// them are the ones it reports inserted. With `checkAlongside` (and a second core) the
-    /// file is validated on another thread while this one copies: the check, which parses every
-    /// row, then costs no time of its own. Either way nothing is kept unless the check passes,
-    /// and a file that fails it gets the check's error, as if checked first.
+    /// file is validated on another thread while this one copies, then builds the report from
+    /// what the check finds: the check, which parses every row, no longer comes before the
+    /// copy. Either way nothing is kept unless the check passes, and a file that fails it gets
+    /// the check's error, as if checked first.
     private func copyAttachedState(from path: String, validator: StateFileValidator, checkAlongside: Bool) throws -> ObjectChanges {
         guard checkAlongside, ProcessInfo.processInfo.activeProcessorCount > 1 else {
             let (_, live) = try validator.validate()
@@ -106,23 +107,26 @@ extension PersistentStore {
         }
         let check = ConcurrentStateFileCheck(path: path, like: validator)
         let copied = Result { try copyAttachedRows(validator) }
-        switch check.result() {
-        case let .success(live):
-            try copied.get()
-            // Here, not on the checking thread: the check takes longer than the copy at every size measured.
-            return ObjectChanges(joinedLive: live)
-        case let .failure(error as StateFileError):
+        // Every entity row copied may be alive: room for them all, so the set never grows.
+        var inserted = Set<GlobalID>(minimumCapacity: ObjectChanges.joinCapacity((try? copied.get()) ?? 0))
+        do {
+            try check.collectLive(into: &inserted)
+        } catch let error as StateFileError {
             throw error
-        case .failure:
+        } catch {
             // The file could not be opened a second time: check it here, as on one core.
             let (_, live) = try validator.validate()
-            try copied.get()
+            _ = try copied.get()
             return ObjectChanges(joinedLive: live)
         }
+        _ = try copied.get()
+        return ObjectChanges(inserted: inserted)
     }
 
-    /// Copies the attached rows into this store's empty tables.
-    private func copyAttachedRows(_ validator: StateFileValidator) throws {
+    /// Copies the attached rows into this store's empty tables; returns how many entity rows it copied.
+    @discardableResult
+    private func copyAttachedRows(_ validator: StateFileValidator) throws -> Int {
+        var entityRows = 0
         // Fixed tables column by column as they lie; entity tables by name (their order may
         // differ). `SELECT *` into an empty table of the same columns and indexes lets SQLite
         // copy the stored records whole (its transfer optimisation) instead of row by row.
@@ -136,6 +140,7 @@ extension PersistentStore {
             } else {
                 try database.execute("INSERT INTO main.\(table.quotedName) (\(table.columnList)) SELECT \(table.columnList) FROM baseline.\(table.quotedName)")
             }
+            entityRows += database.changes
         }
         for order in orderTables.values {
             try database.execute("DELETE FROM main.\(order.quotedName)")
@@ -144,6 +149,7 @@ extension PersistentStore {
             try database.execute("INSERT INTO main.\(order.quotedName) (source, target, position, stamp, number) SELECT source, target, position, stamp, number FROM baseline.\(order.quotedName)")
         }
         forgetSlotWriters()
+        return entityRows
     }
 
     /// The columns of `table` in `schema`, in their order.
