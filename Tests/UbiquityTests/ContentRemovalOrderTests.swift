@@ -66,6 +66,43 @@ struct ContentRemovalOrderTests {
         rebuilt.close()
     }
 
+    /// A peer removes the content before the epoch file of a later removal has reached it, while
+    /// a log of that later content already has. Its removal is the earlier and loses; the log
+    /// must still be there for it, since its author, which rebuilt its store since, keeps no
+    /// copy to write it again from (fuzz seed 400 at 1,500 steps lost it so).
+    @Test func aRemovalLeavesTheLogsOfAContentItHasNotHeardOf() throws {
+        let cloud = try TestCloud()
+        var a = try cloud.peer("a", policy: nil)
+        let b = try cloud.peer("b", policy: nil)
+        _ = try saveNote(a, "before")
+        _ = try b.sync()
+        let location = try #require(a.location)
+        try a.removeUbiquitousContent()
+        try a.removeUbiquitousContent()                    // generation 2
+        _ = try saveNote(a, "in the later content")
+        // a rebuilds its store: it imports its own log again and keeps no copy of it.
+        let path = a.store.path
+        a.close()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        a = try cloud.peer("a", policy: nil)
+        _ = try a.sync()
+        #expect(try noteKeys(a) == ["in the later content"])
+
+        // b hears of neither removal (the epoch file is late), only the log has come; it removes.
+        let later = try AtomicFile.read(location.contentEpochPath, limit: 1 << 16)
+        unlink(location.contentEpochPath)
+        try b.removeUbiquitousContent()                    // generation 1: the earlier removal
+        #expect(location.currentContentRemoval?.generation == 1)
+        try AtomicFile.write(later, to: location.contentEpochPath)
+
+        #expect(try b.sync().contentRemoved, "b follows the later removal")
+        _ = try a.sync()
+        _ = try b.sync()
+        #expect(try noteKeys(b) == ["in the later content"], "the later content's save reached b")
+        #expect(try a.mergeStateText() == b.mergeStateText())
+        a.close()
+    }
+
     /// A peer with a slow clock removes the content after it saw another removal: its removal
     /// is the later one (it counts one more), whatever the dates say.
     @Test func aRemovalMadeAfterSeeingAnotherWinsWhateverTheClocks() throws {

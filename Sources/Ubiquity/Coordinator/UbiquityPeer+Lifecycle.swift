@@ -44,15 +44,27 @@ extension UbiquityPeer {
 
     /// Removes the content from the cloud (Apple's `removeUbiquitousContent`): every peer's logs
     /// and receipts of this content, its baselines; writes a new content epoch so running peers
-    /// notice; and empties this store. Files go, folders stay (see `removeFiles(under:)`).
+    /// notice; and empties this store. Files go, folders stay (see `removeFiles(under:in:keeping:)`).
+    ///
+    /// Another peer's logs and baselines that name a content epoch this peer does not know stay:
+    /// they belong to a removal it has not heard of yet, which may be the later one and then
+    /// wins. Deleted, its logs came back only from their authors' copies, and an author that
+    /// had rebuilt its store since kept none (fuzz seed 400, 1,500 steps). Should this removal
+    /// win instead, nobody applies them, and their authors delete them when they start over.
     public func removeUbiquitousContent() throws {
         try refuseIfReadOnly("remove the content")
         guard let location else { throw SyncError.signedOut }
         // Without the key of encrypted content it could delete but not write the new epoch.
         if case .locked = location.sealing.refresh() { throw SyncError.encryptedWithoutKey }
         try syncLock.withLock {
-            for peer in ContainerScan.peers(of: location) { Self.removeFiles(under: location.contentDirectory(of: peer), in: location) }
-            Self.removeFiles(under: location.baselineVersionsDirectory, in: location)
+            // The contents this removal removes: the one this store is in, the one the epoch file names, and content never removed.
+            let known: Set<String?> = [nil, try store.contentEpoch(), ContentEpoch.read(location)]
+            let unknown = { (path: String) in ContentEpoch.fileBelongsToUnknownEpoch(path, known: known, in: location) }
+            for peer in ContainerScan.peers(of: location) {
+                // This peer's own files are all of contents it knows: it writes only in the one it is in.
+                Self.removeFiles(under: location.contentDirectory(of: peer), in: location, keeping: peer == peerID ? { _ in false } : unknown)
+            }
+            Self.removeFiles(under: location.baselineVersionsDirectory, in: location, keeping: unknown)
             // One removal more than the latest this peer knows of: it comes after them all.
             let before = [try store.contentRemoval(), ContentEpoch.current(location)].compactMap { $0 }.map(\.generation).max() ?? 0
             let date = store.now
@@ -68,10 +80,15 @@ extension UbiquityPeer {
     /// (Syncthing's, `ubiq watch`) lose their watch on a folder deleted and made again, and
     /// would then notice new files only at their next full scan.
     /// A symbolic link on the way is never followed: what it leads to is not the cloud's.
-    private static func removeFiles(under directory: String, in location: ContainerLocation) {
+    /// Files for which `keeping` is true stay.
+    private static func removeFiles(under directory: String, in location: ContainerLocation, keeping: (String) -> Bool) {
         for entry in location.entries(in: directory) {
             let path = directory + "/" + entry.name
-            if entry.isDirectory { removeFiles(under: path, in: location) } else if !ContainerLocation.isTemporary(entry.name) { unlink(path) }
+            if entry.isDirectory {
+                removeFiles(under: path, in: location, keeping: keeping)
+            } else if !ContainerLocation.isTemporary(entry.name), !keeping(path) {
+                unlink(path)
+            }
         }
     }
 

@@ -252,13 +252,20 @@ public final class TransferDaemon {
     /// Both sides changed since they last agreed.
     private func resolveConflict(_ path: String, mirror local: FileTree.Signature?, cloud remote: FileTree.Signature?) -> Transfer.Kind {
         if path.hasSuffix("/baseline.zip"), local != nil, remote != nil {
-            // Keep the baseline that knows more (of two contents, the newer); an unreadable one loses.
+            // Keep the baseline that knows more (of two contents, the later removal's); an unreadable one loses.
             let mine = try? BaselineMetadata(archiveAt: mirror + "/" + path), theirs = try? BaselineMetadata(archiveAt: cloud.path + "/" + path)
             // Sealed (encrypted content): iCloud cannot look inside either, so it keeps both versions.
             if mine == nil, theirs == nil, SealedFile.isSealedFile(mirror + "/" + path), SealedFile.isSealedFile(cloud.path + "/" + path) { return .keepBoth }
             guard let mine else { return .download }
             guard let theirs else { return .upload }
-            if mine.contentEpoch != theirs.contentEpoch { return mine.created >= theirs.created ? .upload : .download }
+            if mine.contentEpoch != theirs.contentEpoch {
+                // Ordered as the epoch files are (below), not by when each was rolled: a device
+                // still in an earlier content, back before its daemon had brought the later
+                // removal, rolled after the current content's baseline and replaced it, after
+                // peers had collected the logs only it held (fuzz seed 414, 1,500 steps). What
+                // the earlier content held goes with its removal anyway.
+                return Self.removal(of: mine).isLater(than: Self.removal(of: theirs)) ? .upload : .download
+            }
             if mine.knowledge.dominates(theirs.knowledge) { return .upload }
             // Rolled concurrently, each holds what the other lacks: iCloud keeps both versions
             // (NSFileVersion's conflict versions); here the mirror's becomes a conflict copy.
@@ -288,6 +295,11 @@ public final class TransferDaemon {
     private static func removal(at path: String) -> ContentRemoval? {
         guard let data = FileManager.default.contents(atPath: path), case let .epoch(removal) = ContentEpoch.status(ofBytes: Array(data)) else { return nil }
         return removal
+    }
+
+    /// The removal a baseline's state belongs to (content never removed: before every removal).
+    private static func removal(of baseline: BaselineMetadata) -> ContentRemoval {
+        ContentRemoval(epoch: baseline.contentEpoch ?? "", generation: baseline.contentEpochGeneration, date: baseline.contentEpochDate)
     }
 
     /// Whether `path` lies in a folder of one of this device's peers (`<user>~<device UUID>…`).

@@ -91,6 +91,32 @@ package enum ContentEpoch {
         return removal
     }
 
+    /// Whether the log or baseline file at `path` is readable and belongs to a content whose
+    /// epoch is not in `known` (`nil`: content never removed): one made by a removal the caller
+    /// has not heard of, which may come after the removal it is making. Any other file, or one
+    /// that cannot be read, says nothing.
+    package static func fileBelongsToUnknownEpoch(_ path: String, known: Set<String?>, in location: ContainerLocation) -> Bool {
+        let name = (path as NSString).lastPathComponent
+        let epoch: String?
+        if TransactionLog.transactionNumber(inFileName: name) != nil {
+            guard let bytes = try? location.read(path, limit: 64 << 20), let plist = try? PlistSeam.decode(bytes),
+                  plist["transactionNumber"] != nil else { return false }
+            epoch = plist["contentEpoch"]?.stringValue
+        } else if isBaselineFile(name) {
+            guard let metadata = try? BaselineArchive.readMetadata(path, sealing: location.sealing) else { return false }
+            epoch = metadata.contentEpoch
+        } else {
+            return false
+        }
+        return !known.contains(epoch)
+    }
+
+    /// `baseline.zip` or a file-sync engine's conflict copy of it.
+    private static func isBaselineFile(_ name: String) -> Bool {
+        if case .conflictCopy(of: ContainerLocation.baselineName, engine: _)? = SyncArtifact.classify(name) { return true }
+        return name == ContainerLocation.baselineName
+    }
+
     /// Whether the log file at `path` is readable and names another content epoch than
     /// `epoch`: a leftover of removed content (or of a removal this store has not seen yet).
     /// A file that cannot be read says nothing.

@@ -38,8 +38,12 @@ struct RandomScenarioTests {
     /// Six times the default steps, for what takes many switches and removals to meet: these
     /// seeds each once lost a saved transaction, when a removal made by a device that then went
     /// offline met an older removal in the cloud, and the emulated daemon downloaded the older
-    /// epoch file over the newer one (217, 304).
-    @Test(arguments: SeededGenerator.testSeeds([217, 304]))
+    /// epoch file over the newer one (217, 304); or when a device still in an earlier content
+    /// rolled a baseline after the current content's, and the emulated daemon kept the later
+    /// roll over the current baseline whose logs its peers had collected (414); or when a
+    /// removal made before a later one's epoch file arrived deleted a log of the later content
+    /// whose author, rebuilt since, kept no copy of it (400, after the fix for 414).
+    @Test(arguments: SeededGenerator.testSeeds([217, 304, 400, 414]))
     func longRandomScenariosKeepEveryInvariant(seed: UInt64) throws {
         let result = try Self.run(seed: seed, steps: 1_500)
         let passed = result.passed

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import Ubiquity
+import UbiquityCore
 import UbiquitySimulation
+@testable import UbiquitySync
 
 /// The emulated daemon carries files between mirrors and the cloud as a file-sync engine does,
 /// and each fault does what it says, the same way for the same seed.
@@ -128,6 +130,49 @@ struct TransferDaemonTests {
         let copies = try FileManager.default.contentsOfDirectory(atPath: rig.mirror("mac")).filter { $0.contains(" 2.") }
         #expect(!copies.isEmpty && copies.count < 8, "some duplicates came as iCloud-style copies: \(copies)")
         for index in 0..<8 { #expect(rig.read(rig.mirror("mac") + "/f\(index).1.cdt") == "v\(index)") }
+    }
+
+    /// Two baselines of different contents under one name: the later removal's stays, whichever
+    /// was rolled last. A device still in an earlier content (back before its daemon brought the
+    /// later removal) rolled after the current content's baseline reached the cloud; keeping the
+    /// later roll replaced the current baseline after its peers had collected the logs it held,
+    /// and they never arrived anywhere again (`ubiq scenario fuzz --seeds 414 --steps 1500`).
+    @Test func ofTwoBaselinesOfDifferentContentsTheLaterRemovalsStays() throws {
+        func baseline(generation: Int64, rolled: Double, on device: String, _ rig: Rig) throws {
+            let removal = ContentRemoval(epoch: UUID().uuidString, generation: generation, date: 1_000 * Double(generation))
+            var metadata = BaselineMetadata(author: device, knowledge: KnowledgeVector(), previousKnowledge: KnowledgeVector(),
+                                            modelVersionHash: "h", storeName: "Store", contentName: "Notes", created: rolled,
+                                            storeChecksum: "", modelChecksum: "", contentEpoch: removal.epoch)
+            metadata.contentEpochGeneration = removal.generation
+            metadata.contentEpochDate = removal.date
+            let state = rig.root + "/state-" + device
+            try AtomicFile.write(Array("state".utf8), to: state)
+            try AtomicFile.makeDirectory(rig.mirror(device))
+            try BaselineArchive.write(metadata: metadata, model: .notes, storeFile: state, to: rig.mirror(device) + "/baseline.zip")
+            (device == "phone" ? rig.phone : rig.mac).noteMirrorChanged()
+        }
+        func generation(_ path: String) -> Int64? { (try? BaselineMetadata(archiveAt: path))?.contentEpochGeneration }
+
+        // The cloud holds the later removal's baseline; the mac, which never fetched it, rolls
+        // one of the earlier content afterwards.
+        let rig = try Rig()
+        try baseline(generation: 2, rolled: 100, on: "phone", rig)
+        rig.phone.round(now: 0)
+        #expect(generation(rig.cloud.path + "/default/c/baseline.zip") == 2)
+        try baseline(generation: 1, rolled: 200, on: "mac", rig)
+        rig.run(until: 5, from: 1)
+        #expect(generation(rig.cloud.path + "/default/c/baseline.zip") == 2, "the cloud keeps the later removal's")
+        #expect(generation(rig.mirror("mac") + "/baseline.zip") == 2, "the mac gets it in place of its own")
+        #expect(generation(rig.mirror("phone") + "/baseline.zip") == 2)
+
+        // The other way round: the later removal's, rolled first, is the mirror's.
+        let other = try Rig()
+        try baseline(generation: 1, rolled: 200, on: "phone", other)
+        other.phone.round(now: 0)
+        try baseline(generation: 2, rolled: 100, on: "mac", other)
+        other.run(until: 5, from: 1)
+        #expect(generation(other.cloud.path + "/default/c/baseline.zip") == 2, "the mac's later removal goes up")
+        #expect(generation(other.mirror("phone") + "/baseline.zip") == 2)
     }
 
     @Test func uploadsOverQuotaWaitUntilTheQuotaIsLifted() throws {
