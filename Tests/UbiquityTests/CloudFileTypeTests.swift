@@ -12,13 +12,16 @@ import UbiquityTestSupport
 @Suite("Files that are not what their names say")
 struct CloudFileTypeTests {
     /// Makes a FIFO, a socket or a device node at `path`; a socket is bound at a short path and
-    /// renamed into place (a socket's path holds at most 108 bytes).
+    /// renamed into place (a socket's path holds at most 108 bytes). The short path is in the
+    /// temporary folder, which holds the test's cloud, so that the rename stays on one file
+    /// system (from /tmp it failed with EXDEV when TMPDIR was on another).
     static func makeSpecial(_ kind: String, at path: String) throws {
         switch kind {
         case "fifo":
             guard mkfifo(path, 0o644) == 0 else { throw FileError(path: path, operation: "mkfifo", errno: errno) }
         case "socket":
-            let short = "/tmp/s-" + UUID().uuidString.prefix(8)
+            let folder = NSTemporaryDirectory().utf8.count < 80 ? NSTemporaryDirectory() : "/tmp/"
+            let short = (folder.hasSuffix("/") ? folder : folder + "/") + "s-" + UUID().uuidString.prefix(8)
             let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(descriptor) }
             var address = sockaddr_un()
