@@ -82,7 +82,9 @@ public final class ObjectContext {
                 registered[id] = existing
                 throw StoreError.objectExists(id)
             }
-        } else {
+        } else if key != nil {
+            // Only a natural key can name an object the store has: a generated key is a random
+            // UUID, and the save's insert would find a row of it anyway.
             let isAlive: Bool
             do { isAlive = try store.isAlive(id) } catch { registered[id] = nil; throw error }
             if isAlive {

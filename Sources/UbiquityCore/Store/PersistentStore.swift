@@ -128,8 +128,27 @@ public final class PersistentStore: @unchecked Sendable {
 
     private var lockDepth = 0
 
-    /// Runs `body` holding the store's lock; the outermost call leaves no statement mid-read.
+    /// Runs `body` holding the store's lock; the outermost call leaves no statement mid-read,
+    /// and starts with no read transaction left open by `lockedLingeringRead`.
     func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        lockDepth += 1
+        if lockDepth == 1 { database.endLingeringRead() }
+        defer {
+            lockDepth -= 1
+            if lockDepth == 0 { database.resetActiveStatements() }
+            lock.unlock()
+        }
+        return try body()
+    }
+
+    /// Runs `body`, a read, holding the store's lock inside the read transaction the last
+    /// call left open (`SQLiteDatabase.lingeringRead`): a run of such calls, such as the key
+    /// checks of a context's inserts, shares one snapshot and one set of file locks, and the
+    /// next other use of the store (`locked`) ends it. Only this store's connection writes its
+    /// file (its device's lock keeps other processes to reading), so the snapshot is never
+    /// older than the store's last commit.
+    func lockedLingeringRead<T>(_ body: () throws -> T) throws -> T {
         lock.lock()
         lockDepth += 1
         defer {
@@ -137,7 +156,19 @@ public final class PersistentStore: @unchecked Sendable {
             if lockDepth == 0 { database.resetActiveStatements() }
             lock.unlock()
         }
-        return try body()
+        // Inside another use of the store (a transaction, perhaps), the read joins that. A store
+        // opened read-only beside its owner never lingers: the owner's writes come through
+        // another connection, and a lingering snapshot would hide them.
+        return lockDepth == 1 && !isReadOnly ? try database.lingeringRead(body) : try body()
+    }
+
+    /// Runs `body`, which reads the store's state in memory and no SQL, holding the store's
+    /// lock; unlike `locked`, it leaves a lingering read open (a context asks `isRetired` at
+    /// every insert, between the key checks that share that read).
+    func lockedState<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
     }
 
     // MARK: Knowledge

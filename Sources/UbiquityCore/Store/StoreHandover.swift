@@ -77,5 +77,5 @@ extension PersistentStore {
     }
 
     /// Whether this store takes no more saves (retired, handing over or handed over).
-    package var isRetired: Bool { locked { retirement != nil } }
+    package var isRetired: Bool { lockedState { retirement != nil } }
 }

@@ -11,9 +11,10 @@ extension PersistentStore {
         }
     }
 
-    /// Whether an object with `id` is alive in this store.
+    /// Whether an object with `id` is alive in this store. Calls in a row read in one snapshot
+    /// (`lockedLingeringRead`), which any other use of the store ends.
     public func isAlive(_ id: GlobalID) throws -> Bool {
-        try locked { try liveness(of: id) == true }
+        try lockedLingeringRead { try liveness(of: id) == true }
     }
 
     /// Whether `id` was ever known here and is now deleted.

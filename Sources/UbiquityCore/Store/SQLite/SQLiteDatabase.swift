@@ -12,6 +12,8 @@ public final class SQLiteDatabase {
     let serial: UInt64 = ConnectionSerials.shared.next()
     private var statements: [String: SQLiteStatement] = [:]
     private var transactionDepth = 0
+    /// Whether a read transaction begun by `lingeringRead` is still open.
+    private(set) var isLingering = false
 
     /// Opens (creating if needed) the database at `path`, in WAL mode with a busy timeout.
     public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
@@ -40,12 +42,14 @@ public final class SQLiteDatabase {
     }
 
     deinit {
+        endLingeringRead()
         statements.removeAll()
         sqlite3_close_v2(handle)
     }
 
     /// Runs one or more SQL statements that take no parameters.
     public func execute(_ sql: String) throws(SQLiteError) {
+        if isLingering { endLingeringRead() }
         var error: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &error)
         if code != SQLITE_OK {
@@ -65,6 +69,7 @@ public final class SQLiteDatabase {
 
     /// Runs `sql` with `arguments` and returns nothing.
     public func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws(SQLiteError) {
+        if isLingering { endLingeringRead() }
         try statement(sql).bind(arguments).run()
     }
 
@@ -91,6 +96,34 @@ public final class SQLiteDatabase {
             }
             throw error
         }
+    }
+
+    /// Runs `body`, a few reads, inside a read transaction that stays open after it returns,
+    /// so that the next call reads in the same snapshot. Each read outside a transaction takes
+    /// and drops SQLite's file locks (four `fcntl` calls), which cost more than a lookup by key;
+    /// a context checks every key it inserts this way. `execute` (so `transaction` too) ends the
+    /// read first, and the owner ends it before any other work (`endLingeringRead`), so no later
+    /// read sees an old snapshot and no write joins the read's transaction. `body` must only read.
+    func lingeringRead<T>(_ body: () throws -> T) throws -> T {
+        if !isLingering {
+            // In a transaction already, the reads are that transaction's.
+            guard transactionDepth == 0, sqlite3_get_autocommit(handle) != 0 else { return try body() }
+            try execute("BEGIN DEFERRED")
+            isLingering = true
+        }
+        do { return try body() } catch {
+            endLingeringRead()
+            throw error
+        }
+    }
+
+    /// Ends the read `lingeringRead` left open, if any.
+    func endLingeringRead() {
+        guard isLingering else { return }
+        isLingering = false
+        resetActiveStatements()
+        // Only read: committing cannot lose anything, and a failed commit is rolled back.
+        if sqlite3_exec(handle, "COMMIT", nil, nil, nil) != SQLITE_OK { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
     }
 
     /// Resets every statement left in the middle of its rows, so no read stays open (an open
