@@ -313,7 +313,7 @@ public final class UbiquityPeer: @unchecked Sendable {
                 baseliner.deleteRedundantCopies(catalog)
                 let collector = GarbageCollector(store: store, location: location, logger: logger)
                 let report = collector.collect(view: catalog.view, policy: policy, now: configuration.clock.now, scan: scan)
-                if !report.deleted.isEmpty { scan.relist(peer: store.peerID) } // the logs just collected name nothing any more
+                if !report.deleted.isEmpty || !report.deletedCopies.isEmpty { scan.relist(peer: store.peerID) } // the logs just collected name nothing any more
                 summary.externalDataGarbage = collector.collectExternalData(catalog: catalog, policy: policy, now: configuration.clock.now, scan: scan)
                 collectLocalExternalData(policy: policy)
                 return report
