@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquitySimulation
 import UbiquityTestSupport
 
 /// iCloud delivers a file a second time as `name 2.ext` beside it. A copy of a log is read
@@ -31,12 +32,13 @@ struct DuplicateCopyTests {
         #expect(DuplicateCopy.original(of: "\(stem) 13.1.cdt") == log)
         #expect(DuplicateCopy.original(of: "\(stem).1 2.cdt") == log, "the number before the last extension")
         #expect(DuplicateCopy.original(of: "\(stem) 2 3.1.cdt") == log, "a copy of a copy")
+        #expect(DuplicateCopy.original(of: "receipt" + String(repeating: " 2", count: 6) + ".0.cdt") == "receipt.0.cdt", "a chain of copies")
         #expect(DuplicateCopy.original(of: "receipt 2.0.cdt") == "receipt.0.cdt")
         #expect(DuplicateCopy.original(of: "receipt.0 3.cdt") == "receipt.0.cdt")
         for hostile in [log, "receipt.0.cdt", "\(stem) 1.1.cdt", "\(stem) 02.1.cdt", "\(stem) 10000.1.cdt", "\(stem)  2.1.cdt",
                         "\(stem)\t2.1.cdt", "\(stem) 2 .1.cdt", "\(stem) x.1.cdt", "\(stem) -2.1.cdt", " 2.1.cdt", "../\(stem) 2.1.cdt",
                         "\(stem) 2.2.cdt", "receipt 2.1.cdt", "receipt 2.0.cdt.nosync", "baseline 2.zip", "Notes 2.plist",
-                        "\(stem.dropFirst()) 2.1.cdt", "\(stem) 2 2 2 2 2.1.cdt", "\(stem) 2.1.cdt 2.cdt", "é \(stem) 2.1.cdt"] {
+                        "\(stem.dropFirst()) 2.1.cdt", "\(stem)" + String(repeating: " 2", count: 40) + ".1.cdt", "\(stem) 2.1.cdt 2.cdt", "é \(stem) 2.1.cdt"] {
             #expect(DuplicateCopy.original(of: hostile) == nil, "\(hostile.debugDescription)")
         }
     }
@@ -147,6 +149,47 @@ struct DuplicateCopyTests {
         #expect(exists(otherFolder + "/" + otherLog), "the author wrote its log again from its copy")
         #expect(!exists(otherFolder + "/" + copyName(otherLog)), "and deleted the duplicate, which held nothing more")
         try converge([writer, reader, other])
+    }
+
+    /// Three devices behind emulated iCloud daemons that deliver every file twice, a quarter
+    /// of the time as `name 2.ext` (and copies of those copies as they travel on): every device
+    /// converges on every save, and once all is settled no copy of a log or receipt is left in
+    /// the cloud or any device's mirror — each author deleted those in its folder.
+    @Test func copiesTheDaemonsMakeAreDeletedByTheirAuthors() throws {
+        let scenario = try ScenarioParser.parse("""
+            scenario duplicate-copies
+            about Every transfer is delivered twice, some as copies: all converge and the authors delete the copies.
+            seed 5
+            devices iphone ipad mac
+            baseline threshold=10 grace=1d
+            faults delay=1s..30s duplicate=1
+
+            all launch
+            wait 5m
+            repeat 6
+              iphone insert Note i{i} title="from the iPhone"
+              iphone save
+              mac insert Note m{i} title="from the Mac"
+              mac save
+              wait 2m
+            end
+            settle
+            expect converged
+            ipad expect count Note 12
+            """, source: "duplicate-copies")
+        var options = try ScenarioFixtures.options()
+        let work = options.workDirectory ?? NSTemporaryDirectory() + "ubiquity-duplicates-" + UUID().uuidString
+        options.workDirectory = work
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let result = try ScenarioRunner.run(scenario, options: options)
+        #expect(result.passed, "\(result.text)")
+        #expect(result.transfers.duplicates > 20, "\(result.transfers.line)")
+        let walker = try #require(FileManager.default.enumerator(atPath: work))
+        var left: [String] = []
+        while let relative = walker.nextObject() as? String {
+            if DuplicateCopy.original(of: (relative as NSString).lastPathComponent) != nil { left.append(relative) }
+        }
+        #expect(left.isEmpty, "copies left: \(left)")
     }
 
     /// Names shaped like copies that are not a log's copy stay foreign; a folder or a damaged

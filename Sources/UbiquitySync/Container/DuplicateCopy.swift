@@ -19,7 +19,7 @@ package enum DuplicateCopy {
     /// (`0000000001-<UUID> 2.1.cdt`, as iCloud and the emulated daemon name them) or before
     /// its last (`0000000001-<UUID>.1 2.cdt`, as a tool that sees only `.cdt` as the extension does).
     /// A copy of a copy (`name 2 2.ext`, the copy delivered twice in turn) is a copy of the
-    /// first original, up to `maximumDepth` numbers.
+    /// first original, up to `maximumDepth` numbers (a daemon that duplicates every transfer makes long chains).
     package static func original(of name: String) -> String? {
         var name = name
         for _ in 0..<maximumDepth {
@@ -31,12 +31,12 @@ package enum DuplicateCopy {
     }
 
     /// Copies of copies recognised at most.
-    static let maximumDepth = 4
+    static let maximumDepth = 32
 
     /// `name` without the copy number before its first or last extension, when it has one.
     private static func strippingCopyNumber(_ name: String) -> String? {
         // Every such name is ASCII and ends in `.cdt`; most names of a listing stop here.
-        guard name.hasSuffix(".cdt"), name.utf8.count <= 80, name.utf8.allSatisfy({ $0 < 0x80 }), name.contains(" ") else { return nil }
+        guard name.hasSuffix(".cdt"), name.utf8.count <= 128, name.utf8.allSatisfy({ $0 < 0x80 }), name.contains(" ") else { return nil }
         let bytes = Array(name.utf8)
         let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
         for dot in Set([dots.first, dots.last].compactMap { $0 }).sorted() {
