@@ -1,14 +1,27 @@
 import Foundation
+import Testing
 import Ubiquity
 import UbiquitySimulation
 
 /// A fresh temporary cloud directory with devices in it: the two- and n-peer harness of the
 /// sync tests (one shared local folder, as Ensembles' tests use).
+///
+/// Every peer and coordinator it makes must be gone before it is: one that outlives it keeps
+/// writing into the deleted folder — logs, a device's `.lock` and store folders — and leaves
+/// `ubiquity-test-*` behind in the temporary directory. `deinit` records an issue naming each
+/// one still alive, so the test that lets it escape fails where it happened.
 public final class TestCloud {
     public let root: String
     public var cloud: String { root + "/cloud" }
     public let model: ObjectModel
     public let contentName: String
+    /// What this cloud made, held weakly: only to tell which of them outlive it.
+    private var made: [Made] = []
+
+    private struct Made {
+        weak var object: AnyObject?
+        let what: String
+    }
 
     public init(model: ObjectModel = .notes, contentName: String = "Notes") throws {
         root = NSTemporaryDirectory() + "ubiquity-test-" + UUID().uuidString
@@ -17,7 +30,13 @@ public final class TestCloud {
         self.contentName = contentName
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: root) }
+    deinit {
+        let alive = made.filter { $0.object != nil }.map(\.what)
+        if !alive.isEmpty {
+            Issue.record("\(alive.joined(separator: ", ")) outlive\(alive.count == 1 ? "s" : "") the test cloud they were made in: close them and keep the cloud until they are gone")
+        }
+        try? FileManager.default.removeItem(atPath: root)
+    }
 
     public func devicePath(_ name: String) -> String { root + "/devices/" + name }
 
@@ -32,7 +51,9 @@ public final class TestCloud {
         var configuration = configuration(name, policy: policy)
         configuration.logFormat = format
         configuration.clock = clock
-        return try UbiquityPeer(configuration: configuration)
+        let peer = try UbiquityPeer(configuration: configuration)
+        made.append(Made(object: peer, what: "peer '\(name)'"))
+        return peer
     }
 
     public func configuration(_ name: String, policy: BaselinePolicy? = .apple, rebuild: Bool = false) -> PeerConfiguration {
@@ -49,7 +70,9 @@ public final class TestCloud {
         if !FileManager.default.fileExists(atPath: path + "/device.plist") {
             _ = try Device.create(at: path, userName: name, identityToken: account)
         }
-        return try UbiquitousStoreCoordinator(configuration: configuration(name, policy: policy, rebuild: rebuild))
+        let coordinator = try UbiquitousStoreCoordinator(configuration: configuration(name, policy: policy, rebuild: rebuild))
+        made.append(Made(object: coordinator, what: "coordinator '\(name)'"))
+        return coordinator
     }
 
     public func peers(_ count: Int) throws -> [UbiquityPeer] {

@@ -42,7 +42,8 @@ struct FetchPredicateTests {
     }
 
     @Test func caseAndDiacriticModifiers() throws {
-        let (_, peer) = try store()
+        let (cloud, peer) = try store()
+        defer { withExtendedLifetime(cloud) {} }   // the cloud outlives its peer
         #expect(try keys(peer, "title == 'milk'") == [])
         #expect(try keys(peer, "title ==[c] 'milk'") == ["milk"])
         #expect(try keys(peer, "title BEGINSWITH[c] 'cafe'") == [], "é is not e without [d]")
@@ -53,7 +54,8 @@ struct FetchPredicateTests {
     }
 
     @Test func inLikeEndsWithAndMatches() throws {
-        let (_, peer) = try store()
+        let (cloud, peer) = try store()
+        defer { withExtendedLifetime(cloud) {} }   // the cloud outlives its peer
         #expect(try keys(peer, "title IN {'Milk', 'loose ends'}") == ["loose", "milk"])
         #expect(try keys(peer, "title IN ('milk')") == [])
         #expect(try keys(peer, "title IN[c] {'milk', \"TRAIN TIMES\"}") == ["milk", "train"])
@@ -70,7 +72,8 @@ struct FetchPredicateTests {
     }
 
     @Test func keyPathsThroughToOnesAndAcrossToManys() throws {
-        let (_, peer) = try store()
+        let (cloud, peer) = try store()
+        defer { withExtendedLifetime(cloud) {} }   // the cloud outlives its peer
         #expect(try keys(peer, "folder.name == 'Trip'") == ["cafe", "museum", "train"])
         #expect(try keys(peer, "folder.name ==[c] 'home' OR folder == nil") == ["loose", "milk"])
         #expect(try keys(peer, "ANY tags.name == 'food'") == ["cafe", "milk"])
@@ -84,7 +87,8 @@ struct FetchPredicateTests {
     }
 
     @Test func offsetLimitAndCaseInsensitiveSorts() throws {
-        let (_, peer) = try store()
+        let (cloud, peer) = try store()
+        defer { withExtendedLifetime(cloud) {} }   // the cloud outlives its peer
         let byTitle = [FetchSortDescriptor("title")]
         #expect(try keys(peer, nil, sort: byTitle) == ["cafe", "milk", "museum", "loose", "train"], "bytes: capitals first")
         let folded = [FetchSortDescriptor("title", caseInsensitive: true)]
@@ -100,7 +104,8 @@ struct FetchPredicateTests {
     }
 
     @Test func badPredicatesGetOneLineNamingThePosition() throws {
-        let (_, peer) = try store()
+        let (cloud, peer) = try store()
+        defer { withExtendedLifetime(cloud) {} }   // the cloud outlives its peer
         let note = try peer.store.model.entity(named: "Note")
         for (text, message) in [
             ("title LIKES 'x'", "unknown operator 'LIKES' (use == != < <= > >= CONTAINS BEGINSWITH ENDSWITH LIKE MATCHES IN) (at character 7)"),

@@ -32,7 +32,8 @@ struct FetchTests {
     }
 
     @Test func predicatesCombineComparisonsWithAndOrNot() throws {
-        let (_, peer, _) = try notesStore()
+        let (cloud, peer, _) = try notesStore()
+        defer { withExtendedLifetime(cloud) {} }   // the cloud outlives its peer
         #expect(try titles(peer, "pinned == true") == ["apple", "cherry", "elderberry"])
         #expect(try titles(peer, "pinned == true AND title != 'cherry'") == ["apple", "elderberry"])
         #expect(try titles(peer, "title == \"banana\" OR (pinned == true && created >= 1004)") == ["banana", "elderberry"])
@@ -45,7 +46,8 @@ struct FetchTests {
     }
 
     @Test func sortingAndLimits() throws {
-        let (_, peer, _) = try notesStore()
+        let (cloud, peer, _) = try notesStore()
+        defer { withExtendedLifetime(cloud) {} }   // the cloud outlives its peer
         #expect(try titles(peer, nil, sort: [FetchSortDescriptor("created", ascending: false)], limit: 2) == ["elderberry", "date"])
         #expect(try titles(peer, nil, sort: [FetchSortDescriptor("pinned"), FetchSortDescriptor("title", ascending: false)]) == ["date", "banana", "elderberry", "cherry", "apple"])
         #expect(try peer.store.count(FetchRequest(entity: "Note", limit: 1)) == 5)

@@ -78,8 +78,11 @@ struct InsertRecordTests {
     @Test(arguments: SeededGenerator.testSeeds(Array(1 ... 8)))
     func laidOutRecordsMergeAsByName(seed: UInt64) throws {
         var random = SeededGenerator(seed: seed)
-        let laidOut = try TestCloud(model: Self.model, contentName: "Records").peer("a")
-        let byName = try TestCloud(model: Self.model, contentName: "Records").peer("b")
+        // Each cloud is kept for as long as its peer: a peer outliving its cloud writes into the
+        // deleted folder and leaves it behind in the temporary directory.
+        let (laidOutCloud, byNameCloud) = (try TestCloud(model: Self.model, contentName: "Records"), try TestCloud(model: Self.model, contentName: "Records"))
+        let laidOut = try laidOutCloud.peer("a")
+        let byName = try byNameCloud.peer("b")
         let deletedKeys = (0 ..< 6).map { "old\($0)" }
         for peer in [laidOut, byName] {
             let context = peer.newContext()

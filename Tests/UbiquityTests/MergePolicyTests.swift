@@ -55,10 +55,11 @@ struct MergePolicyTests {
     ]
 
     struct Scene {
-        let cloud: TestCloud
         let mine: UbiquityPeer, other: UbiquityPeer
         let context: ObjectContext
         let note: GlobalID
+        /// Last: a struct's properties go in their order, and the cloud must outlive its peers.
+        let cloud: TestCloud
     }
 
     /// Both peers hold the note (title "read", folder f1, tag t1); `mine`'s context reads it;
@@ -102,7 +103,7 @@ struct MergePolicyTests {
         case .deleteVersusUpdate: context.delete(read)
         case .updateVersusDelete: read["title"] = .string("context")
         }
-        return Scene(cloud: cloud, mine: mine, other: other, context: context, note: note.id)
+        return Scene(mine: mine, other: other, context: context, note: note.id, cloud: cloud)
     }
 
     func outcome(_ store: PersistentStore, _ id: GlobalID) throws -> Outcome? {

@@ -122,8 +122,10 @@ public final class UbiquityPeer: @unchecked Sendable {
         func ownLogs() -> [(name: String, number: Int64)] {
             let epoch = try? store.contentEpoch()   // the catch-up's sync may start over in a new one
             let quarantined = (try? store.quarantineSignatures()) ?? [:]
-            return ContainerEntry.list(directory, as: .logs, of: location).compactMap { entry in
-                guard entry.isRegularFile, let number = entry.logNumber, number > store.knowledge[peerID] else { return nil }
+            let entries = ContainerEntry.list(directory, as: .logs, of: location)
+            let standIns = ContainerEntry.standInCopies(entries)   // a copy of a missing log counts as the log
+            return entries.compactMap { entry in
+                guard entry.isRegularFile, let number = entry.logNumber ?? standIns[entry.name], number > store.knowledge[peerID] else { return nil }
                 let name = entry.name
                 // A file set aside and unchanged since is not read again (it says nothing of its epoch).
                 if let signature = quarantined[location.relativeLogPath(peerID, name)],
@@ -311,7 +313,7 @@ public final class UbiquityPeer: @unchecked Sendable {
                 baseliner.deleteRedundantCopies(catalog)
                 let collector = GarbageCollector(store: store, location: location, logger: logger)
                 let report = collector.collect(view: catalog.view, policy: policy, now: configuration.clock.now, scan: scan)
-                if !report.deleted.isEmpty { scan.relist(peer: store.peerID) } // the logs just collected name nothing any more
+                if !report.deleted.isEmpty || !report.deletedCopies.isEmpty { scan.relist(peer: store.peerID) } // the logs just collected name nothing any more
                 summary.externalDataGarbage = collector.collectExternalData(catalog: catalog, policy: policy, now: configuration.clock.now, scan: scan)
                 collectLocalExternalData(policy: policy)
                 return report

@@ -12,6 +12,8 @@ public struct DoctorFinding: Sendable {
         case conflictCopy
         /// Two logs for one transaction of a peer: two machines run as that peer.
         case duplicatePeer
+        /// A log or receipt delivered a second time under a numbered name (`name 2.ext`).
+        case duplicateCopy
         /// The content is encrypted and this device holds no key.
         case encryptedWithoutKey
         /// A log (or a value from a baseline) waits for an external data file not arrived or damaged.
@@ -74,6 +76,8 @@ public enum Doctor {
                         findings.append(DoctorFinding(kind: .staleTemporaryFile, message: "\(folder.peerID)/…/\(entry.name) is a leftover of an interrupted write",
                             repair: "delete it (doctor --fix does)", fixable: true))
                     }
+                case let .duplicateCopy(original):
+                    findings.append(duplicateCopyFinding(entry, of: original, in: folder, location: location))
                 case _ where entry.kind.isFileSyncArtifact:
                     if let file = entry.file { findings += fileSyncFindings(entry.kind, path: path, file: file, place: .peerFolder(folder.peerID), now: now) }
                 case .log, .receipt:

@@ -5,11 +5,13 @@ import Glibc
 
 /// Watches directories with inotify and calls back with the names written, renamed or created
 /// in them. A background thread blocks in `poll`, so nothing polls the disk in a loop;
-/// `stop()` wakes it through a pipe.
+/// `stop()` wakes it through a pipe and waits for it to end.
 public final class DirectoryWatcher: @unchecked Sendable {
     private let inotify: Int32
     private var wakeUp: [Int32] = [-1, -1]
     private let thread: Thread
+    /// Signalled by the thread as it ends: `stop()` waits for it, so no `onChange` runs after.
+    private let ended = DispatchSemaphore(value: 0)
 
     /// Starts watching `directory`; `onChange` runs on the watcher's thread with each file name.
     public init(directory: String, onChange: @escaping @Sendable (String) -> Void) throws(FileError) {
@@ -23,12 +25,13 @@ public final class DirectoryWatcher: @unchecked Sendable {
         var pipeEnds: [Int32] = [-1, -1]
         _ = pipe(&pipeEnds)
         wakeUp = pipeEnds
-        let descriptor = inotify, stopper = pipeEnds[0]
+        let descriptor = inotify, stopper = pipeEnds[0], ended = ended
         thread = Thread {
             // The thread owns both descriptors and closes them when it ends.
             defer {
                 close(descriptor)
                 close(stopper)
+                ended.signal()
             }
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
@@ -62,11 +65,16 @@ public final class DirectoryWatcher: @unchecked Sendable {
         inotify_add_watch(inotify, directory, Self.mask) >= 0
     }
 
+    /// Stops watching and, unless called from `onChange` itself, returns only once the thread
+    /// has ended: a callback still running after its owner closed would act on a device or
+    /// folder the owner has let go of (a coordinator opened a store after `close()`, in a
+    /// device folder a test had already deleted).
     public func stop() {
         guard wakeUp[1] >= 0 else { return }
         _ = write(wakeUp[1], "x", 1)
         close(wakeUp[1])
         wakeUp[1] = -1
+        if Thread.current != thread { ended.wait() }
     }
 
     deinit { stop() }

@@ -32,6 +32,9 @@ package struct ContainerEntry: Sendable, Equatable {
         case transfer(engine: String)
         /// A file-sync engine's conflict copy of the file named `of` in the same folder.
         case conflictCopy(of: String, engine: String)
+        /// A second delivery of the log or receipt named `of` in the same folder, under a
+        /// numbered name (`name 2.ext`, `DuplicateCopy`): read only in place of a missing log.
+        case duplicateCopy(of: String)
         /// Anything else: never read.
         case foreign
 
@@ -140,6 +143,7 @@ package struct ContainerEntry: Sendable, Equatable {
         case .logs:
             if let number = TransactionLog.transactionNumber(inFileName: name) { return .log(number) }
             if name == ContainerLocation.receiptName { return .receipt }
+            if let original = DuplicateCopy.original(of: name) { return .duplicateCopy(of: original) }
         case .baselines:
             if name == ContainerLocation.baselineName { return .baseline }
         case .externalData:

@@ -35,6 +35,21 @@ package struct ContainerScan {
         package let entries: [ContainerEntry]
         /// Its content folder's entries (model version folders and anything else), when listed.
         package let contentEntries: [ContainerEntry]?
+        /// Duplicate copies read in place of a missing log, by name, with the log's number
+        /// (`ContainerEntry.standInCopies`).
+        package let standIns: [String: Int64]
+
+        package init(peerID: String, entries: [ContainerEntry], contentEntries: [ContainerEntry]?) {
+            self.peerID = peerID
+            self.entries = entries
+            self.contentEntries = contentEntries
+            standIns = ContainerEntry.standInCopies(entries)
+        }
+
+        /// The transaction number `entry` is read as: a log's own, or the log's a copy stands in for.
+        package func logNumber(_ entry: ContainerEntry) -> Int64? {
+            entry.logNumber ?? (standIns.isEmpty ? nil : standIns[entry.name])
+        }
     }
 
     package let location: ContainerLocation
@@ -44,7 +59,8 @@ package struct ContainerScan {
     package private(set) var root: [ContainerEntry] = []
     /// Valid peer folders (holding this content and model or not), in the order of `root`.
     package private(set) var peerFolders: [PeerFolder] = []
-    /// Regular log files of this content and model.
+    /// Regular log files of this content and model (a duplicate copy standing in for a missing
+    /// log among them, under the copy's name).
     package private(set) var logs: [LogFile] = []
     /// `.nosync` files in the log folders (peer, file name): never travel, shown as Excluded.
     package private(set) var excluded: [(peerID: String, name: String)] = []
@@ -104,7 +120,8 @@ package struct ContainerScan {
         for entry in folder.entries where entry.isRegularFile {
             switch entry.kind {
             case .temporary: excluded.append((folder.peerID, entry.name))
-            case let .log(number):
+            case .log, .duplicateCopy:
+                guard let number = folder.logNumber(entry) else { continue }
                 logs.append(LogFile(peerID: folder.peerID, number: number, name: entry.name, folder: entry.folder ?? OpenFolder(entry.directory)))
                 numbers.insert(number)
             default: break

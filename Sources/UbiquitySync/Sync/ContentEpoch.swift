@@ -98,7 +98,7 @@ package enum ContentEpoch {
     package static func fileBelongsToUnknownEpoch(_ path: String, known: Set<String?>, in location: ContainerLocation) -> Bool {
         let name = (path as NSString).lastPathComponent
         let epoch: String?
-        if TransactionLog.transactionNumber(inFileName: name) != nil {
+        if TransactionLog.transactionNumber(inFileName: name) != nil || DuplicateCopy.original(of: name).map({ $0 != ContainerLocation.receiptName }) == true {
             guard let bytes = try? location.read(path, limit: 64 << 20), let plist = try? PlistSeam.decode(bytes),
                   plist["transactionNumber"] != nil else { return false }
             epoch = plist["contentEpoch"]?.stringValue

@@ -8,6 +8,8 @@ public struct GarbageReport: Sendable, Equatable {
     public var deleted: [String] = []
     /// Own log files kept.
     public var kept = 0
+    /// Duplicate copies (`name 2.ext`) of own logs and receipt deleted (names).
+    public var deletedCopies: [String] = []
     /// Peers whose receipt has not passed a log the baseline covers (they keep it alive until
     /// the grace period ends), with how far their receipt has come.
     public var blockingPeers: [String: Int64] = [:]
@@ -41,7 +43,10 @@ package struct GarbageCollector {
         let me = store.peerID
         let scan = scan ?? ContainerScan(location: location)
         let mine = scan.logs.filter { $0.peerID == me }
+        let ownFolder = scan.peerFolders.first { $0.peerID == me }
         guard view[me] > 0 else {
+            // Copies that read as their log still go: they hold nothing the log does not.
+            report.deletedCopies = collectDuplicateCopies(in: ownFolder, dryRun: dryRun) { _, _ in false }
             report.kept = mine.count
             report.note = "no baseline holds a transaction of this peer yet: every log is still needed"
             return report
@@ -65,10 +70,16 @@ package struct GarbageCollector {
         let byReceipts = BaselineProtocol.collectableByReceipts(author: me, view: view, receipts: views, peersWithoutReceipt: peersWithoutReceipt.count)
         // How far each peer's receipt has come with this peer's logs, for the logs it holds back.
         let passedByPeer = receipts.map { (peer: $0.key, passed: min($0.value.knowledge[me], $0.value.baselineKnowledge?[me] ?? 0)) }
+        // The log's age (an `lstat`) is asked only when the receipts do not let it go (the rule's other way).
+        func mayCollect(_ number: Int64, _ modificationTime: () -> Double) -> Bool {
+            byReceipts.map { number <= $0 } ?? false
+                || BaselineProtocol.mayCollect(author: me, number: number, view: view, receipts: [], peersWithoutReceipt: 1,
+                                               olderThanGracePeriod: number <= held && modificationTime() < cutoff)
+        }
+        // Copies first: one that differs from its log is judged by the log's rule while the log is still there.
+        report.deletedCopies = collectDuplicateCopies(in: ownFolder, dryRun: dryRun, mayCollect: mayCollect)
         for log in mine.sorted(by: { $0.number < $1.number }) {
-            // The log's age (an `lstat`) is asked only when the receipts do not let it go (the rule's other way).
-            guard byReceipts.map({ log.number <= $0 }) ?? false
-                    || BaselineProtocol.mayCollect(author: me, number: log.number, view: view, receipts: [], peersWithoutReceipt: 1, olderThanGracePeriod: log.number <= held && log.modificationTime < cutoff) else {
+            guard mayCollect(log.number, { log.modificationTime }) else {
                 report.kept += 1
                 guard log.number <= held else { continue }
                 for (peer, passed) in passedByPeer {

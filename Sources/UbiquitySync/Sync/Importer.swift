@@ -80,7 +80,8 @@ package struct Importer {
             let floor = knowledge[folder.peerID]
             for entry in folder.entries {
                 if entry.kind == .receipt || entry.kind == .temporary { continue }
-                let number = entry.logNumber
+                // A duplicate copy is read only in place of a missing log (`standInCopies`).
+                let number = folder.logNumber(entry)
                 if let number, number <= floor {
                     logger.log(.verbose, .importer, "scan", "skipped \(location.relativeLogPath(folder.peerID, entry.name)): already imported (knowledge of \(folder.peerID) is \(floor))")
                     continue

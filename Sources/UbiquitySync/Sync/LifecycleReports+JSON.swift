@@ -25,7 +25,8 @@ extension BaselineDecision {
 }
 
 extension GarbageReport {
-    /// `{deleted: [name], kept, blockingPeers: {peer: number}, staleReceipts: [peer], note?}`
+    /// `{deleted: [name], kept, blockingPeers: {peer: number}, staleReceipts: [peer], note?, deletedCopies?: [name]}`
+    /// (`deletedCopies` only when a duplicate copy was deleted)
     public var jsonValue: JSONValue {
         var fields: [String: JSONValue] = [
             "deleted": .array(deleted.map(JSONValue.string)), "kept": .int(Int64(kept)),
@@ -33,12 +34,14 @@ extension GarbageReport {
             "staleReceipts": .array(staleReceipts.map(JSONValue.string)),
         ]
         if let note { fields["note"] = .string(note) }
+        if !deletedCopies.isEmpty { fields["deletedCopies"] = .array(deletedCopies.map(JSONValue.string)) }
         return .object(fields)
     }
 
     /// One line for people.
     public var line: String {
         var text = "deleted \(deleted.count) own log(s), kept \(kept)"
+        if !deletedCopies.isEmpty { text += ", and \(deletedCopies.count) duplicate cop\(deletedCopies.count == 1 ? "y" : "ies") (name 2.ext)" }
         if let note { text += " — \(note)" }
         if !blockingPeers.isEmpty {
             // "Passed" is the lesser of what the receipt says was imported and what the baseline
