@@ -85,8 +85,9 @@ package struct Baseliner {
     // MARK: Rolling
 
     /// Rolls a baseline if this peer may (it holds every visible baseline and has imported every
-    /// visible log) and should (the policy's thresholds, transactions no baseline or log holds,
-    /// conflict copies the name lacks), or always when `force` is set and it may.
+    /// visible log — for a roll due for stranded transactions, every one it could import) and
+    /// should (the policy's thresholds, transactions no baseline or log holds, conflict copies
+    /// the name lacks), or always when `force` is set and it may.
     /// `scan` saves a listing of the container when the caller has a fresh one.
     package func rollIfNeeded(policy: BaselinePolicy, force: Bool = false, scan: ContainerScan? = nil, catalog: BaselineCatalog? = nil) throws -> BaselineDecision {
         let catalog = catalog ?? self.catalog()
