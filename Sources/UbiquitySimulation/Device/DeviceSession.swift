@@ -167,7 +167,7 @@ public final class DeviceSession: @unchecked Sendable {
         case let .expectEncryption(expected):
             let found = try UbiquityPeer.encryptionState(configuration: try configuration()).name
             if found != expected { throw SimulationError("its content's encryption is \(found); the scenario expects \(expected)") }
-        case .offline, .online, .corruptLog, .expectStore, .expectEvents, .expectValues, .expectDeleted, .expectCount,
+        case .offline, .online, .corruptLog, .destroyBaseline, .expectStore, .expectEvents, .expectValues, .expectDeleted, .expectCount,
              .expectUploadsWaiting, .expectConflicts, .edit, .waitFor:
             throw SimulationError("'\(verb)' is the runner's step, not the app's")
         }

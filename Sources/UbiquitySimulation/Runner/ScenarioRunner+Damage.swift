@@ -1,3 +1,4 @@
+import Foundation
 import Ubiquity
 
 // Damage a scenario does to the cloud on purpose (a bad disk, a broken sync tool).
@@ -24,5 +25,18 @@ extension ScenarioRunner {
         }
         transport.filesChanged(under: root, at: clock.seconds)
         timeline.mark(clock.seconds, "cloud", .fault, "damaged transaction \(target.0) of \(device.name) in the cloud")
+    }
+
+    /// Deletes `baseline.zip` of `device`'s account from the cloud (the copy `corrupt-log`
+    /// damages), as a broken tool (or a backup from before the first baseline, restored) would.
+    /// The transactions only it held live on in the stores that hold them, which roll them out
+    /// again: the fault's point. (Not drawn by `fuzz`: a store rebuilt after it loses them.)
+    func destroyBaseline(of device: RunDevice) {
+        guard let account = device.account else { return violate("\(device.name) is signed out: it has no baseline to destroy") }
+        let root = hosts == nil ? transport.damageRoot(of: device.name) : device.cloudRoot
+        let path = location(account: account, root: root, hash: device.model.hash).baselinePath
+        guard unlink(path) == 0 else { return violate("\(device.name)'s account has no baseline in the cloud to destroy") }
+        transport.filesChanged(under: root, at: clock.seconds)
+        timeline.mark(clock.seconds, "cloud", .fault, "destroyed the baseline of \(device.name)'s account in the cloud")
     }
 }

@@ -301,6 +301,8 @@ public final class ScenarioRunner {
             recordJournal()
         case let .corruptLog(number):
             corruptLog(of: device, number: number)
+        case .destroyBaseline:
+            destroyBaseline(of: device)
         case let .expectStore(kind):
             let reply = try send(.probe(full: false), to: device)
             if reply.state?.storeKind != kind {

@@ -215,6 +215,9 @@ public enum DeviceVerb: Sendable, Equatable, Codable {
     case rollBaseline(force: Bool)
     /// Damages one of the device's own logs in the cloud (the newest, or transaction N).
     case corruptLog(Int64?)
+    /// Deletes `baseline.zip` of the device's account from the cloud, as a broken tool (or a
+    /// backup from before the first baseline, restored) would, whatever was collected under it.
+    case destroyBaseline
     /// Turns encryption on for the account's content (the app on its account store).
     case encryptionEnable(passphrase: String)
     /// Gives the device the key of encrypted content (as `ubiq encryption unlock`; running or not).

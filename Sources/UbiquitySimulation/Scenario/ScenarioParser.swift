@@ -354,6 +354,9 @@ private struct Reader {
             guard let number = args.first.map({ Int64($0) }) else { return .corruptLog(nil) }
             guard let number, number > 0 else { throw error(line, "corrupt-log takes a transaction number") }
             return .corruptLog(number)
+        case "destroy-baseline":
+            try count(0...0, "destroy-baseline")
+            return .destroyBaseline
         case "encryption":
             let usage = "encryption enable PASSPHRASE | unlock PASSPHRASE | change OLD NEW"
             guard let action = args.first else { throw error(line, "usage: DEVICE \(usage)") }
@@ -368,7 +371,7 @@ private struct Reader {
         case "expect":
             return try deviceExpectation(args, line: line)
         default:
-            throw error(line, "unknown device step '\(verb)' (known: launch, quit, insert, update, delete, relate, unrelate, edit, save, rollback, sync, policy, on-will-change, sign-in, sign-out, offline, online, remove-content, roll-baseline, corrupt-log, encryption, wait-for, expect)")
+            throw error(line, "unknown device step '\(verb)' (known: launch, quit, insert, update, delete, relate, unrelate, edit, save, rollback, sync, policy, on-will-change, sign-in, sign-out, offline, online, remove-content, roll-baseline, corrupt-log, destroy-baseline, encryption, wait-for, expect)")
         }
     }
 

@@ -27,6 +27,20 @@ package struct BaselineCandidate: Sendable, Equatable {
     package var identity: String { name + "|" + contentID }
 }
 
+/// A visible log a store has not imported, as a roll judges it: its author, its number, and the
+/// knowledge it was written at (`nil` when the file could not be read).
+package struct PendingLog: Sendable, Equatable {
+    package let peer: String
+    package let number: Int64
+    package let knowledge: KnowledgeVector?
+
+    package init(peer: String, number: Int64, knowledge: KnowledgeVector?) {
+        self.peer = peer
+        self.number = number
+        self.knowledge = knowledge
+    }
+}
+
 /// What a peer knows of another peer from its receipt: what it has applied, and what the
 /// baselines it sees hold.
 package struct ReceiptView: Sendable, Equatable {
@@ -105,6 +119,36 @@ package enum BaselineProtocol {
         knowledge.entries.keys.sorted().filter { peer in
             knowledge[peer] > view[peer] && ((view[peer] + 1)...knowledge[peer]).contains { !hasLog(peer, $0) }
         }
+    }
+
+    /// The pending logs a store holding `knowledge` could still import from the visible files:
+    /// each whose predecessors it holds or could import, and whose knowledge asks only for
+    /// transactions it holds or could import. The others wait on a transaction no visible log
+    /// holds (collected under a baseline since destroyed), which only a baseline could bring:
+    /// they must not hold back the roll that would publish what the store holds, or two peers
+    /// each lacking a transaction of the other's wait for each other for good. (The joins come
+    /// first: a visible baseline holding such a transaction is joined, or the roll waits for it.)
+    /// A log whose knowledge could not be read counts as importable once its predecessor is.
+    package static func importableLogs(knowledge: KnowledgeVector, pending: [PendingLog]) -> [PendingLog] {
+        var reach = knowledge
+        var left = pending.sorted { ($0.peer, $0.number) < ($1.peer, $1.number) }
+        var importable: [PendingLog] = []
+        var progress = true
+        // Each pass takes every log that applies on top of what the passes before took; in
+        // (author, number) order one pass takes an author's whole run.
+        while progress {
+            progress = false
+            left.removeAll { log in
+                let applies = log.number == reach[log.peer] + 1
+                    && (log.knowledge?.entries.allSatisfy { $0.key == log.peer || reach[$0.key] >= $0.value } ?? true)
+                guard applies else { return false }
+                reach[log.peer] = log.number
+                importable.append(log)
+                progress = true
+                return true
+            }
+        }
+        return importable
     }
 
     /// Conflict copies the baseline under the name does not record as resolved: a roll by a peer

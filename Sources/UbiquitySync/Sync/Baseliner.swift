@@ -85,21 +85,33 @@ package struct Baseliner {
     // MARK: Rolling
 
     /// Rolls a baseline if this peer may (it holds every visible baseline and has imported every
-    /// visible log) and should (the policy's thresholds, transactions no baseline or log holds,
-    /// conflict copies the name lacks), or always when `force` is set and it may.
+    /// visible log — for a roll due for stranded transactions, every one it could import) and
+    /// should (the policy's thresholds, transactions no baseline or log holds, conflict copies
+    /// the name lacks), or always when `force` is set and it may.
     /// `scan` saves a listing of the container when the caller has a fresh one.
     package func rollIfNeeded(policy: BaselinePolicy, force: Bool = false, scan: ContainerScan? = nil, catalog: BaselineCatalog? = nil) throws -> BaselineDecision {
         let catalog = catalog ?? self.catalog()
         let knowledge = store.knowledge
         let scan = scan ?? ContainerScan(location: location)
+        let view = catalog.view
+        let stranded = BaselineProtocol.strandedPeers(knowledge: knowledge, view: view, hasLog: { scan.has(peer: $0, number: $1) })
+        var waitingForGood = 0
         if let ahead = try firstUnimportedLog(scan) {
-            return skipped("this peer has not imported every visible log (\(ahead.peerID) has transaction \(ahead.number))")
+            // Transactions only this store holds go out even past logs nothing visible can let in
+            // (they wait on transactions no file holds): the peer that could bring those may be
+            // waiting for this one's roll (`BaselineProtocol.importableLogs`).
+            guard !stranded.isEmpty else {
+                return skipped("this peer has not imported every visible log (\(ahead.peerID) has transaction \(ahead.number))")
+            }
+            let pending = try pendingLogs(scan)
+            if let importable = pending.importable {
+                return skipped("this peer has not imported every visible log (\(importable.peerID) has transaction \(importable.number))")
+            }
+            waitingForGood = pending.waiting
         }
         if let unjoined = catalog.entries.first(where: { !knowledge.dominates($0.metadata.knowledge) }) {
             return skipped("\(unjoined.name) of \(unjoined.metadata.author) holds transactions this store has not joined yet")
         }
-        let view = catalog.view
-        let stranded = BaselineProtocol.strandedPeers(knowledge: knowledge, view: view, hasLog: { scan.has(peer: $0, number: $1) })
         let unresolved = BaselineProtocol.unresolvedCopies(catalog.candidates)
         guard BaselineProtocol.mayRoll(knowledge: knowledge, candidates: catalog.candidates, hasUnimportedLog: false) else {
             return skipped("the baselines already hold everything this peer knows")
@@ -112,6 +124,7 @@ package struct Baseliner {
             reason = "rolled on request (\(since) transactions since the last baseline)"
         } else if !stranded.isEmpty {
             reason = "no baseline or log holds transactions of \(stranded.joined(separator: ", ")) that this store holds"
+                + (waitingForGood > 0 ? " (\(waitingForGood) visible log(s) wait on transactions no file holds)" : "")
         } else if !unresolved.isEmpty {
             reason = "conflict copies the baseline under the name has not resolved (\(unresolved.map(\.name).joined(separator: ", ")))"
         } else if since >= policy.transactionThreshold {
@@ -200,11 +213,17 @@ package struct Baseliner {
     /// The first log of this content epoch above the store's knowledge that is not quarantined
     /// and does not wait behind a quarantined log of its author.
     private func firstUnimportedLog(_ scan: ContainerScan) throws -> ContainerScan.LogFile? {
+        let epoch = try store.contentEpoch()
+        return try unimportedLogs(scan).first { !ContentEpoch.logBelongsToOtherEpoch($0.path, than: epoch, in: location) }
+    }
+
+    /// The logs above the store's knowledge that are not quarantined and do not wait behind a
+    /// quarantined log of their author (of any content epoch: telling reads the file).
+    func unimportedLogs(_ scan: ContainerScan) throws -> [ContainerScan.LogFile] {
         let knowledge = store.knowledge
         // Leftovers of removed content are nobody's to import. A quarantined log never blocks a roll, nor do the logs
         // that wait for it: a damaged file may stay damaged for good, and the baseline simply does not cover them; should
         // it become whole, they import on top. The quarantine is asked first: a known-bad file, and what waits, is never read.
-        let epoch = try store.contentEpoch()
         let quarantined = try store.quarantineSignatures()
         var blocked: [String: Int64] = [:]
         let unimported = scan.logs(above: { knowledge[$0] })
@@ -213,10 +232,7 @@ package struct Baseliner {
                 blocked[log.peerID] = min(blocked[log.peerID] ?? .max, log.number)
             }
         }
-        return unimported.first { log in
-            guard blocked.isEmpty || log.number < blocked[log.peerID] ?? .max else { return false }
-            return !ContentEpoch.logBelongsToOtherEpoch(log.path, than: epoch, in: location)
-        }
+        return unimported.filter { log in blocked.isEmpty || log.number < blocked[log.peerID] ?? .max }
     }
 
     private func skipped(_ reason: String) -> BaselineDecision {

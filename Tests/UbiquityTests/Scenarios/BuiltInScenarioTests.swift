@@ -6,7 +6,7 @@ import UbiquitySimulation
 /// also with each device as its own OS process (separate SQLite connections, locks, memory).
 @Suite("Built-in scenarios")
 struct BuiltInScenarioTests {
-    static let names = ["account-switch", "churn", "clock-skew", "content-removed", "corrupted-log", "encrypted", "first-launch", "model-upgrade", "offline-edits", "quota-exceeded"]
+    static let names = ["account-switch", "churn", "clock-skew", "content-removed", "corrupted-log", "destroyed-baseline", "encrypted", "first-launch", "model-upgrade", "offline-edits", "quota-exceeded"]
 
     @Test func everyBuiltInScenarioIsRunHere() {
         #expect(ScenarioFixtures.builtInNames == Self.names, "a new built-in scenario needs a place in these tests")
