@@ -36,6 +36,8 @@ final class EntityTable {
     private let selectSQLCache = SQLCache()
     /// The merge's statements on this table, held once prepared.
     let statements = EntityStatements()
+    /// The IDs of this table that may be alive, once a run of key checks built it.
+    let liveKeys = LiveKeyFilter()
     /// Where the attributes of a log reader's last layout live in this table.
     private let layoutPlaces = LayoutPlacesCache()
     let quotedName: String

@@ -153,7 +153,9 @@ public final class PersistentStore: @unchecked Sendable {
         lockDepth += 1
         defer {
             lockDepth -= 1
-            if lockDepth == 0 { database.resetActiveStatements() }
+            // A statement left mid-read inside the lingering read holds nothing the read does
+            // not (ending it resets them all); walking every cached statement per key check did.
+            if lockDepth == 0 && !database.isLingering { database.resetActiveStatements() }
             lock.unlock()
         }
         // Inside another use of the store (a transaction, perhaps), the read joins that. A store

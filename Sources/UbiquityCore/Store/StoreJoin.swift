@@ -29,6 +29,8 @@ extension PersistentStore {
     /// objects that changed, as an import reports them. History and the outbox are untouched.
     package func joinStateFile(at path: String, knowledge: KnowledgeVector) throws -> ObjectChanges {
         let joined = try locked {
+            // The join writes rows alive in bulk, past the merge that tells the key filters.
+            merge.liveKeys.dropAll()
             database.resetActiveStatements()
             try database.execute("ATTACH DATABASE \(SQLiteDatabase.quoteLiteral(path)) AS baseline")
             defer {

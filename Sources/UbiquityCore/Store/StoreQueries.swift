@@ -12,9 +12,14 @@ extension PersistentStore {
     }
 
     /// Whether an object with `id` is alive in this store. Calls in a row read in one snapshot
-    /// (`lockedLingeringRead`), which any other use of the store ends.
+    /// (`lockedLingeringRead`), which any other use of the store ends; most IDs never alive
+    /// here are told apart without a lookup (`LiveKeyFilters`).
     public func isAlive(_ id: GlobalID) throws -> Bool {
-        try lockedLingeringRead { try liveness(of: id) == true }
+        try lockedLingeringRead {
+            guard let table = try? merge.table(id.entity) else { return false }
+            if try merge.liveKeys.surelyNotAlive(id, in: table, database: database) { return false }
+            return try liveness(of: id, in: table) == true
+        }
     }
 
     /// Whether `id` was ever known here and is now deleted.
@@ -115,6 +120,10 @@ extension PersistentStore {
     /// `true` alive, `false` deleted, `nil` never known here. The caller holds the lock.
     private func liveness(of id: GlobalID) throws -> Bool? {
         guard let table = tables[id.entity] else { return nil }
+        return try liveness(of: id, in: table)
+    }
+
+    private func liveness(of id: GlobalID, in table: EntityTable) throws -> Bool? {
         // The merge's held statement, the gid bound without a copy: a context asks this for
         // every object it inserts, and building and hashing the SQL text cost more than the step.
         let statement = try table.statements.select([EntityTable.aliveColumn], of: table, in: database)

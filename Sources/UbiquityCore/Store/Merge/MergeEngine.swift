@@ -18,6 +18,9 @@ struct MergeEngine {
     let conflicts: ConflictHistory
     /// Decides `updateInPlace`'s statement inside SQLite (its functions are registered on `database`).
     let judge: InPlaceUpdateJudge
+    /// The filters of IDs that may be alive (each table holds its own, told of every object
+    /// the merge makes alive).
+    let liveKeys: LiveKeyFilters
     private let lastTable = LastEntityTable()
 
     init(database: SQLiteDatabase, model: ObjectModel, tables: [String: EntityTable], pairTables: [String: PairTable],
@@ -30,6 +33,7 @@ struct MergeEngine {
         self.slotWriters = slotWriters
         self.conflicts = conflicts
         judge = InPlaceUpdateJudge(slotWriters: slotWriters)
+        liveKeys = LiveKeyFilters(tables: Array(tables.values))
         judge.register(on: database)
     }
 
@@ -119,6 +123,7 @@ struct MergeEngine {
         let table = try table(record.id.entity)
         let values = IncomingValues(record, table: table)
         if isInsert, try insertIfNew(record, values: values, table: table, writer: writer) {
+            table.liveKeys.noteAlive(record.id)
             _ = try applyToManyChanges(record, table: table, writer: writer, changes: &changes)
             _ = try applyPositions(record, table: table, writer: writer)
             changes.note(record.id, wasAlive: false, isAlive: true, changed: true)
@@ -192,6 +197,7 @@ struct MergeEngine {
             written.append(EntityTable.versionColumn)
         }
         if exists { try writeColumns(table, row, written) } else { try writeRow(table, row, existing: nil) }
+        if isAlive && !wasAlive { table.liveKeys.noteAlive(record.id) }
         changes.note(record.id, wasAlive: wasAlive, isAlive: isAlive, changed: changed)
     }
 

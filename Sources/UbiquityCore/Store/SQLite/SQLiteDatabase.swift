@@ -14,6 +14,9 @@ public final class SQLiteDatabase {
     private var transactionDepth = 0
     /// Whether a read transaction begun by `lingeringRead` is still open.
     private(set) var isLingering = false
+    /// How many read transactions `lingeringRead` has begun: a reader that checks something
+    /// once per snapshot knows by it when a new one began.
+    private(set) var lingeringReads: UInt64 = 0
 
     /// Opens (creating if needed) the database at `path`, in WAL mode with a busy timeout.
     public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
@@ -110,6 +113,7 @@ public final class SQLiteDatabase {
             guard transactionDepth == 0, sqlite3_get_autocommit(handle) != 0 else { return try body() }
             try execute("BEGIN DEFERRED")
             isLingering = true
+            lingeringReads += 1
         }
         do { return try body() } catch {
             endLingeringRead()

@@ -170,6 +170,12 @@ public final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// The column's text bytes as SQLite holds them, without making a string (`nil` for NULL).
+    func withTextBytes<Result>(_ index: Int32, _ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
+        guard let text = sqlite3_column_text(handle, index) else { return nil }
+        return body(UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, index))))
+    }
+
     public func blob(_ index: Int32) -> [UInt8]? {
         guard sqlite3_column_type(handle, index) != SQLITE_NULL else { return nil }
         let count = Int(sqlite3_column_bytes(handle, index))
