@@ -94,6 +94,7 @@ public final class PersistentStore: @unchecked Sendable {
             try checkMetaForReading(model: model, peerID: peerID)
         } else {
             try createOrCheckSchema(tables: tables, pairTables: pairTables)
+            database.checkpointInBackground()
         }
         clock = HybridLogicalClock(peerID: peerID, last: try meta(.lastStamp).flatMap(Stamp.init))
         knowledgeCache = try loadKnowledge()

@@ -94,9 +94,16 @@ extension PersistentStore {
         changeObservers.notify(.reset)
     }
 
-    /// The size of the store file in bytes (for the baseline heuristics).
-    public var fileSize: Int64 {
-        ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.int64Value ?? 0
+    /// The store's size in bytes, for the baseline heuristics: its pages as of its last commit,
+    /// whether a checkpoint has copied them into the file yet or they are still in the WAL (the
+    /// file's own size depends on when a checkpoint ran, which would make a baseline's timing
+    /// depend on it too).
+    public var databaseSize: Int64 {
+        (try? locked {
+            let pages = try database.statement("PRAGMA page_count").rows { $0.int64(0) }.first ?? 0
+            let pageSize = try database.statement("PRAGMA page_size").rows { $0.int64(0) }.first ?? 0
+            return pages * pageSize
+        }) ?? 0
     }
 }
 

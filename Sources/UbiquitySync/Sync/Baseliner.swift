@@ -118,7 +118,7 @@ package struct Baseliner {
         }
         let since = knowledge.entries.reduce(Int64(0)) { $0 + max(0, $1.value - view[$1.key]) }
         lazy var bytes = scan.logs(above: { view[$0] }).reduce(Int64(0)) { $0 + $1.size } // one `lstat` a log: asked last
-        lazy var storeSize = store.fileSize
+        lazy var storeSize = store.databaseSize
         let reason: String
         if force {
             reason = "rolled on request (\(since) transactions since the last baseline)"
@@ -141,7 +141,7 @@ package struct Baseliner {
         // A modest state is built in memory and deflated from there; a large one goes through a file.
         let stateFile = work + "/" + BaselineArchive.storeName
         let stateImage: SQLiteImage?, covered: KnowledgeVector
-        if store.fileSize <= BaselineArchive.inMemoryStateLimit {
+        if store.databaseSize <= BaselineArchive.inMemoryStateLimit {
             (stateImage, covered) = try store.stateFileImage()
         } else {
             (stateImage, covered) = (nil, try store.writeStateFile(to: stateFile))

@@ -17,6 +17,8 @@ public final class SQLiteDatabase {
     /// How many read transactions `lingeringRead` has begun: a reader that checks something
     /// once per snapshot knows by it when a new one began.
     private(set) var lingeringReads: UInt64 = 0
+    /// Set by `checkpointInBackground`.
+    private(set) var checkpointer: WALCheckpointer?
 
     /// Opens (creating if needed) the database at `path`, in WAL mode with a busy timeout.
     public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
@@ -47,7 +49,18 @@ public final class SQLiteDatabase {
     deinit {
         endLingeringRead()
         statements.removeAll()
+        // Before the close, which checkpoints what is left once it is the last connection.
+        checkpointer?.stop()
         sqlite3_close_v2(handle)
+    }
+
+    /// Moves the WAL's checkpoints out of the commits that fill it, onto a thread and connection
+    /// of their own (`WALCheckpointer`). For a database this process writes and keeps open.
+    func checkpointInBackground(threshold: Int32 = WALCheckpointer.defaultThreshold) {
+        guard checkpointer == nil else { return }
+        let checkpointer = WALCheckpointer(path: path, threshold: threshold)
+        WALCheckpointer.install(checkpointer, on: handle)
+        self.checkpointer = checkpointer
     }
 
     /// Runs one or more SQL statements that take no parameters.

@@ -1,0 +1,96 @@
+import CSQLite
+import Foundation
+
+/// Checkpoints a WAL database on a thread of its own, through a connection of its own.
+///
+/// SQLite's automatic checkpoint runs inside the commit that fills the WAL past a thousand
+/// pages, and copies them all into the database file before that commit returns: a save of
+/// 10,000 objects or a baseline's join waited for it, about as long as for the rest of its
+/// commit. Here the store's connection reports each commit's WAL size instead
+/// (`sqlite3_wal_hook`, which replaces the automatic checkpoint), and past the same thousand
+/// pages a PASSIVE checkpoint runs beside the store: it never waits for the writer or a reader,
+/// copies what no reader still needs, and leaves the rest to the next one. At most one runs at
+/// a time. `stop` waits for it and closes the connection, so that the store's connection,
+/// closing last, checkpoints what is left as SQLite always does.
+final class WALCheckpointer: @unchecked Sendable {
+    /// SQLite's automatic checkpoint threshold, in WAL frames (pages).
+    static let defaultThreshold: Int32 = 1000
+
+    private let path: String
+    private let threshold: Int32
+    private let condition = NSCondition()
+    private var running = false, stopped = false
+    /// Opened by the first checkpoint; touched only by the checkpoint running, or by `stop`
+    /// once none runs.
+    private var connection: OpaquePointer?
+
+    init(path: String, threshold: Int32 = defaultThreshold) {
+        self.path = path
+        self.threshold = threshold
+    }
+
+    /// Reports a commit that left `frames` pages in the WAL; starts a checkpoint past the threshold.
+    func committed(frames: Int32) {
+        guard frames >= threshold else { return }
+        condition.lock()
+        defer { condition.unlock() }
+        guard !running, !stopped else { return }
+        running = true
+        // A thread of its own, as the log encoding's: a saturated dispatch queue must never hold
+        // back the copy the WAL's size waits for.
+        Thread.detachNewThread { [self] in
+            checkpoint()
+            condition.lock()
+            running = false
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    private func checkpoint() {
+        if connection == nil {
+            var handle: OpaquePointer?
+            guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
+                // Nothing is lost: the WAL keeps every page, and the next commit asks again.
+                sqlite3_close_v2(handle)
+                return
+            }
+            // A connection learns that the file is in WAL mode only by reading it: until then a
+            // checkpoint finds no WAL and does nothing.
+            guard sqlite3_exec(handle, "PRAGMA schema_version", nil, nil, nil) == SQLITE_OK else {
+                sqlite3_close_v2(handle)
+                return
+            }
+            connection = handle
+        }
+        // PASSIVE: never waits, so a busy answer only means "later".
+        _ = sqlite3_wal_checkpoint_v2(connection, "main", SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    }
+
+    /// Waits for a checkpoint in progress, if any (tests look at what it did).
+    func waitUntilIdle() {
+        condition.lock()
+        while running { condition.wait() }
+        condition.unlock()
+    }
+
+    /// Waits for a checkpoint in progress and closes the connection; none starts after.
+    func stop() {
+        condition.lock()
+        stopped = true
+        while running { condition.wait() }
+        condition.unlock()
+        if let connection { sqlite3_close_v2(connection) }
+        connection = nil
+    }
+
+    /// Hands `database`'s commits to `checkpointer` (the hook holds it unretained: the database
+    /// keeps it alive and stops it before closing).
+    static func install(_ checkpointer: WALCheckpointer, on handle: OpaquePointer) {
+        sqlite3_wal_hook(handle, { context, _, name, frames in
+            guard let context, let name, strcmp(name, "main") == 0 else { return SQLITE_OK }
+            Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(frames: frames)
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(checkpointer).toOpaque())
+    }
+}
