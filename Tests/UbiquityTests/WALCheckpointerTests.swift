@@ -60,6 +60,22 @@ struct WALCheckpointerTests {
         #expect(try database.statement("SELECT count(*) FROM t").rows { $0.int(0) }.first == 160)
     }
 
+    /// A commit past sixteen times the threshold is a bulk write: it checkpoints itself, as
+    /// SQLite's own hook does, and starts nothing beside it.
+    @Test func aBulkCommitCheckpointsItself() throws {
+        let folder = try Folder()
+        let path = folder.path + "/a.sqlite"
+        let database = try Self.database(path)
+        database.checkpointInBackground(threshold: 10)
+        try Self.write(pages: 200, into: database)
+        #expect(Self.size(path) >= 200 * 4096, "the bulk commit's pages are in the file when it returns")
+        database.checkpointer?.waitUntilIdle()
+        #expect(database.checkpointer?.checkpointsBeside == 0)
+        try Self.write(pages: 20, into: database)
+        database.checkpointer?.waitUntilIdle()
+        #expect(database.checkpointer?.checkpointsBeside == 1, "a commit under sixteen times the threshold is checkpointed beside")
+    }
+
     @Test func aClosedStoreLeavesNoWAL() throws {
         let folder = try Folder()
         let path = folder.path + "/store.sqlite"

@@ -10,8 +10,9 @@ import Foundation
 /// (`sqlite3_wal_hook`, which replaces the automatic checkpoint), and past the same thousand
 /// pages a PASSIVE checkpoint runs beside the store: it never waits for the writer or a reader,
 /// copies what no reader still needs, and leaves the rest to the next one. At most one runs at
-/// a time. `stop` waits for it and closes the connection, so that the store's connection,
-/// closing last, checkpoints what is left as SQLite always does.
+/// a time. A bulk commit past sixteen times that still checkpoints itself (`committed`).
+/// `stop` waits for the checkpoint beside and closes its connection, so that the store's
+/// connection, closing last, checkpoints what is left as SQLite always does.
 final class WALCheckpointer: @unchecked Sendable {
     /// SQLite's automatic checkpoint threshold, in WAL frames (pages).
     static let defaultThreshold: Int32 = 1000
@@ -20,6 +21,8 @@ final class WALCheckpointer: @unchecked Sendable {
     private let threshold: Int32
     private let condition = NSCondition()
     private var running = false, stopped = false
+    /// How many checkpoints ran beside the commits (tests look).
+    private(set) var checkpointsBeside = 0
     /// Opened by the first checkpoint; touched only by the checkpoint running, or by `stop`
     /// once none runs.
     private var connection: OpaquePointer?
@@ -29,13 +32,19 @@ final class WALCheckpointer: @unchecked Sendable {
         self.threshold = threshold
     }
 
-    /// Reports a commit that left `frames` pages in the WAL; starts a checkpoint past the threshold.
-    func committed(frames: Int32) {
-        guard frames >= threshold else { return }
+    /// Reports a commit that left `frames` pages in the WAL; starts a checkpoint past the
+    /// threshold. Returns whether the commit should checkpoint itself, as SQLite would: past
+    /// sixteen times the threshold (64 MiB, the store's page cache) the WAL holds a bulk write
+    /// (a join, a large import) that the reads after it would search page by page, and a
+    /// checkpoint beside them made a newcomer's join of a million objects slower, not faster.
+    func committed(frames: Int32) -> Bool {
+        guard frames >= threshold else { return false }
+        if frames >= 16 * threshold { return true }
         condition.lock()
         defer { condition.unlock() }
-        guard !running, !stopped else { return }
+        guard !running, !stopped else { return false }
         running = true
+        checkpointsBeside += 1
         // A thread of its own, as the log encoding's: a saturated dispatch queue must never hold
         // back the copy the WAL's size waits for.
         Thread.detachNewThread { [self] in
@@ -45,6 +54,7 @@ final class WALCheckpointer: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
         }
+        return false
     }
 
     private func checkpoint() {
@@ -87,9 +97,12 @@ final class WALCheckpointer: @unchecked Sendable {
     /// Hands `database`'s commits to `checkpointer` (the hook holds it unretained: the database
     /// keeps it alive and stops it before closing).
     static func install(_ checkpointer: WALCheckpointer, on handle: OpaquePointer) {
-        sqlite3_wal_hook(handle, { context, _, name, frames in
+        sqlite3_wal_hook(handle, { context, database, name, frames in
             guard let context, let name, strcmp(name, "main") == 0 else { return SQLITE_OK }
-            Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(frames: frames)
+            if Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(frames: frames) {
+                // What SQLite's own hook does; busy (a checkpoint beside it) only means "later".
+                _ = sqlite3_wal_checkpoint(database, name)
+            }
             return SQLITE_OK
         }, Unmanaged.passUnretained(checkpointer).toOpaque())
     }
