@@ -9,12 +9,12 @@ import UbiquitySimulation
 @Suite("Random scenarios")
 struct RandomScenarioTests {
     static func run(seed: UInt64, steps: Int = RandomScenario.defaultSteps, faults: [(String, String?)] = [], removals: Bool = true,
-                    baselines: Bool = true, encrypted: Bool = false) throws -> ScenarioResult {
+                    baselines: Bool = true, encrypted: Bool = false, expectingViolations: Bool = false) throws -> ScenarioResult {
         let scenario = try RandomScenario.scenario(seed: seed, steps: steps, removals: removals, baselines: baselines)
         var options = try ScenarioFixtures.options(seed: seed)
         options.extraFaults = faults
         options.encrypted = encrypted
-        return try ScenarioFixtures.run(scenario, options)
+        return try ScenarioFixtures.run(scenario, options, expectingViolations: expectingViolations)
     }
 
     /// The seeds above 100 each once broke an invariant: a baseline lost in a conflict after its
@@ -65,13 +65,15 @@ struct RandomScenarioTests {
     /// the engine's back. No baselines here (they would heal the loss), so the loss must show.
     @Test(arguments: [UInt64(11), 12, 13])
     func aDaemonThatLosesFilesIsCaught(seed: UInt64) throws {
-        let result = try Self.run(seed: seed, faults: [("none", nil), ("lose", "0.3")], removals: false, baselines: false)
+        let result = try Self.run(seed: seed, faults: [("none", nil), ("lose", "0.3")], removals: false, baselines: false, expectingViolations: true)
         let passed = result.passed
         #expect(!passed, "seed \(seed): a daemon losing 30 % of downloads must break an invariant\n\(result.text)")
         #expect(result.transfers.lost > 0, "seed \(seed)")
         let caught = result.violations.map(\.message).joined(separator: "\n")
         #expect(caught.contains("never received") || caught.contains("different states"), "seed \(seed): \(caught)")
         #expect(result.replay.hasPrefix("RandomScenario.scenario(seed: \(seed), steps: 250, removals: false, baselines: false) with --faults none --faults lose=0.3"))
+        let kept = try #require(ScenarioFixtures.keptWorkDirectory(of: result))
+        #expect(!FileManager.default.fileExists(atPath: kept), "a run meant to fail leaves nothing behind")
     }
 
     /// A seed replays the same run, mark for mark — also one with content removals, where logs

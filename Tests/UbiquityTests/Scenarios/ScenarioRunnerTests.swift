@@ -6,8 +6,9 @@ import UbiquitySimulation
 /// ends the run; the initial import waits for the container to be downloaded.
 @Suite("Scenario runner")
 struct ScenarioRunnerTests {
-    static func run(_ text: String) throws -> ScenarioResult {
-        try ScenarioFixtures.run(try ScenarioParser.parse(text, source: "test.scenario"), try ScenarioFixtures.options())
+    static func run(_ text: String, expectingViolations: Bool = false) throws -> ScenarioResult {
+        try ScenarioFixtures.run(try ScenarioParser.parse(text, source: "test.scenario"), try ScenarioFixtures.options(),
+                                 expectingViolations: expectingViolations)
     }
 
     @Test func anOfflineNewcomerStaysOnItsFallbackUntilItIsOnline() throws {
@@ -20,10 +21,12 @@ struct ScenarioRunnerTests {
             ipad offline
             ipad launch
             ipad wait-for did-change:initialImportCompleted:account within 1h
-            """)
+            """, expectingViolations: true)
         #expect(offline.violations.count == 1)
         #expect(offline.violations.first?.line == 8)
         #expect(offline.violations.first?.message.contains("did not post did-change:initialImportCompleted:account within 1h") == true, "\(offline.violations)")
+        let kept = try #require(ScenarioFixtures.keptWorkDirectory(of: offline))
+        #expect(!FileManager.default.fileExists(atPath: kept), "a run meant to fail leaves nothing behind")
         let online = try Self.run("""
             devices mac ipad
             mac launch
@@ -53,13 +56,12 @@ struct ScenarioRunnerTests {
             b expect Note n title=second
             b insert Note never title=reached
             b save
-            """)
+            """, expectingViolations: true)
         #expect(result.violations.count == 1)
         #expect(result.violations.first?.line == 7)
         #expect(result.violations.first?.message.contains("b: Note/n.title is \"first\"; the scenario expects \"second\"") == true, "\(result.violations)")
         #expect(result.saves == 1, "nothing after the violation ran")
         #expect(result.replay.contains("--seed 1") && result.replay.contains("work directory kept"))
-        if let work = result.replay.components(separatedBy: "kept: ").last?.dropLast() { try? FileManager.default.removeItem(atPath: String(work)) }
     }
 
     @Test func theLogBoundIsCheckedAfterEveryStep() throws {
@@ -73,9 +75,8 @@ struct ScenarioRunnerTests {
               a save
               wait 1m
             end
-            """)
+            """, expectingViolations: true)
         #expect(result.violations.first?.message.contains("more than the bound of 3") == true, "\(result.violations)")
         #expect(result.peakLogFiles == 4)
-        if let work = result.replay.components(separatedBy: "kept: ").last?.dropLast() { try? FileManager.default.removeItem(atPath: String(work)) }
     }
 }
