@@ -42,5 +42,7 @@ extension UbiquityPeer {
     func write(inserted: [ChangeRecord] = [], updated: [ChangeRecord] = []) throws {
         _ = try store.commitLocal(inserted: inserted, updated: updated, deleted: [])
         try exportPending()
+        // Fixtures are not timed: no checkpoint of theirs may run beside what is.
+        store.waitForCheckpointBeside()
     }
 }

@@ -40,6 +40,8 @@ enum SaveBenchmarks {
                 }
                 saveSamples.append(commit + export)
                 exportSamples.append(export)
+                // A save's checkpoint runs beside it (`WALCheckpointer`): never beside the reference.
+                peer.store.waitForCheckpointBeside()
             }
             guard raw.count == first else { throw BenchmarkError("raw SQLite holds \(raw.count) of \(first) rows") }
             let rawTime = Measurement(samples: rawSamples).per(transactions), saveTime = Measurement(samples: saveSamples).per(transactions)
@@ -84,6 +86,7 @@ enum SaveBenchmarks {
                     guard try peer.exportPending() == 1 else { throw BenchmarkError("a save was not exported") }
                 }
                 let logBytes = try lastLogBytes(cloud.logDirectory(of: peer))
+                peer.store.waitForCheckpointBeside()
                 reference += try seconds {
                     try durable.insert(CollectionOfOne(row))
                     try writeDurably(logBytes, to: logFolder + "/log-\(row.key)")

@@ -3,10 +3,11 @@ import Testing
 import UbiquityBase
 @testable import UbiquityCore
 
-/// A store's WAL is checkpointed beside its commits (`WALCheckpointer`), not inside the commit
-/// that fills it: these hold that a commit no longer copies pages into the file, that the
-/// checkpoint beside it does, that closing the store still leaves no WAL behind, and that the
-/// size the baseline heuristics read does not depend on when a checkpoint ran.
+/// A local save's WAL is checkpointed beside its commit (`WALCheckpointer`), not inside it:
+/// these hold that such a commit no longer copies pages into the file, that the checkpoint
+/// beside it does, that every other commit (an import) and a bulk save still checkpoint
+/// themselves, that closing the store still leaves no WAL behind, and that the size the
+/// baseline heuristics read does not depend on when a checkpoint ran.
 @Suite("WAL checkpoints beside the commits")
 struct WALCheckpointerTests {
     final class Folder {
@@ -32,48 +33,65 @@ struct WALCheckpointerTests {
         }
     }
 
-    @Test func aCommitPastTheThresholdLeavesTheCopyToTheCheckpointer() throws {
-        let folder = try Folder()
-        let path = folder.path + "/a.sqlite"
-        let database = try Self.database(path)
-        database.checkpointInBackground(threshold: .max)
-        let before = Self.size(path)
-        try Self.write(pages: 1_500, into: database)
-        // SQLite's own automatic checkpoint would have copied 1,500 pages into the file here.
-        #expect(Self.size(path) == before, "the commit copied pages into the file")
-        #expect(Self.size(path + "-wal") > 1_500 * 4096)
-    }
-
-    @Test func theCheckpointerCopiesTheWALIntoTheFile() throws {
+    @Test func aSavesCommitPastTheThresholdLeavesTheCopyToTheCheckpointer() throws {
         let folder = try Folder()
         let path = folder.path + "/a.sqlite"
         let database = try Self.database(path)
         database.checkpointInBackground(threshold: 100)
-        try Self.write(pages: 50, into: database)
-        database.checkpointer?.waitUntilIdle()
-        #expect(Self.size(path) < 50 * 4096, "below the threshold nothing is copied")
-        try Self.write(pages: 100, into: database)
-        database.checkpointer?.waitUntilIdle()
-        #expect(Self.size(path) >= 150 * 4096, "the checkpoint copied every page into the file")
+        let before = Self.size(path)
+        try database.checkpointingBeside {
+            try Self.write(pages: 50, into: database)
+            database.waitForCheckpointBeside()
+            #expect(database.checkpointer?.checkpointsBeside == 0, "below the threshold nothing is copied")
+            try Self.write(pages: 100, into: database)
+        }
+        database.waitForCheckpointBeside()
+        #expect(database.checkpointer?.checkpointsBeside == 1)
+        #expect(Self.size(path) >= 150 * 4096, "the checkpoint beside copied every page into the file")
+        #expect(before < 150 * 4096)
         // And the next writer starts the WAL over (it does not grow past what a commit writes).
         try Self.write(pages: 10, into: database)
         #expect(try database.statement("SELECT count(*) FROM t").rows { $0.int(0) }.first == 160)
     }
 
-    /// A commit past sixteen times the threshold is a bulk write: it checkpoints itself, as
-    /// SQLite's own hook does, and starts nothing beside it.
-    @Test func aBulkCommitCheckpointsItself() throws {
+    /// Outside a save (an import, a join) a commit past the threshold checkpoints itself, as
+    /// SQLite's own hook does, and so does a save past sixteen times the threshold.
+    @Test(arguments: [false, true])
+    func otherCommitsAndBulkSavesCheckpointThemselves(asSave: Bool) throws {
         let folder = try Folder()
         let path = folder.path + "/a.sqlite"
         let database = try Self.database(path)
         database.checkpointInBackground(threshold: 10)
-        try Self.write(pages: 200, into: database)
-        #expect(Self.size(path) >= 200 * 4096, "the bulk commit's pages are in the file when it returns")
-        database.checkpointer?.waitUntilIdle()
+        let pages = asSave ? 200 : 20
+        if asSave {
+            try database.checkpointingBeside { try Self.write(pages: pages, into: database) }
+        } else {
+            try Self.write(pages: pages, into: database)
+        }
+        #expect(Self.size(path) >= pages * 4096, "the commit's pages are in the file when it returns")
+        database.waitForCheckpointBeside()
         #expect(database.checkpointer?.checkpointsBeside == 0)
-        try Self.write(pages: 20, into: database)
-        database.checkpointer?.waitUntilIdle()
-        #expect(database.checkpointer?.checkpointsBeside == 1, "a commit under sixteen times the threshold is checkpointed beside")
+    }
+
+    /// Through the store: a save of a few thousand pages is checkpointed beside, the import of
+    /// its log by another store inside its commit.
+    @Test func aSaveIsCheckpointedBesideAndItsImportInline() throws {
+        let folder = try Folder()
+        let saver = try PersistentStore(path: folder.path + "/saver.sqlite", model: .notes, peerID: "peer~a", storeName: "Store", contentName: "Notes")
+        let importer = try PersistentStore(path: folder.path + "/importer.sqlite", model: .notes, peerID: "peer~b", storeName: "Store", contentName: "Notes")
+        let context = ObjectContext(store: saver)
+        for index in 0..<10_000 {
+            let note = try context.insert("Note")
+            note["title"] = .string(String(repeating: "z", count: 400) + "\(index)")
+            note["pinned"] = .boolean(false)
+        }
+        let log = try #require(try context.save())
+        saver.waitForCheckpointBeside()
+        #expect(saver.database.checkpointer?.checkpointsBeside == 1)
+        #expect(try importer.applyImported([log]).applied.count == 1)
+        #expect(Self.size(folder.path + "/importer.sqlite") > 4_000_000, "the import's commit (over a thousand pages) checkpointed itself")
+        importer.waitForCheckpointBeside()
+        #expect(importer.database.checkpointer?.checkpointsBeside == 0)
     }
 
     @Test func aClosedStoreLeavesNoWAL() throws {

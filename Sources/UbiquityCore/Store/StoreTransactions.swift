@@ -32,7 +32,9 @@ extension PersistentStore {
             if let retirement { throw StoreError.retired(retirement.reason) }
             let savedClock = clock
             do {
-                return try database.transaction {
+                // The caller waits for a save: the WAL's copy into the file is left to the
+                // checkpoint beside (`WALCheckpointer`).
+                return try database.checkpointingBeside { try database.transaction {
                     let number = knowledgeCache[peerID] + 1
                     var knowledge = knowledgeCache
                     knowledge[peerID] = number
@@ -53,7 +55,7 @@ extension PersistentStore {
                     try persistClock()
                     try outbox.add(number: number, fileName: log.fileName, bytes: encoding.bytes())
                     return (log, changes)
-                }
+                } }
             } catch {
                 // The transaction rolled back: so must everything cached from it.
                 try forgetRolledBack(clock: savedClock)
@@ -188,6 +190,12 @@ extension PersistentStore {
         default:
             return false
         }
+    }
+
+    /// Waits for the checkpoint a save left beside it, if one runs (a benchmark, before it
+    /// times something else).
+    package func waitForCheckpointBeside() {
+        locked { database.waitForCheckpointBeside() }
     }
 
     // MARK: Outbox

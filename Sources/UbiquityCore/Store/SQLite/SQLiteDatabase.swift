@@ -54,13 +54,27 @@ public final class SQLiteDatabase {
         sqlite3_close_v2(handle)
     }
 
-    /// Moves the WAL's checkpoints out of the commits that fill it, onto a thread and connection
-    /// of their own (`WALCheckpointer`). For a database this process writes and keeps open.
+    /// Lets the WAL's checkpoints move out of the commits that fill it, onto a thread and
+    /// connection of their own (`WALCheckpointer`), for the commits made in
+    /// `checkpointingBeside`. For a database this process writes and keeps open.
     func checkpointInBackground(threshold: Int32 = WALCheckpointer.defaultThreshold) {
         guard checkpointer == nil else { return }
         let checkpointer = WALCheckpointer(path: path, threshold: threshold)
         WALCheckpointer.install(checkpointer, on: handle)
         self.checkpointer = checkpointer
+    }
+
+    /// Runs `body`, whose commits leave their checkpoint to the thread beside
+    /// (`checkpointInBackground`; without it, as ever, they checkpoint themselves).
+    func checkpointingBeside<T>(_ body: () throws -> T) rethrows -> T {
+        checkpointer?.besideCommits = true
+        defer { checkpointer?.besideCommits = false }
+        return try body()
+    }
+
+    /// Waits for a checkpoint running beside the commits, if any.
+    func waitForCheckpointBeside() {
+        checkpointer?.waitUntilIdle()
     }
 
     /// Runs one or more SQL statements that take no parameters.

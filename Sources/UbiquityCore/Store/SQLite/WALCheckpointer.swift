@@ -1,16 +1,20 @@
 import CSQLite
 import Foundation
 
-/// Checkpoints a WAL database on a thread of its own, through a connection of its own.
+/// Checkpoints a WAL database after a local save on a thread of its own, through a connection
+/// of its own.
 ///
 /// SQLite's automatic checkpoint runs inside the commit that fills the WAL past a thousand
 /// pages, and copies them all into the database file before that commit returns: a save of
-/// 10,000 objects or a baseline's join waited for it, about as long as for the rest of its
-/// commit. Here the store's connection reports each commit's WAL size instead
-/// (`sqlite3_wal_hook`, which replaces the automatic checkpoint), and past the same thousand
-/// pages a PASSIVE checkpoint runs beside the store: it never waits for the writer or a reader,
-/// copies what no reader still needs, and leaves the rest to the next one. At most one runs at
-/// a time. A bulk commit past sixteen times that still checkpoints itself (`committed`).
+/// 10,000 objects waited for it, about as long as for the rest of its commit. The store's
+/// connection reports each commit's WAL size here instead (`sqlite3_wal_hook`, which replaces
+/// the automatic checkpoint). Past the same thousand pages, a commit made while
+/// `besideCommits` is set (a local save, whose caller waits for it) leaves the copy to a
+/// PASSIVE checkpoint beside the store: it never waits for the writer or a reader, copies what
+/// no reader still needs, and leaves the rest to the next one; at most one runs at a time.
+/// Every other commit — an import, a join, both already in the background and beside the
+/// import's decoding on the second core, where a checkpoint slowed the next batch — and a bulk
+/// save past sixteen times the threshold checkpoint themselves, as SQLite would (`committed`).
 /// `stop` waits for the checkpoint beside and closes its connection, so that the store's
 /// connection, closing last, checkpoints what is left as SQLite always does.
 final class WALCheckpointer: @unchecked Sendable {
@@ -21,6 +25,8 @@ final class WALCheckpointer: @unchecked Sendable {
     private let threshold: Int32
     private let condition = NSCondition()
     private var running = false, stopped = false
+    /// Set by the store around the commit of a local save (under the store's lock).
+    var besideCommits = false
     /// How many checkpoints ran beside the commits (tests look).
     private(set) var checkpointsBeside = 0
     /// Opened by the first checkpoint; touched only by the checkpoint running, or by `stop`
@@ -32,14 +38,13 @@ final class WALCheckpointer: @unchecked Sendable {
         self.threshold = threshold
     }
 
-    /// Reports a commit that left `frames` pages in the WAL; starts a checkpoint past the
-    /// threshold. Returns whether the commit should checkpoint itself, as SQLite would: past
-    /// sixteen times the threshold (64 MiB, the store's page cache) the WAL holds a bulk write
-    /// (a join, a large import) that the reads after it would search page by page, and a
-    /// checkpoint beside them made a newcomer's join of a million objects slower, not faster.
+    /// Reports a commit that left `frames` pages in the WAL. Returns whether the commit should
+    /// checkpoint itself, as SQLite would: when it is no local save, or a bulk one past sixteen
+    /// times the threshold (64 MiB, the store's page cache), whose WAL the reads after it would
+    /// search page by page. Otherwise starts a checkpoint beside it, unless one runs.
     func committed(frames: Int32) -> Bool {
         guard frames >= threshold else { return false }
-        if frames >= 16 * threshold { return true }
+        if !besideCommits || frames >= 16 * threshold { return true }
         condition.lock()
         defer { condition.unlock() }
         guard !running, !stopped else { return false }
