@@ -12,15 +12,17 @@ extension ContainerEntry {
     /// What stands in goes through every check a log does (decoding, checksum, author, number),
     /// so a copy with other bytes than the log's is quarantined like a damaged log.
     package static func standInCopies(_ entries: [ContainerEntry]) -> [String: Int64] {
-        var numbers: Set<Int64> = []
         var copies: [(name: String, number: Int64)] = []
         for entry in entries where entry.isRegularFile {
-            switch entry.kind {
-            case let .log(number): numbers.insert(number)
-            case let .duplicateCopy(original):
-                if let number = TransactionLog.transactionNumber(inFileName: original) { copies.append((entry.name, number)) }
-            default: break
+            if case let .duplicateCopy(original) = entry.kind, let number = TransactionLog.transactionNumber(inFileName: original) {
+                copies.append((entry.name, number))
             }
+        }
+        // Most folders hold no copy: their logs' numbers are not gathered (every sync lists every folder).
+        guard !copies.isEmpty else { return [:] }
+        var numbers: Set<Int64> = []
+        for entry in entries where entry.isRegularFile {
+            if case let .log(number) = entry.kind { numbers.insert(number) }
         }
         var standIns: [String: Int64] = [:]
         for copy in copies.sorted(by: { $0.name < $1.name }) where numbers.insert(copy.number).inserted {

@@ -109,8 +109,14 @@ package struct ContainerScan {
             let gathered = Self.gather(folder)
             logs += gathered.logs
             excluded += gathered.excluded
-            // Gathered here and stored once: one lookup of the peer instead of one per log.
-            if !gathered.numbers.isEmpty { numbers[folder.peerID, default: []].formUnion(gathered.numbers) }
+            // Gathered here and stored once: one lookup of the peer instead of one per log, and
+            // the set itself when it is the peer's first folder (no copy of it, number by number).
+            guard !gathered.numbers.isEmpty else { continue }
+            if numbers[folder.peerID] == nil {
+                numbers[folder.peerID] = gathered.numbers
+            } else {
+                numbers[folder.peerID]!.formUnion(gathered.numbers)
+            }
         }
     }
 
