@@ -34,13 +34,21 @@ public struct KnowledgeVector: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses Apple's string form. Peer IDs never hold `:`; numbers are at most `largestNumber`.
     public init?(string: String) {
+        // An ASCII text (peer IDs are) is read in one pass over its bytes: splitting it into
+        // substrings first, and growing the dictionary, was most of reading a log's header.
+        let fast = string.utf8.withContiguousStorageIfAvailable { Self.parseASCII($0) }
+        switch fast {
+        case let .valid(entries)?:
+            self.init(positive: entries)
+            return
+        case .invalid?:
+            return nil
+        case .notASCII?, nil:
+            break
+        }
         var entries: [String: Int64] = [:]
         if !string.isEmpty {
-            // Split on bytes when the text is ASCII (peer IDs are): splitting by Character
-            // costs a grapheme walk, and with no combining marks both split alike.
-            let parts: [Substring] = string.utf8.allSatisfy { $0 < 0x80 }
-                ? string.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).map { Substring($0) }
-                : string.split(separator: ":", omittingEmptySubsequences: false)
+            let parts = string.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count % 2 == 0 else { return nil }
             var index = 0
             while index < parts.count {
@@ -50,5 +58,61 @@ public struct KnowledgeVector: Hashable, Sendable, CustomStringConvertible {
             }
         }
         self.init(entries)
+    }
+
+    private init(positive entries: [String: Int64]) {
+        self.entries = entries
+    }
+
+    private enum ASCIIParse {
+        case valid([String: Int64])   // zero entries dropped
+        case invalid
+        case notASCII
+    }
+
+    /// `peer:number` pairs split on `:` bytes, each number read as `Int64(_:)` reads it (an
+    /// optional sign, then digits), kept when it is from 0 to `largestNumber`.
+    private static func parseASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> ASCIIParse {
+        let colon = UInt8(ascii: ":")
+        var fields = 1
+        for byte in bytes {
+            if byte >= 0x80 { return .notASCII }
+            if byte == colon { fields += 1 }
+        }
+        guard !bytes.isEmpty else { return .valid([:]) }
+        guard fields % 2 == 0 else { return .invalid }
+        var entries: [String: Int64] = [:]
+        entries.reserveCapacity(fields / 2)
+        var start = 0
+        while start < bytes.count {
+            var colonAt = start
+            while bytes[colonAt] != colon { colonAt += 1 }   // a number follows every peer
+            guard colonAt > start else { return .invalid }
+            var end = colonAt + 1
+            while end < bytes.count && bytes[end] != colon { end += 1 }
+            guard let number = number(bytes, from: colonAt + 1, to: end) else { return .invalid }
+            let peer = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<colonAt]), as: UTF8.self)
+            entries[peer] = number > 0 ? number : nil
+            start = end + 1
+        }
+        return .valid(entries)
+    }
+
+    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int64? {
+        var index = start, negative = false
+        if index < end, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+            negative = bytes[index] == UInt8(ascii: "-")
+            index += 1
+        }
+        guard index < end else { return nil }
+        var value: Int64 = 0
+        while index < end {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            // Past the largest number the value only grows: too large whatever follows.
+            guard digit < 10, value <= (largestNumber - Int64(digit)) / 10 else { return nil }
+            value = value * 10 + Int64(digit)
+            index += 1
+        }
+        return negative && value != 0 ? nil : value
     }
 }
