@@ -47,9 +47,11 @@ struct BenchmarkOptions {
         }
     }
 
-    /// How many times each figure is measured (the median is reported): fewer for big sizes.
+    /// How many times each figure is measured (the median is reported): fewer at a million
+    /// objects. Five at 100k (three until session 32): on a shared virtual machine the raw
+    /// reference alone spread by a third from one run to the next.
     func runs(objects: Int) -> Int {
-        smoke || instructions ? 1 : objects >= 100_000 ? 3 : 5
+        smoke || instructions ? 1 : objects >= 1_000_000 ? 3 : 5
     }
 
     /// How many times the small-size suites repeat a figure: once at smoke sizes, and once when
