@@ -36,16 +36,33 @@ enum PlistBenchmarks {
         var rows = [Row]()
         var sink = 0
 
-        func measure(_ name: String, baseline: String? = nil, _ body: () throws -> Int) -> Int? {
-            var times = [Double]()
-            var size: Int?
-            for _ in 0 ..< runs {
-                do { times.append(try threadCPUSeconds { size = try body() } * 1e3) } catch { return nil }
-            }
-            rows.append(Row(name: name, times: times, bytes: nil, baseline: baseline))
-            return size
+        /// One operation of a group measured together: its name, what its speed-up is against,
+        /// whether its row shows the bytes it returns, and the work.
+        struct Contender {
+            let name: String
+            var baseline: String? = nil
+            var showsBytes = false
+            let body: () throws -> Int
         }
-        func recordBytes(_ n: Int?) { rows[rows.count - 1].bytes = n }
+        // The contenders of a group take turns, run by run, as every other suite's do: a burst of
+        // the machine's other work then slows a run of each, not every run of one (a median of
+        // one contender's five runs in a row once caught such a burst whole).
+        func measure(_ contenders: [Contender]) {
+            var times = Array(repeating: [Double](), count: contenders.count)
+            var sizes = Array(repeating: Int?.none, count: contenders.count)
+            var failed = Array(repeating: false, count: contenders.count)
+            for run in 0 ..< runs {
+                // Each run starts with another contender, so none always follows the same one.
+                for turn in 0 ..< contenders.count {
+                    let index = (run + turn) % contenders.count
+                    guard !failed[index] else { continue }
+                    do { times[index].append(try threadCPUSeconds { sizes[index] = try contenders[index].body() } * 1e3) } catch { failed[index] = true }
+                }
+            }
+            for (index, contender) in contenders.enumerated() where !failed[index] {
+                rows.append(Row(name: contender.name, times: times[index], bytes: contender.showsBytes ? sizes[index] : nil, baseline: contender.baseline))
+            }
+        }
 
         for (format, foundation) in [(PlistFormat.binary, PropertyListSerialization.PropertyListFormat.binary),
                                      (PlistFormat.xml, PropertyListSerialization.PropertyListFormat.xml)] {
@@ -58,24 +75,26 @@ enum PlistBenchmarks {
             let codable = (try? encoder.encode(records)) ?? Data()
             let serialized = (try? PropertyListSerialization.data(fromPropertyList: objects, format: foundation, options: 0)) ?? Data()
 
-            recordBytes(measure("\(tag) encode: PropertyListEncoder") { try encoder.encode(records).count })
-            recordBytes(measure("\(tag) encode: PropertyListSerialization") {
-                try PropertyListSerialization.data(fromPropertyList: objects, format: foundation, options: 0).count
-            })
-            recordBytes(measure("\(tag) encode: UbiquityPlist", baseline: "\(tag) encode: PropertyListEncoder") {
-                try PropertyListCodec.encode(value, format: format).count
-            })
-            _ = measure("\(tag) decode: PropertyListDecoder") {
-                try PropertyListDecoder().decode([Record].self, from: codable).count
-            }
-            _ = measure("\(tag) decode: PropertyListSerialization") {
-                (try PropertyListSerialization.propertyList(from: serialized, options: [], format: nil) as? [Any])?.count ?? 0
-            }
-            _ = measure("\(tag) decode: UbiquityPlist", baseline: "\(tag) decode: PropertyListDecoder") {
-                let decoded = try PropertyListCodec.decode(ours)
-                sink &+= decoded.arrayValue?.count ?? 0
-                return ours.count
-            }
+            measure([
+                Contender(name: "\(tag) encode: PropertyListEncoder", showsBytes: true) { try encoder.encode(records).count },
+                Contender(name: "\(tag) encode: PropertyListSerialization", showsBytes: true) {
+                    try PropertyListSerialization.data(fromPropertyList: objects, format: foundation, options: 0).count
+                },
+                Contender(name: "\(tag) encode: UbiquityPlist", baseline: "\(tag) encode: PropertyListEncoder", showsBytes: true) {
+                    try PropertyListCodec.encode(value, format: format).count
+                },
+            ])
+            measure([
+                Contender(name: "\(tag) decode: PropertyListDecoder") { try PropertyListDecoder().decode([Record].self, from: codable).count },
+                Contender(name: "\(tag) decode: PropertyListSerialization") {
+                    (try PropertyListSerialization.propertyList(from: serialized, options: [], format: nil) as? [Any])?.count ?? 0
+                },
+                Contender(name: "\(tag) decode: UbiquityPlist", baseline: "\(tag) decode: PropertyListDecoder") {
+                    let decoded = try PropertyListCodec.decode(ours)
+                    sink &+= decoded.arrayValue?.count ?? 0
+                    return ours.count
+                },
+            ])
         }
         func median(_ name: String) -> Double { rows.first { $0.name == name }?.median ?? .nan }
         for tag in ["binary", "XML"] {
