@@ -35,6 +35,11 @@ let package = Package(
             providers: [.apt(["libdeflate-dev"])]
         ),
         .systemLibrary(
+            name: "CISAL",
+            pkgConfig: "libisal",
+            providers: [.apt(["libisal-dev"])]
+        ),
+        .systemLibrary(
             name: "CLibXML2",
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
@@ -73,7 +78,8 @@ let package = Package(
                 "UbiquityPlist",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // deflate and inflate of baselines (Sync/ZipWriter.swift, Sync/InflatedStore.swift):
-                // libdeflate for the bytes, zlib for joining the blocks' CRC-32s.
+                // ISA-L deflates, libdeflate inflates and takes CRC-32s, zlib joins them.
+                "CISAL",
                 "CLibDeflate",
                 "CSystemZlib",
                 // scrypt, for the passphrase that wraps an encrypted content's key (Encryption/).

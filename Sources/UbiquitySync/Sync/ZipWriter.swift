@@ -1,3 +1,4 @@
+import CISAL
 import CLibDeflate
 import Crypto
 import CSystemZlib
@@ -7,20 +8,17 @@ import UbiquityBase
 import Glibc
 #endif
 
-/// Writes a zip archive whose entries are deflated by the system's libdeflate at a level chosen
-/// by measurement (`BaselineArchive.deflateLevel`): ZIPFoundation, which reads baselines, only
+/// Writes a zip archive whose entries are deflated by the system's ISA-L at a level chosen by
+/// measurement (`BaselineArchive.deflateLevel`): ZIPFoundation, which reads baselines, only
 /// deflates with zlib at its default level, which was most of a baseline roll's time.
 ///
-/// An entry is deflated in blocks on every core: libdeflate makes each block a complete raw
-/// deflate stream; every one but the last has its final mark cleared and is followed by an
-/// empty stored block, which ends it on a byte (`DeflateStreamShape` finds both places), so the
-/// blocks concatenate into one valid deflate stream that any reader inflates. Blocks do not
-/// refer back into the one before (libdeflate takes no dictionary), which costs under 1 % at
-/// 64 KiB. At that size libdeflate makes each block one deflate block, whose end is found from
-/// its header and its last byte (`DeflateStreamShape.ofSingleBlock`) rather than by a walk over
-/// its symbols, which cost a third of the deflating. Its CRC-32 (combined per block) and SHA-256 are computed in the same pass, beside
-/// the deflating; its local header is completed in place when its sizes are known. Sizes and
-/// offsets past 4 GiB use the ZIP64 extensions, so any store fits.
+/// An entry is deflated in blocks on every core, each on its own (ISA-L's one-shot deflate):
+/// every block but the entry's last ends in a full flush, which closes its deflate blocks on a
+/// byte without marking them final, so the blocks concatenate into one valid deflate stream
+/// that any reader inflates. Blocks do not refer back into the one before, which costs under
+/// 1 % at 256 KiB. Its CRC-32 (combined per block) and SHA-256 are computed in the same pass,
+/// beside the deflating; its local header is completed in place when its sizes are known.
+/// Sizes and offsets past 4 GiB use the ZIP64 extensions, so any store fits.
 struct ZipWriter {
     private struct Entry {
         let name: [UInt8]
@@ -32,12 +30,15 @@ struct ZipWriter {
     }
 
     /// Bytes deflated as one block, and blocks read and deflated together (bounding memory to
-    /// twice a window). Small blocks share the cores evenly; each costs a stored block's marker
-    /// and the matches it cannot make into the block before, so they are not tiny. At 64 KiB
-    /// libdeflate (level 1) made every block of a store's state one deflate block, whose end
-    /// needs no walk; a block of several is walked.
-    static let defaultBlockSize = 64 << 10
-    static let blocksPerWindow = 512
+    /// twice a window). Small blocks share the cores evenly; each costs a flush marker and the
+    /// matches it cannot make into the block before, so they are not tiny. ISA-L at level 2 made
+    /// a store's state as small in 256 KiB blocks as libdeflate's level 1 had in 64 KiB ones
+    /// (Docs/Benchmarks.md, "Baseline roll").
+    static let defaultBlockSize = 256 << 10
+    static let blocksPerWindow = 128
+
+    /// The levels ISA-L deflates at: 0 (fastest) to 3.
+    static let levels: ClosedRange<Int32> = 0...3
 
     let path: String
     private let descriptor: Int32
@@ -54,7 +55,10 @@ struct ZipWriter {
     /// `abandon()` to close it half-written. `blockSize` is lowered by tests to exercise many blocks.
     init(path: String, level: Int32, blockSize: Int = defaultBlockSize, zip64Threshold: UInt64 = UInt64(UInt32.max),
          date: Date = Date()) throws(FileError) {
-        precondition(blockSize > 0, "a deflate block holds at least one byte")
+        precondition(blockSize > 0 && blockSize <= 1 << 30, "a deflate block holds at least one byte, and fits ISA-L's 32-bit counts")
+        guard Self.levels.contains(level) else {
+            throw FileError(path: path, operation: "deflate", message: "no deflate level \(level) (ISA-L has \(Self.levels.lowerBound)–\(Self.levels.upperBound))")
+        }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw FileError(path: path, operation: "create", errno: errno) }
         self.path = path
@@ -165,7 +169,7 @@ struct ZipWriter {
                     crc = crc32_combine(crc, block.crc, Int(block.length))
                     try write(UnsafeRawBufferPointer(rebasing: block.output[..<block.produced]))
                 case let .failure(failure):
-                    throw FileError(path: path, operation: "deflate", message: "libdeflate failed (\(failure))")
+                    throw FileError(path: path, operation: "deflate", message: "ISA-L failed (\(failure))")
                 case nil:
                     throw FileError(path: path, operation: "deflate", message: "a block was never deflated")
                 }
@@ -328,72 +332,77 @@ private final class DeflateWindow: @unchecked Sendable {
         }
     }
 
-    /// The empty stored block that continues a block whose final mark was cleared, when at
-    /// least 3 zero bits of padding follow its end (they are the stored block's header)…
-    private static let storedAfterPadding: [UInt8] = [0x00, 0x00, 0xFF, 0xFF]
-    /// …and when fewer do (its header ends in the first byte added).
-    private static let storedAfterByte: [UInt8] = [0x00, 0x00, 0x00, 0xFF, 0xFF]
-
-    /// One block as a raw deflate stream by libdeflate; unless it is the entry's last, not
-    /// final and ended on a byte by an empty stored block, so the next block's stream follows.
+    /// One block as raw deflate by ISA-L; unless it is the entry's last, ended by a full flush
+    /// (on a byte, not final), so the next block's deflate follows it.
     static func deflate(_ input: UnsafeRawBufferPointer, finish: Bool, compressors: CompressorPool) -> Result<Block, DeflateFailure> {
-        guard let compressor = compressors.take() else { return .failure(DeflateFailure(reason: "no compressor at level \(compressors.level)")) }
+        let compressor = compressors.take()
         defer { compressors.give(compressor) }
-        let capacity = libdeflate_deflate_compress_bound(compressor, input.count) + storedAfterByte.count
+        // At worst every 64 KiB is stored (a 5-byte header each), after one block header.
+        let capacity = input.count + 5 * (input.count / 0xFFFF + 1) + Int(ISAL_DEF_MAX_HDR_SIZE) + 16
         let output = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
-        var produced = libdeflate_deflate_compress(compressor, input.baseAddress, input.count, output.baseAddress, capacity)
-        guard produced > 0 else {
+        let stream = compressor.stream
+        isal_deflate_stateless_init(stream)
+        stream.pointee.level = UInt32(compressors.level)
+        stream.pointee.level_buf = compressor.levelBuffer.baseAddress
+        stream.pointee.level_buf_size = UInt32(compressor.levelBuffer.count)
+        // ISA-L only reads the input, through a pointer C declares mutable (an empty input has
+        // no address: any valid one will do, none of it is read).
+        let start = UnsafeRawPointer(input.baseAddress ?? UnsafeRawPointer(output.baseAddress!))
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: start.assumingMemoryBound(to: UInt8.self))
+        stream.pointee.avail_in = UInt32(input.count)
+        stream.pointee.next_out = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        stream.pointee.avail_out = UInt32(capacity)
+        stream.pointee.end_of_stream = finish ? 1 : 0
+        stream.pointee.flush = UInt16(finish ? NO_FLUSH : FULL_FLUSH)
+        let status = isal_deflate_stateless(stream)
+        guard status == COMP_OK, stream.pointee.avail_in == 0 else {
             output.deallocate()
-            return .failure(DeflateFailure(reason: "the output did not fit its bound"))
-        }
-        if !finish {
-            let stream = UnsafeRawBufferPointer(rebasing: output[..<produced])
-            guard let shape = DeflateStreamShape.ofSingleBlock(stream) ?? DeflateStreamShape.of(stream),
-                  produced * 8 - shape.endBit < 8 else {
-                output.deallocate()
-                return .failure(DeflateFailure(reason: "its output is not one deflate stream"))
-            }
-            output[shape.finalBlockBit / 8] &= ~UInt8(1 << (shape.finalBlockBit % 8))
-            // The padding after the end-of-block code must read as zeros (a stored block's header).
-            let padding = produced * 8 - shape.endBit
-            output[produced - 1] &= UInt8(0xFF >> padding)
-            let marker = padding >= 3 ? storedAfterPadding : storedAfterByte
-            for byte in marker {
-                output[produced] = byte
-                produced += 1
-            }
+            return .failure(DeflateFailure(reason: "status \(status) at level \(compressors.level)"))
         }
         let crc = uLong(libdeflate_crc32(0, input.baseAddress, input.count))
-        return .success(Block(output: output, produced: produced, crc: crc, length: input.count))
+        return .success(Block(output: output, produced: Int(stream.pointee.total_out), crc: crc, length: input.count))
     }
 }
 
-/// Why libdeflate gave no block.
+/// Why ISA-L gave no block.
 private struct DeflateFailure: Error, CustomStringConvertible {
     let reason: String
     var description: String { reason }
 }
 
-/// libdeflate compressors of one level, shared by the tasks of an entry: each is a few hundred
-/// KiB, which a fresh one per block would allocate and fault in again.
+/// An ISA-L stream and the work buffer of its level: several hundred KiB, which a fresh one per
+/// block would allocate and fault in again.
+private final class Compressor {
+    let stream = UnsafeMutablePointer<isal_zstream>.allocate(capacity: 1)
+    let levelBuffer: UnsafeMutableBufferPointer<UInt8>
+
+    init(level: Int32) {
+        levelBuffer = .allocate(capacity: Int(ubiquity_isal_level_buffer_size(UInt32(level))))
+    }
+
+    deinit {
+        stream.deallocate()
+        levelBuffer.deallocate()
+    }
+}
+
+/// The compressors of one level, shared by the tasks of an entry (one per core at most).
 private final class CompressorPool: @unchecked Sendable {
     let level: Int32
     private let lock = NSLock()
-    private var idle: [OpaquePointer] = []
+    private var idle: [Compressor] = []
 
     init(level: Int32) { self.level = level }
 
-    deinit { idle.forEach { libdeflate_free_compressor($0) } }
-
-    /// An idle compressor, or a new one (`nil` if libdeflate has none at this level).
-    func take() -> OpaquePointer? {
+    /// An idle compressor, or a new one.
+    func take() -> Compressor {
         lock.lock()
         let compressor = idle.popLast()
         lock.unlock()
-        return compressor ?? libdeflate_alloc_compressor(level)
+        return compressor ?? Compressor(level: level)
     }
 
-    func give(_ compressor: OpaquePointer) {
+    func give(_ compressor: Compressor) {
         lock.lock()
         idle.append(compressor)
         lock.unlock()
