@@ -116,9 +116,9 @@ package struct ContainerEntry: Sendable, Equatable {
     /// The entries of `directory`, a folder of kind `folder` of `location`, classified; none when
     /// it is not a real folder below the root (`ContainerLocation.isConfined`). One listing, no `lstat`.
     /// A log folder's listing is kept across syncs while the folder does not change (`LogFolderListings`).
-    package static func list(_ directory: String, as folder: Folder, of location: ContainerLocation) -> [ContainerEntry] {
-        if folder == .logs { return LogFolderListings.list(directory, of: location) }
-        guard folder == .root || location.isConfined(directory) else { return [] }
+    package static func list(_ directory: String, as folder: Folder, of location: ContainerLocation, root: ContainerLocation.OpenedRoot? = nil) -> [ContainerEntry] {
+        if folder == .logs { return LogFolderListings.list(directory, of: location, root: root) }
+        guard folder == .root || location.confinement(of: directory, root: root).isConfined else { return [] }
         return listed(directory, as: folder, of: location)
     }
 

@@ -18,9 +18,13 @@ extension ContainerLocation {
 
     /// `isConfined(directory)`, with the folder's own `lstat` when the byte walk made it (an
     /// ASCII path below the root): a listing keyed by the folder's signature needs no more.
-    package func confinement(of directory: String) -> (isConfined: Bool, folder: stat?) {
+    /// With `root` (the ubiquity root opened by the caller) each folder is asked of it by the
+    /// part of its path below the root, not by the whole path: the kernel then walks one to
+    /// three names instead of a dozen, and a sync checks every peer's folders.
+    package func confinement(of directory: String, root opened: OpenedRoot? = nil) -> (isConfined: Bool, folder: stat?) {
         var path = directory, root = ubiquityRoot
-        let walked: Walk? = path.withUTF8 { path in root.withUTF8 { root in Self.walkConfined(path, below: root) } }
+        let descriptor = opened?.descriptor ?? -1
+        let walked: Walk? = path.withUTF8 { path in root.withUTF8 { root in Self.walkConfined(path, below: root, descriptor: descriptor) } }
         switch walked {
         case let .confined(folder)?: return (true, folder)
         case .outside?: return (false, nil)
@@ -35,9 +39,10 @@ extension ContainerLocation {
     }
 
     /// `isConfined` on the bytes of an ASCII `path` that spells `root` and a `/`: `lstat` of
-    /// each folder from the root down, every component ended in turn by a NUL in one buffer;
+    /// each folder from the root down, every component ended in turn by a NUL in one buffer
+    /// (asked of `descriptor`, the root opened, by the path below it, when it is one);
     /// `nil` for any other path.
-    private static func walkConfined(_ path: UnsafeBufferPointer<UInt8>, below root: UnsafeBufferPointer<UInt8>) -> Walk? {
+    private static func walkConfined(_ path: UnsafeBufferPointer<UInt8>, below root: UnsafeBufferPointer<UInt8>, descriptor: Int32) -> Walk? {
         // Plain pointer loops: a debug build runs `enumerated()` or `contains(where:)` over a
         // buffer in generic code, a metadata lookup per byte, and every listing comes here.
         let slash = UInt8(ascii: "/"), dot = UInt8(ascii: "."), count = path.count
@@ -53,6 +58,9 @@ extension ContainerLocation {
             memcpy(names, bytes, count)
             names[count] = 0
             var start = root.count + 1, last: stat?
+            // Below an opened root, each folder by its path relative to it (what follows `root/`;
+            // a path that goes on with another `/` would be read from `/`: whole paths then).
+            let (base, asked) = descriptor >= 0 && bytes[start] != slash ? (descriptor, names + start) : (AT_FDCWD, names)
             while start < count {
                 var end = start
                 while end < count && bytes[end] != slash { end += 1 }
@@ -63,13 +71,26 @@ extension ContainerLocation {
                 let ending = names[end]
                 names[end] = 0
                 var info = stat()
-                let found = lstat(names, &info)
+                let found = fstatat(base, asked, &info, AT_SYMLINK_NOFOLLOW)
                 names[end] = ending
                 guard found == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return .outside }
                 last = info
             }
             return .confined(last)
         }
+    }
+
+    /// The ubiquity root, opened (a link the user chose as the root is followed) for the
+    /// confinement checks of one pass over the container (`ContainerScan`); closed when the
+    /// last holder lets go. A root that cannot be opened leaves the checks to whole paths.
+    package final class OpenedRoot: Sendable {
+        let descriptor: Int32
+
+        package init(_ location: ContainerLocation) {
+            descriptor = open(location.ubiquityRoot, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        }
+
+        deinit { if descriptor >= 0 { close(descriptor) } }
     }
 
     /// The names in `directory`, sorted (with `regularFilesOnly`, of regular files only); none

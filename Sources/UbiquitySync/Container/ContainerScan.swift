@@ -66,15 +66,18 @@ package struct ContainerScan {
     package private(set) var excluded: [(peerID: String, name: String)] = []
     /// The transaction numbers present, by peer.
     private var numbers: [String: Set<Int64>] = [:]
+    /// The ubiquity root, opened for the confinement checks of this scan's folders.
+    private let openedRoot: ContainerLocation.OpenedRoot
 
     /// Lists the root and every peer's log folder; with `modelVersions`, every peer's content
     /// folder too (one more listing per peer, for callers that look at other model versions).
     package init(location: ContainerLocation, modelVersions: Bool = false) {
         self.location = location
         listsModelVersions = modelVersions
+        openedRoot = ContainerLocation.OpenedRoot(location)
         root = ContainerEntry.list(location.ubiquityRoot, as: .root, of: location)
         for folder in root where folder.kind == .peerFolder {
-            peerFolders.append(Self.listPeer(folder.name, modelVersions: modelVersions, of: location))
+            peerFolders.append(Self.listPeer(folder.name, modelVersions: modelVersions, of: location, root: openedRoot))
         }
         gatherLogs()
     }
@@ -89,7 +92,7 @@ package struct ContainerScan {
             if DirectoryEntry.at(location.peerDirectory(of: peerID)) != nil { self = ContainerScan(location: location, modelVersions: listsModelVersions) }
             return
         }
-        peerFolders[index] = Self.listPeer(peerID, modelVersions: listsModelVersions, of: location)
+        peerFolders[index] = Self.listPeer(peerID, modelVersions: listsModelVersions, of: location, root: openedRoot)
         // Only this peer's stretch of `logs` and `excluded` changes: both follow the folders' order.
         let gathered = Self.gather(peerFolders[index])
         logs.replaceStretch(with: gathered.logs, folders: peerFolders, index: index) { $0.peerID }
@@ -97,9 +100,9 @@ package struct ContainerScan {
         numbers[peerID] = gathered.numbers.isEmpty ? nil : gathered.numbers
     }
 
-    private static func listPeer(_ peerID: String, modelVersions: Bool, of location: ContainerLocation) -> PeerFolder {
-        let contentEntries = modelVersions ? ContainerEntry.list(location.contentDirectory(of: peerID), as: .peerContent, of: location) : nil
-        let entries = ContainerEntry.list(location.logDirectory(of: peerID), as: .logs, of: location)
+    private static func listPeer(_ peerID: String, modelVersions: Bool, of location: ContainerLocation, root: ContainerLocation.OpenedRoot) -> PeerFolder {
+        let contentEntries = modelVersions ? ContainerEntry.list(location.contentDirectory(of: peerID), as: .peerContent, of: location, root: root) : nil
+        let entries = ContainerEntry.list(location.logDirectory(of: peerID), as: .logs, of: location, root: root)
         return PeerFolder(peerID: peerID, entries: entries, contentEntries: contentEntries)
     }
 

@@ -97,14 +97,15 @@ package enum LogFolderListings {
 
     /// `ContainerEntry.list(directory, as: .logs, of: location)`: the entries of the log folder
     /// `directory`, from the kept listing when the folder has not changed since.
-    static func list(_ directory: String, of location: ContainerLocation) -> [ContainerEntry] {
+    /// `root`: the ubiquity root opened by the caller, for the confinement check.
+    static func list(_ directory: String, of location: ContainerLocation, root: ContainerLocation.OpenedRoot? = nil) -> [ContainerEntry] {
         // Read before the folder's `lstat`: a change after that look gets a change time after it.
-        list(directory, of: location, now: Date().timeIntervalSince1970)
+        list(directory, of: location, now: Date().timeIntervalSince1970, root: root)
     }
 
-    /// `list(_:of:)` with the clock read by the caller, before anything else.
-    package static func list(_ directory: String, of location: ContainerLocation, now: Double) -> [ContainerEntry] {
-        let confinement = location.confinement(of: directory)
+    /// `list(_:of:root:)` with the clock read by the caller, before anything else.
+    package static func list(_ directory: String, of location: ContainerLocation, now: Double, root: ContainerLocation.OpenedRoot? = nil) -> [ContainerEntry] {
+        let confinement = location.confinement(of: directory, root: root)
         guard confinement.isConfined else { return [] }
         guard let folder = confinement.folder else { return ContainerEntry.listed(directory, as: .logs, of: location) }
         let signature = Signature(folder)
