@@ -134,27 +134,29 @@ public struct DirectoryEntry: Sendable, Equatable {
         DirectoryEntry(name: name(of: path), path: path)
     }
 
-    /// What follows the last `/` of `path` (all of it without one): found by bytes in an ASCII
-    /// path (where bytes and characters split alike), by characters in any other.
+    /// What follows the last `/` of `path` (all of it without one). Found by bytes, from the
+    /// end back, when the name and the byte before the slash are ASCII: then the slash is a
+    /// character of its own (no mark after it, no prepended character before it) and bytes and
+    /// characters split alike; by characters otherwise. Every `lstat` by path names its entry
+    /// here: the forward scan of the whole path was most of `DirectoryEntry.at`'s instructions.
     static func name(of path: String) -> String {
         var bytes = path
-        let cut = bytes.withUTF8 { utf8 -> Int?? in
-            // A pointer loop: a debug build runs `contains(where:)` and `lastIndex(of:)` in generic code.
-            guard let path = utf8.baseAddress else { return .some(nil) }
-            var offset = 0, slash: Int?
-            let count = utf8.count
-            while offset < count {
-                if path[offset] >= 0x80 { return nil }
-                if path[offset] == UInt8(ascii: "/") { slash = offset }
-                offset += 1
+        let name = bytes.withUTF8 { utf8 -> String? in
+            // A pointer loop: a debug build runs `lastIndex(of:)` over a buffer in generic code.
+            guard let start = utf8.baseAddress else { return "" }
+            var offset = utf8.count - 1
+            while offset >= 0 {
+                let byte = start[offset]
+                if byte >= 0x80 { return nil }
+                if byte == UInt8(ascii: "/") {
+                    if offset > 0 && start[offset - 1] >= 0x80 { return nil }
+                    return String(decoding: UnsafeBufferPointer(rebasing: utf8[(offset + 1)...]), as: UTF8.self)
+                }
+                offset -= 1
             }
-            return .some(slash)
+            return nil // no slash: the path itself, as below
         }
-        switch cut {
-        case let .some(.some(slash)): return String(decoding: path.utf8.dropFirst(slash + 1), as: UTF8.self)
-        case .some(.none): return path
-        case .none: return path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
-        }
+        return name ?? path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
     }
 
     private init?(name: String, path: String) {
