@@ -129,6 +129,9 @@ package struct Importer {
         // Logs whose external data has not arrived, by author and number: what they wait for.
         var dataWaits: [String: [Int64: String]] = [:]
         var byLog: [String: Candidate] = [:]
+        // The plain bytes each log of the one-thread way was decoded from: those left waiting
+        // at the end are kept decoded (`DecodedLogCache`) for the next sync.
+        var plainBytes: [String: [UInt8]] = [:]
         func enqueue(_ log: TransactionLog, of candidate: Candidate) {
             pending[candidate.peerID, default: [:]][candidate.number] = (log, candidate.entry.modificationTime)
             byLog["\(candidate.peerID):\(candidate.number)"] = candidate
@@ -157,8 +160,9 @@ package struct Importer {
                 case let .failed(error, read):
                     bytes = read
                     throw error
-                case let .decoded(decoded, read):
+                case let .decoded(decoded, read, plain):
                     (log, bytes) = (decoded, read)
+                    if plain, let read, read.count <= DecodedLogCache.largestLog { plainBytes["\(candidate.peerID):\(candidate.number)"] = read }
                 }
                 guard log.peerID == candidate.peerID else { throw LogError.wrongAuthor(folder: candidate.peerID, log: log.peerID) }
                 guard log.transactionNumber == candidate.number else {
@@ -227,7 +231,7 @@ package struct Importer {
                 firstChunk = try store.applyImported(pulling: {
                     while index < candidates.count {
                         let candidate = candidates[index]
-                        guard case let .decoded(log, nil) = pipeline.outcome(at: index), log.peerID == candidate.peerID,
+                        guard case let .decoded(log, nil, _) = pipeline.outcome(at: index), log.peerID == candidate.peerID,
                               log.transactionNumber == candidate.number, log.contentEpoch == epoch, !log.stamp.isTooFarAhead(of: now) else {
                             throw AbandonedPipeline()
                         }
@@ -297,6 +301,9 @@ package struct Importer {
             }
             report.changes.merge(result.changes)
             report.applied += result.applied
+            if !DecodedLogCache.shared.isEmpty {
+                DecodedLogCache.shared.forget(result.applied.compactMap { byLog["\($0.peerID):\($0.number)"].map { location.absolute($0.relativePath) } })
+            }
             if !result.changes.isEmpty { onBatch(result.changes) }
             for (peer, number, reason) in result.refused {
                 refused.append((peer, number))
@@ -328,6 +335,16 @@ package struct Importer {
             let applied = AppliedLogs(batch)
             batch = []
             Thread.detachNewThread { applied.logs = [] }
+        }
+
+        // What waits is kept decoded: the next sync reads it again only if its file changed.
+        for (peer, logs) in pending {
+            for (number, waiting) in logs {
+                let key = "\(peer):\(number)"
+                guard let bytes = plainBytes[key], let candidate = byLog[key] else { continue }
+                DecodedLogCache.shared.keep(waiting.log, from: bytes, at: location.absolute(candidate.relativePath),
+                                            signature: candidate.entry.settledSignature, model: store.model)
+            }
         }
 
         // What waits, and for what: a missing predecessor, or one set aside as damaged.
@@ -381,8 +398,9 @@ package struct Importer {
     enum DecodeOutcome: Sendable {
         /// Encrypted content this device has no key for: the file is not damaged, only closed.
         case locked
-        /// The log, and the bytes it was decoded from when a later check may quarantine it.
-        case decoded(TransactionLog, bytes: [UInt8]?)
+        /// The log, and the bytes it was decoded from when a later check may quarantine it;
+        /// `plain`: the file held them as they are (not sealed).
+        case decoded(TransactionLog, bytes: [UInt8]?, plain: Bool)
         /// Unreadable or not a valid log; `bytes` when the file could be read and opened.
         case failed(any Error, bytes: [UInt8]?)
     }
@@ -395,18 +413,31 @@ package struct Importer {
     /// decoded log's bytes are kept only when the importer's checks will quarantine it.
     static func decode(_ candidate: Candidate, location: ContainerLocation, model: ObjectModel, maxLogBytes: Int,
                        keepingBytes: Bool, epoch: String?, now: Double) -> DecodeOutcome {
-        let bytes: [UInt8]
+        let bytes: [UInt8], plain: Bool
         let path = location.absolute(candidate.relativePath)
+        func decoded(_ log: TransactionLog) -> DecodeOutcome {
+            let refused = log.peerID != candidate.peerID || log.transactionNumber != candidate.number
+                || (log.contentEpoch == epoch && log.stamp.isTooFarAhead(of: now))
+            return .decoded(log, bytes: keepingBytes || refused ? bytes : nil, plain: plain)
+        }
+        // A log that waited since the last sync, its file unchanged, is not read again.
+        if let kept = DecodedLogCache.shared.log(at: path, model: model, signature: candidate.entry.settledSignature), kept.bytes.count <= maxLogBytes {
+            (bytes, plain) = (kept.bytes, true)
+            return decoded(kept.log)
+        }
         // The folder was listed through the confinement check already; the sealing opens the bytes.
-        do { bytes = try location.sealing.open(try AtomicFile.read(path, limit: SealedFile.sealedSize(ofAtMost: maxLogBytes)), path: path) } catch {
+        do {
+            let raw = try AtomicFile.read(path, limit: SealedFile.sealedSize(ofAtMost: maxLogBytes))
+            plain = !SealedFile.isSealed(raw)
+            bytes = try location.sealing.open(raw, path: path)
+        } catch {
             if ContentSealing.isNoKey(error) { return .locked }
             return .failed(LogError.unreadable(error.message), bytes: nil)
         }
+        // One that waited and changed only its times decodes as it did.
+        if plain, bytes.count <= maxLogBytes, let log = DecodedLogCache.shared.log(at: path, model: model, bytes: bytes, signature: candidate.entry.settledSignature) { return decoded(log) }
         do {
-            let log = try TransactionLog(decoding: bytes, model: model, maxBytes: maxLogBytes)
-            let refused = log.peerID != candidate.peerID || log.transactionNumber != candidate.number
-                || (log.contentEpoch == epoch && log.stamp.isTooFarAhead(of: now))
-            return .decoded(log, bytes: keepingBytes || refused ? bytes : nil)
+            return decoded(try TransactionLog(decoding: bytes, model: model, maxBytes: maxLogBytes))
         } catch {
             return .failed(error, bytes: bytes)
         }

@@ -1,0 +1,94 @@
+import Foundation
+import UbiquityBase
+import UbiquityCore
+
+/// Logs an import decoded but could not apply yet (a predecessor of their author is missing, or
+/// a transaction their author had seen), by path, model and file. Such a log is read and
+/// decoded again by every sync until it applies: in a churn of dropped transfers that was most
+/// of the logs an import read. A log is taken from here only when decoding its file again could
+/// give nothing else:
+/// - its file's settled signature (size, modification time, inode, change time, the change
+///   over `DirectoryEntry.settlingTime` in the past: any later write changes it) is the one it
+///   was decoded under, and so are the model and the content's sealing (plain: a sealed file
+///   opens only with the key this device holds at the time, so none is kept);
+/// - or, for a file changed lately, its bytes, read again, are the ones it was decoded from.
+/// Logs leave when they apply; everything goes past `capacity` (the cache only saves work).
+package final class DecodedLogCache: @unchecked Sendable {
+    // @unchecked: `entries` and `keptBytes` are touched only under `lock`.
+    package static let shared = DecodedLogCache()
+
+    /// Logs larger than this are never kept: a waiting log of a chatty peer is small, a large
+    /// one (an import of thousands of objects) waits rarely and would hold its memory long.
+    package static let largestLog = 256 << 10
+    /// Bytes of logs kept at most before all are dropped.
+    static let capacity = 32 << 20
+
+    private struct Kept {
+        let model: String
+        let signature: String?
+        let bytes: [UInt8]
+        let log: TransactionLog
+    }
+
+    private let lock = NSLock()
+    private var entries: [String: Kept] = [:]
+    private var keptBytes = 0
+
+    /// The log decoded before from the file at `path`, unchanged since (`signature`, its
+    /// settled signature now), under `model`.
+    package func log(at path: String, model: ObjectModel, signature: String?) -> (log: TransactionLog, bytes: [UInt8])? {
+        guard let signature else { return nil }
+        return lock.withLock {
+            guard let kept = entries[path], kept.signature == signature, kept.model == Self.identity(of: model) else { return nil }
+            return (kept.log, kept.bytes)
+        }
+    }
+
+    /// The log decoded before from exactly `bytes` (read now from `path`) under `model`. A file
+    /// whose settled signature was `signature` before it was read is from then on known by it:
+    /// a log that arrived just before it was first decoded is not read a third time.
+    package func log(at path: String, model: ObjectModel, bytes: [UInt8], signature: String?) -> TransactionLog? {
+        lock.withLock {
+            guard let kept = entries[path], kept.model == Self.identity(of: model), kept.bytes == bytes else { return nil }
+            if let signature, kept.signature != signature {
+                entries[path] = Kept(model: kept.model, signature: signature, bytes: kept.bytes, log: kept.log)
+            }
+            return kept.log
+        }
+    }
+
+    /// Keeps `log`, decoded under `model` from `bytes`, the plain contents of the file at
+    /// `path` whose settled signature was `signature` when it was read (`nil`: changed lately).
+    package func keep(_ log: TransactionLog, from bytes: [UInt8], at path: String, signature: String?, model: ObjectModel) {
+        guard bytes.count <= Self.largestLog else { return }
+        lock.withLock {
+            if let old = entries[path] { keptBytes -= old.bytes.count }
+            if keptBytes + bytes.count > Self.capacity {
+                entries.removeAll()
+                keptBytes = 0
+            }
+            entries[path] = Kept(model: Self.identity(of: model), signature: signature, bytes: bytes, log: log)
+            keptBytes += bytes.count
+        }
+    }
+
+    /// Drops the logs of `paths` (they applied: their author's number is at or below the
+    /// knowledge now, so they are never read again).
+    package func forget(_ paths: some Sequence<String>) {
+        lock.withLock {
+            guard !entries.isEmpty else { return }
+            for path in paths {
+                if let old = entries.removeValue(forKey: path) { keptBytes -= old.bytes.count }
+            }
+        }
+    }
+
+    /// Whether no log is kept (an import that applied logs asks before building their paths).
+    package var isEmpty: Bool { lock.withLock { entries.isEmpty } }
+
+    /// Whether a log of `path` is kept (tests).
+    package func holds(_ path: String) -> Bool { lock.withLock { entries[path] != nil } }
+
+    /// The model as decoding sees it: its name and the hash of everything it declares.
+    private static func identity(of model: ObjectModel) -> String { model.name + "\n" + model.hash }
+}
