@@ -46,6 +46,16 @@ package struct Importer {
         let number: Int64
         let relativePath: String
         let entry: DirectoryEntry
+        /// `entry.settledSignature` as it was when `entry` was asked of the file system: a
+        /// signature names the file's bytes only if its change was settled at that moment
+        /// (`DecodedLogCache`), not at a later one.
+        let settledSignature: String?
+
+        init(peerID: String, number: Int64, relativePath: String, entry: DirectoryEntry) {
+            (self.peerID, self.number, self.relativePath, self.entry) = (peerID, number, relativePath, entry)
+            // (A log too large to be kept needs none.)
+            settledSignature = entry.size <= DecodedLogCache.largestLog ? entry.settledSignature : nil
+        }
     }
 
     /// Imports every applicable log (from `scan`, this round's listing, when the caller has one), `batchSize`
@@ -343,7 +353,7 @@ package struct Importer {
                 let key = "\(peer):\(number)"
                 guard let bytes = plainBytes[key], let candidate = byLog[key] else { continue }
                 DecodedLogCache.shared.keep(waiting.log, from: bytes, at: location.absolute(candidate.relativePath),
-                                            signature: candidate.entry.settledSignature, model: store.model)
+                                            signature: candidate.settledSignature, model: store.model)
             }
         }
 
@@ -421,7 +431,7 @@ package struct Importer {
             return .decoded(log, bytes: keepingBytes || refused ? bytes : nil, plain: plain)
         }
         // A log that waited since the last sync, its file unchanged, is not read again.
-        if let kept = DecodedLogCache.shared.log(at: path, model: model, signature: candidate.entry.settledSignature), kept.bytes.count <= maxLogBytes {
+        if let kept = DecodedLogCache.shared.log(at: path, model: model, signature: candidate.settledSignature), kept.bytes.count <= maxLogBytes {
             (bytes, plain) = (kept.bytes, true)
             return decoded(kept.log)
         }
@@ -435,7 +445,7 @@ package struct Importer {
             return .failed(LogError.unreadable(error.message), bytes: nil)
         }
         // One that waited and changed only its times decodes as it did.
-        if plain, bytes.count <= maxLogBytes, let log = DecodedLogCache.shared.log(at: path, model: model, bytes: bytes, signature: candidate.entry.settledSignature) { return decoded(log) }
+        if plain, bytes.count <= maxLogBytes, let log = DecodedLogCache.shared.log(at: path, model: model, bytes: bytes, signature: candidate.settledSignature) { return decoded(log) }
         do {
             return decoded(try TransactionLog(decoding: bytes, model: model, maxBytes: maxLogBytes))
         } catch {
