@@ -34,8 +34,8 @@ package final class DecodedLogCache: @unchecked Sendable {
     private var entries: [String: Kept] = [:]
     private var keptBytes = 0
 
-    /// The log decoded before from the file at `path`, unchanged since (`signature`, its
-    /// settled signature now), under `model`.
+    /// The log decoded before from the file at `path`, unchanged since (`signature`: its
+    /// settled signature when the import asked for the file), under `model`.
     package func log(at path: String, model: ObjectModel, signature: String?) -> (log: TransactionLog, bytes: [UInt8])? {
         guard let signature else { return nil }
         return lock.withLock {
