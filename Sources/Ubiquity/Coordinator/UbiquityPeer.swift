@@ -209,7 +209,7 @@ public final class UbiquityPeer: @unchecked Sendable {
             let report = try importer.importAvailable(batchSize: batchSize, scan: scan) { events.post(.didImport($0)) }
             let exporter = Exporter(store: store, location: location, logger: logger)
             let catalog = catalog ?? makeBaseliner(location).catalog(), view = catalog.view
-            if !report.applied.isEmpty || exporter.receiptIsStale(baselineView: view) { try? exporter.writeReceipt(baselineView: view) }
+            if !report.applied.isEmpty || exporter.receiptIsStale(baselineView: view, scan: scan) { try? exporter.writeReceipt(baselineView: view) }
             return (report, catalog)
         }
     }

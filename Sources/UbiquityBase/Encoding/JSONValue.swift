@@ -54,6 +54,13 @@ public indirect enum JSONValue: Sendable, Equatable {
 
     private static func string(_ s: String, to output: inout String) {
         output += "\""
+        // Most strings need no escape: appended whole, not scalar by scalar (a device's state
+        // goes to the runner as JSON after every step of a scenario).
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            output += s
+            output += "\""
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""

@@ -43,10 +43,13 @@ public enum AtomicFile {
     public static let temporarySuffix = ".nosync"
 
     /// The folder of `path` and a fresh temporary name beside it, hidden and `.nosync` so no
-    /// reader and no file-sync tool takes it for the file.
+    /// reader and no file-sync tool takes it for the file. Eight random hex digits (from the
+    /// system's generator: Foundation's `UUID()` opens `/dev/urandom` for each one, and every
+    /// write comes here); `O_EXCL` refuses the rare name already taken.
     static func temporaryPath(for path: String) -> (directory: String, temporary: String) {
         let directory = PlainPath.folder(of: path)
-        return (directory, directory + "/." + PlainPath.lastComponent(of: path) + "." + UUID().uuidString.prefix(8) + temporarySuffix)
+        let tag = String(UInt32.random(in: .min ... .max) | 0x1000_0000, radix: 16, uppercase: true)
+        return (directory, directory + "/." + PlainPath.lastComponent(of: path) + "." + tag + temporarySuffix)
     }
 
     /// Gives the open file `seconds` since 1970 as its access and modification times.
@@ -78,8 +81,16 @@ public enum AtomicFile {
     public static func read(_ path: String, limit: Int, followingLinks: Bool = false) throws(FileError) -> [UInt8] {
         let descriptor = try openRegularFile(path, followingLinks: followingLinks)
         defer { close(descriptor) }
+        return try readAll(descriptor, path: path, limit: limit)
+    }
+
+    /// The whole content of the open file `descriptor` (named `path` in errors), at most
+    /// `limit` bytes; anything but a regular file is refused (checked on the descriptor, in
+    /// case the name changed since it was looked at).
+    static func readAll(_ descriptor: Int32, path: String, limit: Int) throws(FileError) -> [UInt8] {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw FileError(path: path, operation: "stat", errno: errno) }
+        if let kind = FileKind.notRegular(info.st_mode) { throw FileError(path: path, operation: "read", message: "\(kind), not a regular file") }
         guard Int(info.st_size) <= limit else {
             throw FileError(path: path, operation: "read", message: "file of \(info.st_size) bytes exceeds the limit of \(limit)")
         }

@@ -48,7 +48,36 @@ public final class OpenFolder: @unchecked Sendable {
     /// The metadata of `name` in this folder (`nil` when it is gone), as `DirectoryEntry.at`
     /// gives it for `path/name`; a symbolic link is not followed.
     public func entry(_ name: String) -> DirectoryEntry? {
-        let folder = lock.withLock { () -> Int32 in
+        let folder = opened()
+        guard folder >= 0 else { return DirectoryEntry.at(path + "/" + name) }
+        var info = stat()
+        guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+        return DirectoryEntry(name: name, info: info)
+    }
+
+    /// Reads the file `name` in this folder as `AtomicFile.read` reads `path/name` (a regular
+    /// file only, never through a link, at most `limit` bytes; the same errors), opened by name
+    /// in the open folder: a sync reads a receipt or log of every peer, each a dozen names deep.
+    public func read(_ name: String, limit: Int) throws(FileError) -> [UInt8] {
+        let folder = opened()
+        let whole = path + "/" + name
+        guard folder >= 0 else { return try AtomicFile.read(whole, limit: limit) }
+        var info = stat()
+        guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { throw FileError(path: whole, operation: "open", errno: errno) }
+        if let kind = FileKind.notRegular(info.st_mode) { throw FileError(path: whole, operation: "read", message: "\(kind), not a regular file") }
+        let descriptor = openat(folder, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ELOOP { throw FileError(path: whole, operation: "read", message: "a symbolic link, not a regular file") }
+            throw FileError(path: whole, operation: "open", errno: code)
+        }
+        defer { close(descriptor) }
+        return try AtomicFile.readAll(descriptor, path: whole, limit: limit)
+    }
+
+    /// The folder's descriptor, opened at the first question (-1 when it could not be).
+    private func opened() -> Int32 {
+        lock.withLock {
             if !tried {
                 tried = true
                 if Self.reserve() {
@@ -58,9 +87,5 @@ public final class OpenFolder: @unchecked Sendable {
             }
             return descriptor
         }
-        guard folder >= 0 else { return DirectoryEntry.at(path + "/" + name) }
-        var info = stat()
-        guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
-        return DirectoryEntry(name: name, info: info)
     }
 }

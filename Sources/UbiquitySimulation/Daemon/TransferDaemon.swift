@@ -507,11 +507,14 @@ public final class TransferDaemon {
     /// `path`'s folder as `NSString.deletingLastPathComponent` gives it, cut by bytes when it is a plain path.
     static func folder(of path: String) -> String { PlainPath.folder(of: path) }
 
-    /// Writes atomically, keeping the modification time of `source` as file-sync tools do.
+    /// Writes atomically, keeping the modification time of `source` as file-sync tools do;
+    /// makes the file's folder only when the write finds it missing (most are there).
     private func write(_ bytes: [UInt8], to path: String, like source: String?) -> Bool {
+        let modified = source.flatMap(FileTree.signature)?.modified
+        if (try? AtomicFile.write(bytes, to: path, modificationTime: modified)) != nil { return true }
         do {
             try AtomicFile.makeDirectory(Self.folder(of: path))
-            try AtomicFile.write(bytes, to: path, modificationTime: source.flatMap(FileTree.signature)?.modified)
+            try AtomicFile.write(bytes, to: path, modificationTime: modified)
             return true
         } catch {
             return false

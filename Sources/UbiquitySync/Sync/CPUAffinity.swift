@@ -5,9 +5,11 @@ import Glibc
 
 /// The CPUs this process may run on.
 enum CPUAffinity {
-    /// How many CPUs this thread may run on (`sched_getaffinity`): with one (`taskset -c 0`),
-    /// work handed to another thread only takes turns with the caller, never runs beside it.
-    static var usable: Int {
+    /// How many CPUs this process may run on (`sched_getaffinity`, asked once: every import
+    /// asks, and the lookup of the call by name costs more than the call): with one
+    /// (`taskset -c 0`), work handed to another thread only takes turns with the caller,
+    /// never runs beside it.
+    static let usable: Int = {
         #if canImport(Glibc)
         // Glibc's module leaves out the GNU call (it needs _GNU_SOURCE): looked up by name.
         typealias GetAffinity = @convention(c) (pid_t, Int, UnsafeMutableRawPointer) -> Int32
@@ -18,5 +20,5 @@ enum CPUAffinity {
         }
         #endif
         return ProcessInfo.processInfo.activeProcessorCount
-    }
+    }()
 }

@@ -123,9 +123,18 @@ package struct Exporter {
     /// Whether this peer's receipt is missing, or records another content epoch or another
     /// view of the baselines (`baselineView`: what the baselines it sees hold together).
     /// A plaintext receipt of content encrypted since is stale too: it is written again sealed.
-    package func receiptIsStale(baselineView: KnowledgeVector) -> Bool {
+    /// `scan`: this round's listing, whose entry for the receipt is read in the folder it
+    /// opened, and through `ReceiptCache` (every sync asks, and the receipt seldom changed).
+    package func receiptIsStale(baselineView: KnowledgeVector, scan: ContainerScan? = nil) -> Bool {
         let path = location.receiptPath(of: store.peerID)
-        guard let bytes = try? location.read(path, limit: 1 << 20), let receipt = try? Receipt(decoding: bytes) else { return true }
+        let listed = scan?.peerFolders.first { $0.peerID == store.peerID }?.entries.first { $0.kind == .receipt && $0.path == path }
+        let found: Receipt?
+        if let listed {
+            found = ReceiptCache.shared.receipt(listed: listed, of: location, limit: 1 << 20)
+        } else {
+            found = (try? location.read(path, limit: 1 << 20)).flatMap { try? Receipt(decoding: $0) }
+        }
+        guard let receipt = found else { return true }
         if case .sealed = location.sealing.state, let raw = try? AtomicFile.read(path, limit: 1 << 21), !SealedFile.isSealed(raw) { return true }
         return receipt.contentEpoch != (try? store.contentEpoch()) ?? nil || receipt.baselineKnowledge != baselineView
             || receipt.knowledge != store.knowledge

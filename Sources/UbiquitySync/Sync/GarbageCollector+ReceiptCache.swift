@@ -14,13 +14,14 @@ package final class ReceiptCache: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [String: (signature: String?, bytes: [UInt8], receipt: Receipt)] = [:]
 
-    /// The receipt a listing of this round found (`entry`, of kind `.receipt`): the one decoded
-    /// before when its file, asked in the listing's open folder, is unchanged and settled (no
-    /// path walk); else looked up by path as `receipt(at:of:limit:)` does, folders checked.
+    /// The receipt a listing of this round found (`entry`, of kind `.receipt`), asked of the
+    /// folder the listing opened (its confinement checked by the listing, `ContainerEntry.list`):
+    /// by name, not by a path a dozen folders deep, and with no second walk of those folders.
     package func receipt(listed entry: ContainerEntry, of location: ContainerLocation, limit: Int) -> Receipt? {
-        let path = entry.path
-        if let signature = entry.file?.settledSignature, let known = lock.withLock({ entries[path] }), known.signature == signature { return known.receipt }
-        return receipt(at: path, of: location, limit: limit)
+        guard let folder = entry.folder else { return receipt(at: entry.path, of: location, limit: limit) }
+        guard let file = folder.entry(entry.name), file.isRegularFile else { return nil }
+        return receipt(entry.path, file: file, of: location, limit: limit, read: { (limit: Int) throws(FileError) in try folder.read(entry.name, limit: limit) },
+                       look: { folder.entry(entry.name) })
     }
 
     /// The receipt at `path` below `location`'s root: the one decoded before when the file is
@@ -29,9 +30,16 @@ package final class ReceiptCache: @unchecked Sendable {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         // The folders are checked every time, as a read checks them.
         guard location.isConfined(directory), let file = DirectoryEntry.at(path), file.isRegularFile else { return nil }
+        return receipt(path, file: file, of: location, limit: limit, read: { (limit: Int) throws(FileError) in try AtomicFile.read(path, limit: limit) },
+                       look: { DirectoryEntry.at(path) })
+    }
+
+    /// The receipt in the regular file `file` (at `path`, read by `read`, looked at again by `look`).
+    private func receipt(_ path: String, file: DirectoryEntry, of location: ContainerLocation, limit: Int,
+                         read: (Int) throws(FileError) -> [UInt8], look: () -> DirectoryEntry?) -> Receipt? {
         let signature = file.settledSignature
         if let signature, let known = lock.withLock({ entries[path] }), known.signature == signature { return known.receipt }
-        guard let bytes = try? AtomicFile.read(path, limit: SealedFile.sealedSize(ofAtMost: limit)) else { return nil }
+        guard let bytes = try? read(SealedFile.sealedSize(ofAtMost: limit)) else { return nil }
         let sealed = SealedFile.isSealed(bytes)
         // A receipt rewritten with the same bytes (a peer syncs again with nothing new) is not
         // decoded again, settled or not: the bytes just read are what a decode would see.
@@ -39,7 +47,7 @@ package final class ReceiptCache: @unchecked Sendable {
         guard let opened = try? location.sealing.open(bytes, path: path), let receipt = try? Receipt(decoding: opened) else { return nil }
         if !sealed {
             // The settled signature taken before the read names the bytes read when it holds after it.
-            let named = signature.flatMap { DirectoryEntry.at(path)?.signature == $0 ? $0 : nil }
+            let named = signature.flatMap { look()?.signature == $0 ? $0 : nil }
             lock.withLock {
                 if entries.count > 1024 { entries.removeAll() }
                 entries[path] = (named, bytes, receipt)

@@ -50,9 +50,11 @@ package struct Importer {
         /// signature names the file's bytes only if its change was settled at that moment
         /// (`DecodedLogCache`), not at a later one.
         let settledSignature: String?
+        /// The log folder as its listing opened it: the file is read by name in it (`nil`: by path).
+        let folder: OpenFolder?
 
-        init(peerID: String, number: Int64, relativePath: String, entry: DirectoryEntry) {
-            (self.peerID, self.number, self.relativePath, self.entry) = (peerID, number, relativePath, entry)
+        init(peerID: String, number: Int64, relativePath: String, entry: DirectoryEntry, folder: OpenFolder? = nil) {
+            (self.peerID, self.number, self.relativePath, self.entry, self.folder) = (peerID, number, relativePath, entry, folder)
             // (A log too large to be kept needs none.)
             settledSignature = entry.size <= DecodedLogCache.largestLog ? entry.settledSignature : nil
         }
@@ -108,7 +110,7 @@ package struct Importer {
                     logger.log(.verbose, .importer, "scan", "skipped \(relativePath): quarantined (\(record.reason))")
                     continue
                 }
-                found.append(Candidate(peerID: folder.peerID, number: number, relativePath: relativePath, entry: file))
+                found.append(Candidate(peerID: folder.peerID, number: number, relativePath: relativePath, entry: file, folder: entry.folder))
             }
             // The lowest quarantined number no other file stands in for blocks everything above it.
             let blocking = setAside[folder.peerID]?.keys.filter { number in !found.contains { $0.number == number } }.min() ?? .max
@@ -437,7 +439,9 @@ package struct Importer {
         }
         // The folder was listed through the confinement check already; the sealing opens the bytes.
         do {
-            let raw = try AtomicFile.read(path, limit: SealedFile.sealedSize(ofAtMost: maxLogBytes))
+            let limit = SealedFile.sealedSize(ofAtMost: maxLogBytes)
+            let raw: [UInt8]
+            if let folder = candidate.folder { raw = try folder.read(candidate.entry.name, limit: limit) } else { raw = try AtomicFile.read(path, limit: limit) }
             plain = !SealedFile.isSealed(raw)
             bytes = try location.sealing.open(raw, path: path)
         } catch {

@@ -14,6 +14,9 @@ public final class SQLiteDatabase {
     private var transactionDepth = 0
     /// Whether a read transaction begun by `lingeringRead` is still open.
     private(set) var isLingering = false
+    /// A statement stepped since the last `resetActiveStatements` stopped at a row or an error
+    /// (`SQLiteStatement.step`): it may still hold a read open.
+    var mayHaveActiveStatements = false
     /// How many read transactions `lingeringRead` has begun: a reader that checks something
     /// once per snapshot knows by it when a new one began.
     private(set) var lingeringReads: UInt64 = 0
@@ -160,6 +163,10 @@ public final class SQLiteDatabase {
     /// Resets every statement left in the middle of its rows, so no read stays open (an open
     /// read blocks `VACUUM` and keeps the WAL from being checkpointed).
     public func resetActiveStatements() {
+        // Every store call ends here, and a connection caches a hundred statements: the walk
+        // is skipped when no step since the last one stopped short of the end.
+        guard mayHaveActiveStatements else { return }
+        mayHaveActiveStatements = false
         var statement = sqlite3_next_stmt(handle, nil)
         while let current = statement {
             if sqlite3_stmt_busy(current) != 0 { sqlite3_reset(current) }

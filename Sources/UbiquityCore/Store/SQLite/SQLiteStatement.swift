@@ -129,6 +129,8 @@ public final class SQLiteStatement {
     /// Advances to the next row; `false` when the statement is done.
     public func step() throws(SQLiteError) -> Bool {
         let code = sqlite3_step(handle)
+        // Anything but the end may leave it mid-read (`SQLiteDatabase.resetActiveStatements`).
+        if code != SQLITE_DONE { database.mayHaveActiveStatements = true }
         switch code {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
