@@ -10,10 +10,12 @@ import Glibc
 ///
 /// The folder is opened at the first question, then kept until the handle goes. A folder
 /// replaced after that is not seen (its files are asked of the folder as it was opened);
-/// callers use it within one pass over a listing, which sees the folder as it was listed anyway.
-/// A folder that is a symbolic link is not opened. Few handles are open at a time
-/// (`limit`); past it, or when the folder cannot be opened,
-/// questions go by path as before.
+/// callers use it within one pass over a listing, which sees the folder as it was listed anyway,
+/// or, made with the folder's `identity`, for as long as a listing of it holds (a kept listing
+/// is used only while the folder's `lstat`, its inode among it, is the one it was made under).
+/// A folder that is a symbolic link is not opened, nor one that is not the folder of
+/// `identity`. Few handles are open at a time (`limit`); past it, or when the folder cannot be
+/// opened, questions go by path as before.
 public final class OpenFolder: @unchecked Sendable {
     /// The folder's path.
     public let path: String
@@ -25,7 +27,7 @@ public final class OpenFolder: @unchecked Sendable {
     /// Open handles in the process, at most `limit`: a container with thousands of peer
     /// folders must not use up the descriptors other code needs.
     private static let openCount = Mutex(0)
-    public static let limit = 64
+    public static let limit = 256
 
     /// Counts one more open handle unless `limit` are open.
     private static func reserve() -> Bool {
@@ -36,7 +38,15 @@ public final class OpenFolder: @unchecked Sendable {
         }
     }
 
-    public init(_ path: String) { self.path = path }
+    /// The device and inode the folder must have when it is opened (`nil`: any).
+    private let identity: (device: UInt64, inode: UInt64)?
+
+    /// `identity`: the folder's device and inode as a listing saw them; a folder found with
+    /// another when it is opened is not opened (questions go by path).
+    public init(_ path: String, identity: (device: UInt64, inode: UInt64)? = nil) {
+        self.path = path
+        self.identity = identity
+    }
 
     deinit {
         if descriptor >= 0 {
@@ -82,6 +92,11 @@ public final class OpenFolder: @unchecked Sendable {
                 tried = true
                 if Self.reserve() {
                     descriptor = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                    var info = stat()
+                    if descriptor >= 0, let identity, fstat(descriptor, &info) != 0 || UInt64(info.st_dev) != identity.device || UInt64(info.st_ino) != identity.inode {
+                        close(descriptor)
+                        descriptor = -1
+                    }
                     if descriptor < 0 { Self.openCount.withLock { $0 -= 1 } }
                 }
             }

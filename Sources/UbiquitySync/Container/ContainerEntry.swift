@@ -122,9 +122,10 @@ package struct ContainerEntry: Sendable, Equatable {
         return listed(directory, as: folder, of: location)
     }
 
-    /// The entries of `directory`, listed and classified now (its confinement already checked).
-    package static func listed(_ directory: String, as folder: Folder, of location: ContainerLocation) -> [ContainerEntry] {
-        let opened = OpenFolder(directory)
+    /// The entries of `directory`, listed and classified now (its confinement already checked),
+    /// their files asked of `opened` (by default, the folder opened at the first question).
+    package static func listed(_ directory: String, as folder: Folder, of location: ContainerLocation, opened: OpenFolder? = nil) -> [ContainerEntry] {
+        let opened = opened ?? OpenFolder(directory)
         return DirectoryEntry.typedNames(directory).map { listed in
             ContainerEntry(name: listed.name, directory: directory, type: listed.type,
                            kind: classify(listed.name, type: listed.type, in: folder, of: location), folder: opened)

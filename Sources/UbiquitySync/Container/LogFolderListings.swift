@@ -26,6 +26,9 @@ package enum LogFolderListings {
 
     private struct Listing {
         let signature: Signature
+        /// The entries as listed, their files asked of one `OpenFolder` of the folder's inode:
+        /// kept with the listing, so a sync that uses it neither copies the entries nor opens
+        /// the folder again.
         let entries: [ContainerEntry]
         /// When it was listed (the clock read before the folder's `lstat`).
         let listedAt: Double
@@ -116,11 +119,9 @@ package enum LogFolderListings {
             // Watched before the folder is read: a change after this point is told by an event.
             return (nil, kept.watch.watch(directory) ? kept.changes : nil)
         }
-        if let listing {
-            let opened = OpenFolder(directory)
-            return listing.entries.map { ContainerEntry(name: $0.name, directory: directory, type: $0.type, kind: $0.kind, folder: opened) }
-        }
-        let entries = ContainerEntry.listed(directory, as: .logs, of: location)
+        if let listing { return listing.entries }
+        let opened = OpenFolder(directory, identity: (signature.device, signature.inode))
+        let entries = ContainerEntry.listed(directory, as: .logs, of: location, opened: opened)
         let settled = signature.settled(before: now)
         kept.withLock { kept in
             kept.takeEvents()
@@ -135,9 +136,7 @@ package enum LogFolderListings {
                 // This folder's watch went with the others: only a settled listing may stay.
                 guard settled else { return }
             }
-            kept.listings[directory] = Listing(signature: signature, entries: entries.map {
-                ContainerEntry(name: $0.name, directory: directory, type: $0.type, kind: $0.kind)
-            }, listedAt: now)
+            kept.listings[directory] = Listing(signature: signature, entries: entries, listedAt: now)
         }
         return entries
     }
