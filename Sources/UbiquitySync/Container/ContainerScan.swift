@@ -9,7 +9,7 @@ import UbiquityCore
 /// container may hold thousands). Import, doctor, garbage collection, status, `ubiq watch` and
 /// the scenario checks all read the container through here.
 package struct ContainerScan {
-    package struct LogFile {
+    package struct LogFile: Sendable {
         package let peerID: String
         package let number: Int64
         package let name: String
@@ -29,7 +29,7 @@ package struct ContainerScan {
     }
 
     /// One peer's folder: what its log folder of this model holds, and its other model versions.
-    package struct PeerFolder {
+    package struct PeerFolder: Sendable {
         package let peerID: String
         /// The entries of its log folder (`ContainerLocation.logDirectory(of:)`), sorted by name.
         package let entries: [ContainerEntry]
@@ -94,7 +94,7 @@ package struct ContainerScan {
         }
         peerFolders[index] = Self.listPeer(peerID, modelVersions: listsModelVersions, of: location, root: openedRoot)
         // Only this peer's stretch of `logs` and `excluded` changes: both follow the folders' order.
-        let gathered = Self.gather(peerFolders[index])
+        let gathered = Self.gatherListed(peerFolders[index])
         logs.replaceStretch(with: gathered.logs, folders: peerFolders, index: index) { $0.peerID }
         excluded.replaceStretch(with: gathered.excluded, folders: peerFolders, index: index) { $0.peerID }
         numbers[peerID] = gathered.numbers.isEmpty ? nil : gathered.numbers
@@ -106,10 +106,19 @@ package struct ContainerScan {
         return PeerFolder(peerID: peerID, entries: entries, contentEntries: contentEntries)
     }
 
+    private typealias Gathered = (logs: [LogFile], excluded: [(peerID: String, name: String)], numbers: Set<Int64>)
+
+    /// `gather(folder)`, kept with the folder's kept listing (`LogFolderListings.derived`):
+    /// a sync gathers every peer's folder, and most listings are the very array of the sync before.
+    private static func gatherListed(_ folder: PeerFolder) -> Gathered {
+        guard let directory = folder.entries.first?.directory else { return gather(folder) }
+        return LogFolderListings.derived(from: folder.entries, of: directory, key: folder.peerID) { gather(folder) }
+    }
+
     /// `logs`, `excluded` and `numbers` from the peer folders' entries.
     private mutating func gatherLogs() {
         for folder in peerFolders {
-            let gathered = Self.gather(folder)
+            let gathered = Self.gatherListed(folder)
             logs += gathered.logs
             excluded += gathered.excluded
             // Gathered here and stored once: one lookup of the peer instead of one per log, and
@@ -124,7 +133,7 @@ package struct ContainerScan {
     }
 
     /// One peer folder's regular logs, `.nosync` files and transaction numbers, in name order.
-    private static func gather(_ folder: PeerFolder) -> (logs: [LogFile], excluded: [(peerID: String, name: String)], numbers: Set<Int64>) {
+    private static func gather(_ folder: PeerFolder) -> Gathered {
         var logs: [LogFile] = [], excluded: [(peerID: String, name: String)] = [], numbers: Set<Int64> = []
         for entry in folder.entries where entry.isRegularFile {
             switch entry.kind {

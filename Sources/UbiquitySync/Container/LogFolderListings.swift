@@ -32,6 +32,8 @@ package enum LogFolderListings {
         let entries: [ContainerEntry]
         /// When it was listed (the clock read before the folder's `lstat`).
         let listedAt: Double
+        /// A value made from `entries` by a caller (`derived`), with the key it was made for.
+        var derived: (key: String, value: any Sendable)?
     }
 
     /// The kept listings and the watch that tells when one no longer holds.
@@ -97,6 +99,29 @@ package enum LogFolderListings {
 
     /// Whether `directory` is watched for changes (for tests).
     package static func isWatched(_ directory: String) -> Bool { kept.withLock { $0.watch.isWatched(directory) } }
+
+    /// What `make` makes of `entries`, the listing of `directory` this cache handed out, kept
+    /// with that listing while it is kept (for `key`, and `T`: one value a folder): a sync
+    /// derives the same things (the logs, their numbers) from every peer's listing, and most
+    /// listings are the very array of the sync before. Only that array (the same storage,
+    /// which the kept listing keeps alive, so no other array can take it) is answered from
+    /// here, so the value is the one `make` would make now.
+    package static func derived<T: Sendable>(from entries: [ContainerEntry], of directory: String, key: String, _ make: () -> T) -> T {
+        func same(_ a: [ContainerEntry], _ b: [ContainerEntry]) -> Bool {
+            !a.isEmpty && a.count == b.count && a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { a.baseAddress == $0.baseAddress } }
+        }
+        let known = kept.withLock { kept -> T? in
+            guard let listing = kept.listings[directory], same(listing.entries, entries), listing.derived?.key == key else { return nil }
+            return listing.derived?.value as? T
+        }
+        if let known { return known }
+        let value = make()
+        kept.withLock { kept in
+            guard kept.listings[directory].map({ same($0.entries, entries) }) == true else { return }
+            kept.listings[directory]!.derived = (key, value)
+        }
+        return value
+    }
 
     /// `ContainerEntry.list(directory, as: .logs, of: location)`: the entries of the log folder
     /// `directory`, from the kept listing when the folder has not changed since.

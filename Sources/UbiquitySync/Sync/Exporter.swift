@@ -101,10 +101,13 @@ package struct Exporter {
     /// nobody applies). Returns the transaction numbers written again.
     package func repairSentLogs() throws -> [Int64] {
         let directory = location.logDirectory(of: store.peerID)
-        let files = Dictionary(location.entries(in: directory).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        // The folder's names from its kept listing (`LogFolderListings`, listed again only when
+        // it changed), each sent log's metadata asked of the folder the listing opened: every
+        // sync comes here, and a peer's folder holds all its logs not yet collected.
+        let listed = Dictionary(ContainerEntry.list(directory, as: .logs, of: location).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var repaired: [Int64] = []
         for sent in try store.sentLogs() {
-            let file = files[sent.file]
+            let file = listed[sent.file]?.file
             if let file, file.size == sent.size && file.modificationTime == sent.modificationTime && file.inode == sent.inode { continue }
             guard let kept = try store.sentBytes(sent.number) else { continue }
             let path = location.logPath(of: store.peerID, sent.file)
