@@ -214,7 +214,7 @@ package struct Baseliner {
     /// and does not wait behind a quarantined log of its author.
     private func firstUnimportedLog(_ scan: ContainerScan) throws -> ContainerScan.LogFile? {
         let epoch = try store.contentEpoch()
-        return try unimportedLogs(scan).first { !ContentEpoch.logBelongsToOtherEpoch($0.path, than: epoch, in: location) }
+        return try unimportedLogs(scan).first { !ContentEpoch.logBelongsToOtherEpoch($0, than: epoch, in: location) }
     }
 
     /// The logs above the store's knowledge that are not quarantined and do not wait behind a

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import UbiquityBase
 import UbiquityCore
 import UbiquityPlist
@@ -121,10 +122,40 @@ package enum ContentEpoch {
     /// `epoch`: a leftover of removed content (or of a removal this store has not seen yet).
     /// A file that cannot be read says nothing.
     package static func logBelongsToOtherEpoch(_ path: String, than epoch: String?, in location: ContainerLocation) -> Bool {
-        guard let bytes = try? location.read(path, limit: 64 << 20), let plist = try? PlistSeam.decode(bytes),
-              plist["transactionNumber"] != nil else { return false }
-        return plist["contentEpoch"]?.stringValue != epoch
+        guard let bytes = try? location.read(path, limit: 64 << 20) else { return false }
+        return logEpoch(in: bytes).map { $0 != epoch } ?? false
     }
+
+    /// `logBelongsToOtherEpoch(log.path, …)` for a log of this round's listing, read by name in
+    /// its open folder, and not read again while its file is unchanged and settled: a peer that
+    /// waits on a log asks at every sync whether its first unimported log is of this content.
+    package static func logBelongsToOtherEpoch(_ log: ContainerScan.LogFile, than epoch: String?, in location: ContainerLocation) -> Bool {
+        let path = log.path
+        guard let file = log.file else { return false }
+        let signature = file.settledSignature
+        if let signature, let known = logEpochs.withLock({ $0[path] }), known.signature == signature { return known.epoch.map { $0 != epoch } ?? false }
+        guard let raw = try? log.folder.read(log.name, limit: SealedFile.sealedSize(ofAtMost: 64 << 20)),
+              let bytes = try? location.sealing.open(raw, path: path) else { return false }
+        let found = logEpoch(in: bytes)
+        // Kept only under a signature that still holds after the read (it then names the bytes read), and only plaintext.
+        if let signature, !SealedFile.isSealed(raw), log.file?.signature == signature {
+            logEpochs.withLock { epochs in
+                if epochs.count >= 4096 { epochs.removeAll() }
+                epochs[path] = (signature, found)
+            }
+        }
+        return found.map { $0 != epoch } ?? false
+    }
+
+    /// The content epoch a log's bytes name (`.some(nil)`: none, content never removed); `nil`
+    /// when they are not a log (they say nothing).
+    private static func logEpoch(in bytes: [UInt8]) -> String?? {
+        guard let plist = try? PlistSeam.decode(bytes), plist["transactionNumber"] != nil else { return nil }
+        return .some(plist["contentEpoch"]?.stringValue)
+    }
+
+    /// Epochs read from logs (`logEpoch`), by path, with the settled signature they were read under.
+    private static let logEpochs = Mutex<[String: (signature: String, epoch: String??)]>([:])
 }
 
 extension ContainerLocation {
