@@ -52,11 +52,27 @@ public indirect enum JSONValue: Sendable, Equatable {
         }
     }
 
+    /// Whether `s` holds a byte JSON escapes (a control character, `"` or `\\`): a plain
+    /// pointer loop, which a debug build runs without generic calls per byte.
+    private static func needsEscape(_ s: String) -> Bool {
+        var s = s
+        return s.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            var index = 0
+            while index < bytes.count {
+                let byte = base[index]
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+                index += 1
+            }
+            return false
+        }
+    }
+
     private static func string(_ s: String, to output: inout String) {
         output += "\""
         // Most strings need no escape: appended whole, not scalar by scalar (a device's state
         // goes to the runner as JSON after every step of a scenario).
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        if !Self.needsEscape(s) {
             output += s
             output += "\""
             return

@@ -77,9 +77,17 @@ public final class TransferDaemon {
 
     /// Transfers waiting, by direction.
     public var waiting: (uploads: Int, downloads: Int) {
-        let kinds = queue.values.map(\.kind)
-        return (kinds.filter { $0 == .upload || $0 == .deleteInCloud }.count,
-                kinds.filter { $0 == .download || $0 == .deleteInMirror || $0 == .keepBoth }.count)
+        // Asked at every moment of a scenario (`isCaughtUp`): one plain pass, no arrays (a debug
+        // build runs `map` and `filter` as generic code).
+        var uploads = 0, downloads = 0
+        for transfer in queue.values {
+            switch transfer.kind {
+            case .upload, .deleteInCloud: uploads += 1
+            case .download, .deleteInMirror, .keepBoth: downloads += 1
+            case .duplicate: break
+            }
+        }
+        return (uploads, downloads)
     }
 
     /// Only uploads refused over quota are left: waiting changes nothing until the quota does.
@@ -105,7 +113,9 @@ public final class TransferDaemon {
         if let until = offlineUntil { return until.isFinite ? until : nil }
         if mirrorChanged { return now }
         if currentToken == nil || (scannedGeneration == cloud.generation && queue.isEmpty) { return nil }
-        return max(now, queue.values.map(\.due).min() ?? now)
+        var earliest = Double.infinity
+        for transfer in queue.values where transfer.due < earliest { earliest = transfer.due }
+        return max(now, earliest.isFinite ? earliest : now)
     }
 
     // MARK: A round
