@@ -18,7 +18,13 @@ extension ScenarioRunner {
     /// The next moment the transport or an app has something to do (`stalledToo`: counting
     /// transfers that wait only on a quota).
     func nextWake(after now: Double, stalledToo: Bool = true) -> Double? {
-        ([transport.nextWake(after: now, stalledToo: stalledToo)] + names.map { syncWake(devices[$0]!) }).compactMap { $0 }.min()
+        // Asked at every moment: a plain loop (a debug build runs `map` and `compactMap` as generic code).
+        var earliest = transport.nextWake(after: now, stalledToo: stalledToo)
+        for name in names {
+            guard let wake = syncWake(devices[name]!) else { continue }
+            if earliest == nil || wake < earliest! { earliest = wake }
+        }
+        return earliest
     }
 
     /// Moves time to `target`, waking at every moment the transport has something to do.

@@ -60,9 +60,13 @@ final class ICloudTransport: Transport {
     // MARK: Time
 
     func nextWake(after now: Double, stalledToo: Bool) -> Double? {
-        order.compactMap { daemons[$0] }.compactMap { daemon in
-            !stalledToo && daemon.isStalledByQuota ? nil : daemon.nextWake(after: now)
-        }.min()
+        // Asked at every moment: a plain loop (a debug build runs `compactMap` as generic code).
+        var earliest: Double?
+        for device in order {
+            guard let daemon = daemons[device], stalledToo || !daemon.isStalledByQuota, let wake = daemon.nextWake(after: now) else { continue }
+            if earliest == nil || wake < earliest! { earliest = wake }
+        }
+        return earliest
     }
 
     func round(now: Double) -> Set<String> {
