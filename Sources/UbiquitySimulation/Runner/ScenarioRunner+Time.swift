@@ -153,12 +153,33 @@ extension ScenarioRunner {
     /// `<account>/…/<peer>/Notes/<hash>/0000000003-….1.cdt` → `<account>:<peer…>/3`, a receipt
     /// `<account>:<peer…>/receipt.0.cdt`, anything else `<account>:<last two components>`.
     static func shortPath(_ path: String) -> String {
-        // Every transfer is journaled: an ASCII path is split on bytes (where bytes and characters split alike), not on characters.
-        let parts = path.utf8.allSatisfy({ $0 < 0x80 }) ? path.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) } : path.split(separator: "/")
-        guard let name = parts.last.map(String.init), let account = parts.first else { return path }
+        // Every transfer is journaled: an ASCII path is split on bytes (where bytes and characters
+        // split alike), not on characters, in a plain pointer loop (a debug build runs `split`
+        // and `allSatisfy` as generic code, per byte).
+        let parts = asciiComponents(path) ?? path.split(separator: "/").map(String.init)
+        guard let name = parts.last, let account = parts.first else { return path }
         if parts.count >= 4, CloudNames.isValidPeerID(String(parts[parts.count - 4])) {
             return "\(account):\(parts[parts.count - 4].prefix(14))…/\(TransactionLog.transactionNumber(inFileName: name).map(String.init) ?? name)"
         }
         return "\(account):" + parts.suffix(2).joined(separator: "/")
+    }
+
+    /// The non-empty `/`-separated components of an ASCII `path`; `nil` when it is not ASCII.
+    private static func asciiComponents(_ path: String) -> [String]? {
+        var path = path
+        return path.withUTF8 { bytes -> [String]? in
+            guard let base = bytes.baseAddress else { return [] }
+            var parts: [String] = [], start = 0, index = 0
+            while index <= bytes.count {
+                if index == bytes.count || base[index] == UInt8(ascii: "/") {
+                    if index > start { parts.append(String(decoding: UnsafeBufferPointer(start: base + start, count: index - start), as: UTF8.self)) }
+                    start = index + 1
+                } else if base[index] >= 0x80 {
+                    return nil
+                }
+                index += 1
+            }
+            return parts
+        }
     }
 }
