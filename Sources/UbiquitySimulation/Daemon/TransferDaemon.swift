@@ -155,7 +155,9 @@ public final class TransferDaemon {
         }
         if mirrorChanged || scannedGeneration != cloud.generation { scan(token: token, now: now) }
         var delivered = 0
-        var due = queue.values.filter { $0.due <= now }.sorted { ($0.due, $0.key) < ($1.due, $1.key) }
+        var due: [Transfer] = []
+        for transfer in queue.values where transfer.due <= now { due.append(transfer) }
+        due.sort { ($0.due, $0.key) < ($1.due, $1.key) }
         if plan.reorder { due.shuffle(using: &random) }
         for transfer in due { delivered += execute(transfer, token: token, now: now) }
         return delivered

@@ -4,10 +4,23 @@ public enum CloudNames {
     /// Peer IDs: `<user>~<device UUID>[~<peer token>]`, lower-case letters, digits, `.`, `_`, `-`,
     /// `@`, `+`, `~`; at most 200 bytes; never `.` or `..` or starting with `.`.
     public static func isValidPeerID(_ name: String) -> Bool {
-        guard !name.isEmpty, name.utf8.count <= 200, !name.hasPrefix("."), name.contains("~") else { return false }
-        return name.utf8.allSatisfy { byte in
-            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-                || "._-@+~".utf8.contains(byte)
+        // Every name of the ubiquity root and every journaled path asks: one plain pointer loop
+        // over the bytes (a debug build runs `allSatisfy` and `contains` as generic code per byte).
+        var name = name
+        return name.withUTF8 { bytes in
+            guard let base = bytes.baseAddress, bytes.count > 0, bytes.count <= 200, base[0] != UInt8(ascii: ".") else { return false }
+            var index = 0, tilde = false
+            while index < bytes.count {
+                let byte = base[index]
+                index += 1
+                if (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) { continue }
+                switch byte {
+                case UInt8(ascii: "~"): tilde = true
+                case UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "@"), UInt8(ascii: "+"): break
+                default: return false
+                }
+            }
+            return tilde
         }
     }
 
