@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Ubiquity
 #if canImport(Glibc)
@@ -105,5 +106,38 @@ struct LogFolderListingTests {
         try AtomicFile.makeDirectory(folder)
         #expect(ContainerEntry.list(folder, as: .logs, of: location).isEmpty)
         #expect(LogFolderListings.isWatched(folder))
+    }
+    /// Events for other folders do not cost a watched folder its listing: a sync lists one peer's
+    /// folder while other peers' daemons deliver into theirs (and, in this process, other tests
+    /// write into theirs). Before, any event taken between the watch and the keep dropped it.
+    @Test func otherFoldersEventsLeaveAListingKept() throws {
+        defer { try? FileManager.default.removeItem(atPath: cloud) }
+        let location = ContainerLocation(cloud: cloud, identityToken: "token", containerIdentifier: "iCloud.listings", contentURL: "CoreData",
+                                         contentName: "Notes", modelHash: "hash")
+        let folder = location.logDirectory(of: "erin~device"), busy = location.logDirectory(of: "frank~device")
+        try AtomicFile.makeDirectory(folder)
+        try AtomicFile.makeDirectory(busy)
+        _ = ContainerEntry.list(busy, as: .logs, of: location)
+        try #require(LogFolderListings.isWatched(busy), "inotify watches log folders on Linux")
+        final class Stop: Sendable { let flag = Atomic<Bool>(false) }
+        let stop = Stop()
+        let writer = Thread {
+            var number: Int64 = 0
+            while !stop.flag.load(ordering: .relaxed) {
+                number += 1
+                let path = busy + "/" + TransactionLog.fileName(number: number)
+                try? AtomicFile.write([1], to: path)
+                unlink(path)
+                _ = ContainerEntry.list(busy, as: .logs, of: location) // watched again if it was dropped
+            }
+        }
+        writer.start()
+        defer { stop.flag.store(true, ordering: .relaxed) }
+        for number in 1...40 {
+            try AtomicFile.write([1], to: folder + "/" + TransactionLog.fileName(number: Int64(number)))
+            let listed = ContainerEntry.list(folder, as: .logs, of: location) // unsettled: kept only under the watch
+            #expect(listed.count == number)
+            #expect(LogFolderListings.isKept(folder), "log \(number)")
+        }
     }
 }

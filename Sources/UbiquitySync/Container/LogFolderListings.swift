@@ -40,9 +40,20 @@ package enum LogFolderListings {
     private struct Kept {
         var listings: [String: Listing] = [:]
         var watch = LogFolderWatch()
-        /// Events taken so far that named a folder (any): a listing made while one came in
-        /// (maybe taken by another thread's look) is kept only by the settled rule.
+        /// Looks at the events that found some: a listing's watch is told by this count
+        /// before its folder is read, and the listing is kept only when no look since took an
+        /// event for that folder (maybe another thread's look, which finds no listing to drop).
         var changes: UInt64 = 0
+        /// The count of the last look that took an event naming each folder.
+        var changedAt: [String: UInt64] = [:]
+        /// The count of the last look after which any folder may have changed unseen (events
+        /// lost, watches reset).
+        var everythingAt: UInt64 = 0
+
+        /// Whether no event for `directory` was taken after the look counted `token`.
+        func unchanged(_ directory: String, since token: UInt64) -> Bool {
+            everythingAt <= token && (changedAt[directory] ?? 0) <= token
+        }
 
         /// Drops the listings of folders the events since the last look name.
         mutating func takeEvents() {
@@ -50,11 +61,31 @@ package enum LogFolderListings {
             case let .folders(changed):
                 guard !changed.isEmpty else { return }
                 changes &+= 1
-                for directory in changed { listings[directory] = nil }
+                for directory in changed {
+                    listings[directory] = nil
+                    changedAt[directory] = changes
+                }
+                // Bounded like the listings: forgetting counts as if everything changed.
+                if changedAt.count > capacity { forgetAll() }
             case .everything:
                 changes &+= 1
                 listings.removeAll()
+                forgetAll()
             }
+        }
+
+        /// From now on, a listing whose watch was told an earlier count is kept only if settled.
+        mutating func forgetAll() {
+            changedAt.removeAll()
+            everythingAt = changes
+        }
+
+        /// Drops every listing and watch (the cache is full).
+        mutating func reset() {
+            listings.removeAll()
+            watch.reset()
+            changes &+= 1
+            forgetAll()
         }
     }
 
@@ -150,14 +181,13 @@ package enum LogFolderListings {
         let settled = signature.settled(before: now)
         kept.withLock { kept in
             kept.takeEvents()
-            // Under the watch only when no event came in since it was checked, this folder's or another's.
-            guard settled || (watched != nil && watched == kept.changes) else {
+            // Under the watch only when no event for this folder came in since it was checked.
+            guard settled || watched.map({ kept.unchanged(directory, since: $0) }) == true else {
                 kept.listings[directory] = nil
                 return
             }
             if kept.listings.count >= capacity {
-                kept.listings.removeAll()
-                kept.watch.reset()
+                kept.reset()
                 // This folder's watch went with the others: only a settled listing may stay.
                 guard settled else { return }
             }
