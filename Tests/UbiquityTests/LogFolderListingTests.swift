@@ -25,18 +25,24 @@ struct LogFolderListingTests {
         var kept = 0
         for step in 0..<60 {
             let name = names.randomElement(using: &random)!, path = folder + "/" + name
-            switch Int.random(in: 0..<5, using: &random) {
+            switch Int.random(in: 0..<6, using: &random) {
             case 0, 1: try? AtomicFile.write(Array("\(step)".utf8), to: path)
             case 2: unlink(path)
             case 3: // a new name and its removal within one clock tick leave the folder's size as it was
                 try? AtomicFile.write([1], to: path + ".1.cdt")
                 unlink(path + ".1.cdt")
+            case 4: // a file a listing kept is written in place: the folder's names stay as they were
+                let descriptor = open(path, O_WRONLY | O_APPEND)
+                if descriptor >= 0 { _ = write(descriptor, "\(step)", 1); close(descriptor) }
             default: // a file becomes a folder of the same name, or the reverse
                 if rmdir(path) != 0 { unlink(path); mkdir(path, 0o755) }
             }
             if step % 7 == 6 { usleep(150_000) } // let the folder settle, so its listing is kept
             let fresh = ContainerEntry.listed(folder, as: .logs, of: location)
-            #expect(ContainerEntry.list(folder, as: .logs, of: location) == fresh, "seed \(seed), step \(step)")
+            let listed = ContainerEntry.list(folder, as: .logs, of: location)
+            #expect(listed == fresh, "seed \(seed), step \(step)")
+            // Each file's metadata is what the file system says now, whether kept or not.
+            for entry in listed { #expect(entry.file == DirectoryEntry.at(entry.path), "seed \(seed), step \(step): \(entry.name)") }
             if LogFolderListings.isKept(folder) {
                 kept += 1
                 #expect(ContainerEntry.list(folder, as: .logs, of: location) == fresh, "seed \(seed), step \(step), kept")
@@ -139,5 +145,91 @@ struct LogFolderListingTests {
             #expect(listed.count == number)
             #expect(LogFolderListings.isKept(folder), "log \(number)")
         }
+    }
+    /// A listing kept under a watch keeps its files' metadata too, and any change to a file
+    /// (written in place, truncated, its mode or times set, replaced, removed, made) is seen by
+    /// the next question, as a fresh `lstat` sees it.
+    @Test func keptMetadataFollowsEveryChangeOfAFile() throws {
+        defer { try? FileManager.default.removeItem(atPath: cloud) }
+        let location = ContainerLocation(cloud: cloud, identityToken: "token", containerIdentifier: "iCloud.listings", contentURL: "CoreData",
+                                         contentName: "Notes", modelHash: "hash")
+        let folder = location.logDirectory(of: "gina~device")
+        try AtomicFile.makeDirectory(folder)
+        let name = TransactionLog.fileName(number: 1), path = folder + "/" + name, absent = TransactionLog.fileName(number: 2)
+        try AtomicFile.write([1, 2, 3, 4], to: path)
+        try AtomicFile.write([0], to: folder + "/" + TransactionLog.fileName(number: 3)) // never changes: the listing is never empty
+        // (what, whether the file's metadata must differ after it: a write in place may fall in the clock tick of the last one)
+        let changes: [(String, Bool, () throws -> Void)] = [
+            ("written in place", false, {
+                let descriptor = open(path, O_WRONLY)
+                #expect(pwrite(descriptor, [9], 1, 0) == 1)
+                close(descriptor)
+            }),
+            ("truncated", true, { #expect(truncate(path, 2) == 0) }),
+            ("its mode set", true, { #expect(chmod(path, 0o600) == 0) }),
+            ("its times set", true, { try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000)], ofItemAtPath: path) }),
+            ("replaced", true, { try AtomicFile.write([5, 6], to: path) }),
+            ("removed", true, { #expect(unlink(path) == 0) }),
+            ("made again", true, { try AtomicFile.write([7], to: path) }),
+        ]
+        for (change, differs, make) in changes {
+            let listed = ContainerEntry.list(folder, as: .logs, of: location)
+            let opened = try #require(listed.first?.folder)
+            let memo = try #require(opened.memo, "a watched folder's listing keeps its files' metadata")
+            let file = ContainerEntry(name: name, directory: folder, type: .regular, kind: .log(1), folder: opened)
+            let other = ContainerEntry(name: absent, directory: folder, type: .regular, kind: .log(2), folder: opened)
+            let before = file.file
+            #expect(file.file == before && other.file == nil && other.file == nil, "before \(change)")
+            #expect(memo.hits >= 2, "asked again before \(change): answered from the memo")
+            try make()
+            #expect(file.file == DirectoryEntry.at(path), "\(change)")
+            if differs { #expect(file.file != before, "\(change) changes what is seen") }
+            #expect(!memo.isValid, "\(change) ends the memo")
+            #expect(other.file == nil)
+        }
+    }
+    /// A listing made under watches of its folder and every folder above it is used with no
+    /// look at the folder; any folder on the way moved away, replaced by another or by a link
+    /// drops it at once: the next listing is the fresh one (nothing, through a link).
+    @Test func aTrustedListingGoesWhenAFolderAboveIsReplaced() throws {
+        defer { try? FileManager.default.removeItem(atPath: cloud) }
+        let location = ContainerLocation(cloud: cloud, identityToken: "token", containerIdentifier: "iCloud.listings", contentURL: "CoreData",
+                                         contentName: "Notes", modelHash: "hash")
+        let peer = "hana~device", folder = location.logDirectory(of: peer)
+        let above = try #require(LogFolderListings.folders(above: folder, below: location.ubiquityRoot))
+        #expect(above == [location.ubiquityRoot, location.ubiquityRoot + "/" + peer, location.contentDirectory(of: peer)])
+        #expect(LogFolderListings.folders(above: "/elsewhere/x", below: location.ubiquityRoot) == nil)
+        // Each way a folder above can be swapped, with what the folder lists afterwards.
+        let swaps: [(String, String, (String) throws -> Void)] = [
+            ("the peer folder moved away and made again", location.ubiquityRoot + "/" + peer, { path in
+                #expect(rename(path, path + ".old") == 0)
+                try AtomicFile.makeDirectory(folder)
+                try AtomicFile.write([2], to: folder + "/" + TransactionLog.fileName(number: 2))
+            }),
+            ("the content folder replaced by a link to a copy", location.contentDirectory(of: peer), { path in
+                #expect(rename(path, self.cloud + "/outside") == 0)
+                #expect(symlink(self.cloud + "/outside", path) == 0)
+            }),
+            ("the root moved away and made again", location.ubiquityRoot, { path in
+                #expect(rename(path, path + ".old") == 0)
+                try AtomicFile.makeDirectory(folder)
+            }),
+        ]
+        for (swap, path, make) in swaps {
+            try? FileManager.default.removeItem(atPath: location.ubiquityRoot)
+            try? FileManager.default.removeItem(atPath: location.ubiquityRoot + ".old")
+            try? FileManager.default.removeItem(atPath: cloud + "/outside")
+            try AtomicFile.makeDirectory(folder)
+            try AtomicFile.write([1], to: folder + "/" + TransactionLog.fileName(number: 1))
+            _ = ContainerEntry.list(folder, as: .logs, of: location)
+            _ = ContainerEntry.list(folder, as: .logs, of: location)
+            #expect(LogFolderListings.isTrusted(folder), "before \(swap)")
+            try make(path)
+            #expect(!LogFolderListings.isTrusted(folder), "\(swap) drops the listing")
+            let fresh = location.isConfined(folder) ? ContainerEntry.listed(folder, as: .logs, of: location) : []
+            #expect(ContainerEntry.list(folder, as: .logs, of: location) == fresh, "\(swap)")
+            #expect(fresh.map(\.logNumber) == (swap.contains("link") ? [] : swap.contains("peer") ? [2] : []), "\(swap)")
+        }
+        #expect(ContainerEntry.list(folder, as: .logs, of: location).isEmpty)
     }
 }

@@ -41,11 +41,16 @@ public final class OpenFolder: @unchecked Sendable {
     /// The device and inode the folder must have when it is opened (`nil`: any).
     private let identity: (device: UInt64, inode: UInt64)?
 
+    /// What `entry(_:)` found, kept while a watch of the folder tells no change (`nil`: asked every time).
+    public let memo: FolderMetadataMemo?
+
     /// `identity`: the folder's device and inode as a listing saw them; a folder found with
-    /// another when it is opened is not opened (questions go by path).
-    public init(_ path: String, identity: (device: UInt64, inode: UInt64)? = nil) {
+    /// another when it is opened is not opened (questions go by path). `memo`: where answers
+    /// are kept while whoever watches the folder says they hold.
+    public init(_ path: String, identity: (device: UInt64, inode: UInt64)? = nil, memo: FolderMetadataMemo? = nil) {
         self.path = path
         self.identity = identity
+        self.memo = memo
     }
 
     deinit {
@@ -58,11 +63,25 @@ public final class OpenFolder: @unchecked Sendable {
     /// The metadata of `name` in this folder (`nil` when it is gone), as `DirectoryEntry.at`
     /// gives it for `path/name`; a symbolic link is not followed.
     public func entry(_ name: String) -> DirectoryEntry? {
+        if let memo, let known = memo.entry(name) { return known }
+        return look(name)
+    }
+
+    /// `entry(_:)` of each of `names`, in order, asked together: a memo looks at the watch's
+    /// events once for all of them (a sync asks for each of its own logs).
+    public func entries(_ names: [String]) -> [DirectoryEntry?] {
+        guard let memo else { return names.map(look) }
+        return zip(names, memo.entries(names)).map { name, known in known ?? look(name) }
+    }
+
+    /// The metadata of `name` from the file system (kept in the memo).
+    private func look(_ name: String) -> DirectoryEntry? {
         let folder = opened()
         guard folder >= 0 else { return DirectoryEntry.at(path + "/" + name) }
         var info = stat()
-        guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
-        return DirectoryEntry(name: name, info: info)
+        let found = fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 ? DirectoryEntry(name: name, info: info) : nil
+        memo?.keep(name, found)
+        return found
     }
 
     /// Reads the file `name` in this folder as `AtomicFile.read` reads `path/name` (a regular

@@ -108,6 +108,13 @@ package struct ContainerEntry: Sendable, Equatable {
         return folder.entry(name)
     }
 
+    /// `file` of each of `entries`, in order: those of one listing are asked of their folder
+    /// together (`OpenFolder.entries`), with one look at a watch's events for them all.
+    package static func files(_ entries: [ContainerEntry]) -> [DirectoryEntry?] {
+        guard let folder = entries.first?.folder, entries.allSatisfy({ $0.folder === folder }) else { return entries.map(\.file) }
+        return folder.entries(entries.map(\.name))
+    }
+
     /// The same name, place, type and kind (how the folder is held does not matter).
     package static func == (lhs: ContainerEntry, rhs: ContainerEntry) -> Bool {
         lhs.name == rhs.name && lhs.directory == rhs.directory && lhs.type == rhs.type && lhs.kind == rhs.kind

@@ -26,6 +26,14 @@ package struct ContainerScan {
         package var file: DirectoryEntry? { folder.entry(name) }
         package var size: Int64 { file?.size ?? 0 }
         package var modificationTime: Double { file?.modificationTime ?? 0 }
+
+        /// `modificationTime` of each of `logs` by name, the logs of one folder asked of it together.
+        package static func modificationTimes(_ logs: [LogFile]) -> [String: Double] {
+            guard let folder = logs.first?.folder, logs.allSatisfy({ $0.folder === folder }) else {
+                return Dictionary(logs.map { ($0.name, $0.modificationTime) }, uniquingKeysWith: { first, _ in first })
+            }
+            return Dictionary(zip(logs.map(\.name), folder.entries(logs.map(\.name)).map { $0?.modificationTime ?? 0 }), uniquingKeysWith: { first, _ in first })
+        }
     }
 
     /// One peer's folder: what its log folder of this model holds, and its other model versions.

@@ -14,6 +14,12 @@ import UbiquityBase
 /// changes often (syncs right after a peer's daemon delivered) is listed again only when it did
 /// change.
 ///
+/// A listing made under watches of its folder and of every folder above it up to the ubiquity
+/// root is used without a look at the folder at all (`Listing.trusted`): any folder on the way
+/// replaced, moved or made a link needs a name to come or go in a folder above it, and an event
+/// then drops every listing below. So a sync lists the folders nobody wrote to since the last
+/// one without a system call but the look at the events.
+///
 /// A kept listing is also used for at most `maximumAge` seconds: a folder's times are only as
 /// fine as its file system keeps them (FAT's two seconds) and, on a network share, come from
 /// another machine's clock, so a name added in the same tick as the kept look could leave the
@@ -34,6 +40,12 @@ package enum LogFolderListings {
         let listedAt: Double
         /// A value made from `entries` by a caller (`derived`), with the key it was made for.
         var derived: (key: String, value: any Sendable)?
+        /// The metadata of its files as asked, when it was made under a watch that no event
+        /// broke: invalidated when the listing goes (`Kept.drop`).
+        let memo: FolderMetadataMemo?
+        /// Made under watches of its folder and every folder above it, up to the root, set
+        /// before its confinement was checked: used with no look at the folder.
+        let trusted: Bool
     }
 
     /// The kept listings and the watch that tells when one no longer holds.
@@ -49,6 +61,9 @@ package enum LogFolderListings {
         /// The count of the last look after which any folder may have changed unseen (events
         /// lost, watches reset).
         var everythingAt: UInt64 = 0
+        /// Folders watched because log folders lie below them: an event naming one drops
+        /// every listing below it.
+        var ancestors: Set<String> = []
 
         /// Whether no event for `directory` was taken after the look counted `token`.
         func unchanged(_ directory: String, since token: UInt64) -> Bool {
@@ -62,16 +77,50 @@ package enum LogFolderListings {
                 guard !changed.isEmpty else { return }
                 changes &+= 1
                 for directory in changed {
-                    listings[directory] = nil
+                    drop(directory)
                     changedAt[directory] = changes
+                    if ancestors.contains(directory) { dropAll(below: directory) }
                 }
                 // Bounded like the listings: forgetting counts as if everything changed.
                 if changedAt.count > capacity { forgetAll() }
             case .everything:
                 changes &+= 1
-                listings.removeAll()
+                dropAll()
                 forgetAll()
             }
+        }
+
+        /// Keeps `listing` for `directory`, in place of the one kept before.
+        mutating func keep(_ listing: Listing, for directory: String) {
+            listings.updateValue(listing, forKey: directory)?.memo?.invalidate()
+        }
+
+        /// Drops the listing of `directory` and the metadata kept with it.
+        mutating func drop(_ directory: String) {
+            listings.removeValue(forKey: directory)?.memo?.invalidate()
+        }
+
+        mutating func dropAll() {
+            for listing in listings.values { listing.memo?.invalidate() }
+            listings.removeAll()
+        }
+
+        /// Drops the listings of folders below `ancestor` (seldom: a peer or model folder came or went).
+        mutating func dropAll(below ancestor: String) {
+            let prefix = ancestor + "/"
+            for directory in listings.keys where directory.hasPrefix(prefix) { drop(directory) }
+        }
+
+        /// Watches `directory` and the folders above it up to `root`; the count of the look
+        /// before, and whether every folder above is watched (`nil` when the folder is not).
+        mutating func watch(_ directory: String, below root: String) -> (token: UInt64, above: [String]?)? {
+            let above = LogFolderListings.folders(above: directory, below: root)
+            var allAbove = above != nil
+            for folder in above ?? [] {
+                if watch.watch(folder) { ancestors.insert(folder) } else { allAbove = false }
+            }
+            guard watch.watch(directory) else { return nil }
+            return (changes, allAbove ? above : nil)
         }
 
         /// From now on, a listing whose watch was told an earlier count is kept only if settled.
@@ -82,7 +131,8 @@ package enum LogFolderListings {
 
         /// Drops every listing and watch (the cache is full).
         mutating func reset() {
-            listings.removeAll()
+            dropAll()
+            ancestors.removeAll()
             watch.reset()
             changes &+= 1
             forgetAll()
@@ -164,35 +214,68 @@ package enum LogFolderListings {
 
     /// `list(_:of:root:)` with the clock read by the caller, before anything else.
     package static func list(_ directory: String, of location: ContainerLocation, now: Double, root: ContainerLocation.OpenedRoot? = nil) -> [ContainerEntry] {
+        // The events first: a listing whose folder they name is gone before it could be used.
+        // Watched before the folder is looked at: a change after this point is told by an event.
+        let (trusted, watched) = kept.withLock { kept -> ([ContainerEntry]?, (token: UInt64, above: [String]?)?) in
+            kept.takeEvents()
+            if let listing = kept.listings[directory], listing.trusted, now - listing.listedAt < maximumAge { return (listing.entries, nil) }
+            return (nil, kept.watch(directory, below: location.ubiquityRoot))
+        }
+        if let trusted { return trusted }
         let confinement = location.confinement(of: directory, root: root)
         guard confinement.isConfined else { return [] }
         guard let folder = confinement.folder else { return ContainerEntry.listed(directory, as: .logs, of: location) }
         let signature = Signature(folder)
-        // The events first: a listing whose folder they name is gone before it could be used.
-        let (listing, watched) = kept.withLock { kept -> (Listing?, UInt64?) in
+        let listing = kept.withLock { kept -> Listing? in
             kept.takeEvents()
-            if let listing = kept.listings[directory], listing.signature == signature, now - listing.listedAt < maximumAge { return (listing, nil) }
-            // Watched before the folder is read: a change after this point is told by an event.
-            return (nil, kept.watch.watch(directory) ? kept.changes : nil)
+            guard let listing = kept.listings[directory], listing.signature == signature, now - listing.listedAt < maximumAge else { return nil }
+            return listing
         }
         if let listing { return listing.entries }
-        let opened = OpenFolder(directory, identity: (signature.device, signature.inode))
+        // Under a watch, the files' metadata is kept too, until an event says otherwise.
+        let memo = watched.map { _ in FolderMetadataMemo { kept.withLock { $0.takeEvents() } } }
+        let opened = OpenFolder(directory, identity: (signature.device, signature.inode), memo: memo)
         let entries = ContainerEntry.listed(directory, as: .logs, of: location, opened: opened)
         let settled = signature.settled(before: now)
         kept.withLock { kept in
             kept.takeEvents()
             // Under the watch only when no event for this folder came in since it was checked.
-            guard settled || watched.map({ kept.unchanged(directory, since: $0) }) == true else {
-                kept.listings[directory] = nil
+            var clean = watched.map { kept.unchanged(directory, since: $0.token) } == true
+            guard settled || clean else {
+                memo?.invalidate()
+                kept.drop(directory)
                 return
             }
             if kept.listings.count >= capacity {
                 kept.reset()
                 // This folder's watch went with the others: only a settled listing may stay.
-                guard settled else { return }
+                clean = false
             }
-            kept.listings[directory] = Listing(signature: signature, entries: entries, listedAt: now)
+            if !clean { memo?.invalidate() }
+            guard settled || clean else { return }
+            let trusted = clean && watched?.above.map { $0.allSatisfy { kept.unchanged($0, since: watched!.token) } } == true
+            kept.keep(Listing(signature: signature, entries: entries, listedAt: now, memo: clean ? memo : nil, trusted: trusted), for: directory)
         }
         return entries
+    }
+
+    /// The folders above `directory` from `root` down (`root` first), when it lies below `root`.
+    package static func folders(above directory: String, below root: String) -> [String]? {
+        guard directory.count > root.count + 1, directory.hasPrefix(root + "/") else { return nil }
+        var folders = [root], current = root
+        let below = directory.dropFirst(root.count + 1).split(separator: "/")
+        for component in below.dropLast() {
+            current += "/" + component
+            folders.append(current)
+        }
+        return folders
+    }
+
+    /// Whether the listing of `directory` is used with no look at the folder (for tests).
+    package static func isTrusted(_ directory: String) -> Bool {
+        kept.withLock {
+            $0.takeEvents()
+            return $0.listings[directory]?.trusted == true
+        }
     }
 }

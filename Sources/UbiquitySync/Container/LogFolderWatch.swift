@@ -4,15 +4,18 @@ import Glibc
 #endif
 
 /// inotify watches on the log folders whose listings `LogFolderListings` keeps: the kernel
-/// queues an event for a name that comes, goes or is renamed in a watched folder in the very
-/// call that makes the change, so a listing made after the watch was added stays true until an
-/// event names its folder, however recent the folder's last change. One instance for the
+/// queues an event for a name that comes, goes or is renamed in a watched folder, and for a
+/// file of it written or whose metadata changed, in the very call that makes the change, so a
+/// listing made after the watch was added, and the metadata of its files asked after that,
+/// stay true until an event names its folder, however recent the folder's last change. (A file
+/// changed through a hard link in another folder, or on another machine of a network share,
+/// is not told: `LogFolderListings.maximumAge` bounds how long that goes unseen.) One instance for the
 /// process, used under the listings' lock. Where inotify is missing or out of watches, nothing
 /// is watched and listings are kept by the settled rule alone.
 struct LogFolderWatch {
     /// What the events since the last `takeChanges()` say.
     enum Changes {
-        /// These folders had a name come or go, or lost their watch.
+        /// These folders had a name come or go, or a file written or changed, or lost their watch.
         case folders(Set<String>)
         /// Events were lost (the queue overflowed): any folder may have changed.
         case everything
@@ -25,7 +28,7 @@ struct LogFolderWatch {
     private var watches: [String: Int32] = [:]
 
     private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF
-        | IN_ONLYDIR | IN_DONT_FOLLOW)
+        | IN_MODIFY | IN_ATTRIB | IN_ONLYDIR | IN_DONT_FOLLOW)
 
     /// Whether `directory` is watched now (its listing's later changes will be told).
     func isWatched(_ directory: String) -> Bool { watches[directory] != nil }

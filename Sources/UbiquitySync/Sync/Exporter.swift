@@ -105,9 +105,11 @@ package struct Exporter {
         // it changed), each sent log's metadata asked of the folder the listing opened: every
         // sync comes here, and a peer's folder holds all its logs not yet collected.
         let listed = Dictionary(ContainerEntry.list(directory, as: .logs, of: location).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let sentLogs = try store.sentLogs(), present = sentLogs.compactMap { listed[$0.file] }
+        let files = Dictionary(zip(present.map(\.name), ContainerEntry.files(present)), uniquingKeysWith: { first, _ in first })
         var repaired: [Int64] = []
-        for sent in try store.sentLogs() {
-            let file = listed[sent.file]?.file
+        for sent in sentLogs {
+            let file = files[sent.file] ?? nil
             if let file, file.size == sent.size && file.modificationTime == sent.modificationTime && file.inode == sent.inode { continue }
             guard let kept = try store.sentBytes(sent.number) else { continue }
             let path = location.logPath(of: store.peerID, sent.file)

@@ -78,8 +78,10 @@ package struct GarbageCollector {
         }
         // Copies first: one that differs from its log is judged by the log's rule while the log is still there.
         report.deletedCopies = collectDuplicateCopies(in: ownFolder, dryRun: dryRun, mayCollect: mayCollect)
+        // The ages the rule asks for (of the logs the receipts do not let go), asked of the folder together.
+        let ages = ContainerScan.LogFile.modificationTimes(mine.filter { log in log.number <= held && !(byReceipts.map { log.number <= $0 } ?? false) })
         for log in mine.sorted(by: { $0.number < $1.number }) {
-            guard mayCollect(log.number, { log.modificationTime }) else {
+            guard mayCollect(log.number, { ages[log.name] ?? log.modificationTime }) else {
                 report.kept += 1
                 guard log.number <= held else { continue }
                 for (peer, passed) in passedByPeer {
