@@ -60,5 +60,5 @@ extension PersistentStore {
     public func conflict(_ id: Int64) throws -> ConflictRecord? { try locked { try conflictHistory.conflict(id) } }
 
     /// The largest conflict ID recorded so far (0: none).
-    package func lastConflictID() throws -> Int64 { try locked { try conflictHistory.lastID() } }
+    package func lastConflictID() throws -> Int64 { try locked { try database.unchangedRead("lastConflictID") { try conflictHistory.lastID() } } }
 }

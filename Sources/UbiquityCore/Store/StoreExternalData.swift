@@ -100,7 +100,8 @@ extension PersistentStore {
 
     /// Records what the last import waited for (`ExternalDataWait.line`), replacing the last record.
     package func recordExternalDataWaits(_ lines: [String]) throws {
-        try locked { try setMeta(.externalDataWaits, lines.joined(separator: "\n")) }
+        // Every sync records it, and it seldom changes: an unchanged record is not written again.
+        try locked { try metadata.update(.externalDataWaits, lines.joined(separator: "\n")) }
     }
 
     /// What the last import waited for: logs whose external data had not arrived or was damaged.

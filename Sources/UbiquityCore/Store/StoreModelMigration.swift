@@ -104,7 +104,7 @@ extension PersistentStore {
 
     /// Saves of earlier model versions not yet written into their folders.
     package func previousVersionOutbox() throws -> [(model: String, entry: OutboxEntry)] {
-        try locked { try outbox.previousVersions() }
+        try locked { try database.unchangedRead("previousVersionOutbox") { try outbox.previousVersions() } }
     }
 
     /// An earlier version's save is in its folder.

@@ -30,14 +30,32 @@ public struct QuarantineRecord: Sendable, Equatable {
 // a file a file-sync tool wrote unreadable and then fixed) changes its change time, so it is
 // tried again. `QuarantineTable` holds the SQL.
 extension PersistentStore {
-    public func quarantined() throws -> [QuarantineRecord] { try locked { try quarantine.all() } }
+    public func quarantined() throws -> [QuarantineRecord] { try locked { try quarantineRecords().all } }
 
     /// The signature of every file whose quarantine holds now unless it changed, by path: a
     /// scan of many files asks once.
-    package func quarantineSignatures() throws -> [String: String] { try locked { try quarantine.signatures(now: now) } }
+    package func quarantineSignatures() throws -> [String: String] {
+        try locked {
+            let now = self.now
+            var signatures: [String: String] = [:]
+            for record in try quarantineRecords().all where record.retryAfter.map({ $0 > now }) ?? true {
+                if let signature = record.signature { signatures[record.path] = signature }
+            }
+            return signatures
+        }
+    }
 
     /// The record of `path`, if it was set aside (its file may have changed since).
-    package func quarantineRecord(path: String) throws -> QuarantineRecord? { try locked { try quarantine.record(path: path) } }
+    package func quarantineRecord(path: String) throws -> QuarantineRecord? { try locked { try quarantineRecords().byPath[path] } }
+
+    /// Every record, by path too, read again only after the store changed: every sync asks
+    /// (the scan, the catalog, each log it imports), and the table is mostly empty.
+    private func quarantineRecords() throws -> (all: [QuarantineRecord], byPath: [String: QuarantineRecord]) {
+        try database.unchangedRead("quarantine") {
+            let all = try quarantine.all()
+            return (all, Dictionary(all.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first }))
+        }
+    }
 
     /// Whether `file` at `path` was set aside and the quarantine still holds (see `QuarantineRecord.holds`).
     package func isQuarantined(path: String, file: DirectoryEntry) throws -> Bool {

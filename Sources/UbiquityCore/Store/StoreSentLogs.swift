@@ -2,7 +2,7 @@ import UbiquityBase
 
 // The sent logs (`SentLogTable`) through the store's lock.
 extension PersistentStore {
-    package func sentLogs() throws -> [SentLog] { try locked { try sentLogTable.all() } }
+    package func sentLogs() throws -> [SentLog] { try locked { try database.unchangedRead("sentLogs") { try sentLogTable.all() } } }
 
     /// The bytes kept of sent log `number`.
     package func sentBytes(_ number: Int64) throws -> [UInt8]? { try locked { try sentLogTable.bytes(number) } }

@@ -201,7 +201,7 @@ extension PersistentStore {
     // MARK: Outbox
 
     /// Local transactions not yet written into the container, oldest first.
-    public func pendingOutbox() throws -> [OutboxEntry] { try locked { try outbox.pending() } }
+    public func pendingOutbox() throws -> [OutboxEntry] { try locked { try database.unchangedRead("pendingOutbox") { try outbox.pending() } } }
 
     /// Moves an outbox entry to the sent logs once its file is in the container, keeping a
     /// copy and the file's signature then (`file`; `nil`: keep no copy).

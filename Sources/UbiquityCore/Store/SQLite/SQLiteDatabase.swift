@@ -22,6 +22,34 @@ public final class SQLiteDatabase {
     private(set) var lingeringReads: UInt64 = 0
     /// Set by `checkpointInBackground`.
     private(set) var checkpointer: WALCheckpointer?
+    /// Values `MetadataTable` read from `main.Z_META` outside a transaction, by key, with the
+    /// connection's count of changed rows then: a sync asks the content epoch a few times,
+    /// and each read outside a transaction took and dropped SQLite's file locks.
+    var metadataCache: [String: (changes: Int64, value: String?)] = [:]
+
+    /// Rows this connection has changed since it opened, rolled back or not: only this
+    /// connection writes a store's file, so a value read at one count is current while the
+    /// count stays.
+    var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
+    /// Whether a transaction begun by `transaction` is open (its changes may still be rolled back).
+    var isInTransaction: Bool { transactionDepth > 0 }
+
+    /// Results of reads a sync makes every time (the sent logs, the outbox), by a key naming
+    /// the read, with `totalChanges` when they were read.
+    private var unchangedReads: [String: (changes: Int64, value: any Sendable)] = [:]
+
+    /// What `read` gives, from the last time `key` was read when this connection changed no
+    /// row since; read afresh inside a transaction (which could still roll back). `read` must
+    /// depend on nothing but the database.
+    func unchangedRead<T: Sendable>(_ key: String, _ read: () throws -> T) throws -> T {
+        guard !isInTransaction else { return try read() }
+        let changes = totalChanges
+        if let known = unchangedReads[key], known.changes == changes, let value = known.value as? T { return value }
+        let value = try read()
+        unchangedReads[key] = (changes, value)
+        return value
+    }
 
     /// Opens (creating if needed) the database at `path`, in WAL mode with a busy timeout.
     public init(path: String, readOnly: Bool = false) throws(SQLiteError) {

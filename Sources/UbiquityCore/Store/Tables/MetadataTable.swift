@@ -30,16 +30,27 @@ struct MetadataTable {
     var schema = "main"
 
     func value(_ key: StoreMetadataKey) throws -> String? {
+        // The store's own table, outside a transaction that could still roll back: what was
+        // read there stays current until this connection changes a row (`totalChanges`).
+        let cached = schema == "main" && !database.isInTransaction
+        if cached, let known = database.metadataCache[key.rawValue], known.changes == database.totalChanges { return known.value }
         let statement = try database.statement("SELECT value FROM \(schema).Z_META WHERE key = ?")
         // Reset at once: a statement left on its row keeps a read lock, and an attached
         // baseline could not be detached.
         defer { statement.reset() }
         try statement.bind(key.rawValue, at: 1)
-        return try statement.step() ? statement.string(0) : nil
+        let value = try statement.step() ? statement.string(0) : nil
+        if cached { database.metadataCache[key.rawValue] = (database.totalChanges, value) }
+        return value
     }
 
     func set(_ key: StoreMetadataKey, _ value: String) throws {
         try database.run("INSERT OR REPLACE INTO \(schema).Z_META (key, value) VALUES (?, ?)", [.text(key.rawValue), .text(value)])
+    }
+
+    /// `set`, unless the key already holds `value` (no write, no transaction).
+    func update(_ key: StoreMetadataKey, _ value: String) throws {
+        if try self.value(key) != value { try set(key, value) }
     }
 
     func remove(_ key: StoreMetadataKey) throws {

@@ -12,19 +12,6 @@ struct QuarantineTable {
         try database.statement("SELECT \(Self.columns) FROM Z_QUARANTINE ORDER BY path").rows(Self.record)
     }
 
-    /// The signature of every file whose quarantine holds at `now` unless it changed, by path.
-    func signatures(now: Double) throws -> [String: String] {
-        var signatures: [String: String] = [:]
-        let statement = try database.statement("SELECT path, signature FROM Z_QUARANTINE WHERE signature IS NOT NULL AND (retryAfter IS NULL OR retryAfter > ?)")
-        try statement.bind(.real(now), at: 1)
-        while try statement.step() { signatures[statement.string(0) ?? ""] = statement.string(1) }
-        return signatures
-    }
-
-    func record(path: String) throws -> QuarantineRecord? {
-        try database.statement("SELECT \(Self.columns) FROM Z_QUARANTINE WHERE path = ?").bind([.text(path)]).rows(Self.record).first
-    }
-
     /// Sets `file` at `path` aside for `reason` at `now`, until it changes (or until `retryAfter`).
     func add(path: String, file: DirectoryEntry, reason: String, now: Double, retryAfter: Double?) throws {
         try database.run("INSERT OR REPLACE INTO Z_QUARANTINE (path, size, mtime, signature, reason, recorded, retryAfter) VALUES (?, ?, ?, ?, ?, ?, ?)",

@@ -2,7 +2,7 @@ import UbiquityBase
 
 /// A log of this peer's already written into the container: its file name and the file's
 /// signature when it was written.
-package struct SentLog {
+package struct SentLog: Sendable {
     package let number: Int64
     package let file: String
     package let size: Int64
