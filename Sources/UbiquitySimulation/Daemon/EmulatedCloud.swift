@@ -32,8 +32,9 @@ public final class EmulatedCloud {
         changes.removeAll()
     }
 
-    /// A daemon wrote or removed the file at `relative` (`<account>/…`).
-    func didChange(_ relative: String) {
+    /// A daemon wrote or removed the file at `relative` (`<account>/…`); `signature`: the
+    /// file's as the daemon just looked at it, when it did.
+    func didChange(_ relative: String, signature: FileTree.Signature?? = nil) {
         generation += 1
         changes.append((generation, relative))
         if changes.count > Self.changesKept {
@@ -45,7 +46,7 @@ public final class EmulatedCloud {
         // Taken out of the dictionary while changed, so the listing is not copied; a stale one stays out.
         for account in Array(trees.keys) {
             guard var cached = trees.removeValue(forKey: account), cached.generation == generation - 1 else { continue }
-            if account == token, !cached.tree.refresh(relative, in: path) { continue }
+            if account == token, !cached.tree.refresh(relative, in: path, signature: signature) { continue }
             cached.generation = generation
             trees[account] = cached
         }

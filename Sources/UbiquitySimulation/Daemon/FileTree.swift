@@ -74,16 +74,22 @@ struct FileTree {
     }
 
     /// Brings the entry of one file up to date after it was written or removed, as `list` would
-    /// find it now. Returns `false` (and changes nothing) for a path `list` would not take at
-    /// its word — under a `.nosync` name — so the caller lists again instead.
-    mutating func refresh(_ path: String, in root: String) -> Bool {
+    /// find it now (`signature`: the file's, when the caller just looked). Returns `false` (and
+    /// changes nothing) for a path `list` would not take at its word — under a `.nosync` name —
+    /// so the caller lists again instead.
+    mutating func refresh(_ path: String, in root: String, signature: Signature?? = nil) -> Bool {
         guard let slash = path.lastIndex(of: "/"), !path.split(separator: "/").contains(where: { $0.hasSuffix(".nosync") }) else { return false }
         let folder = String(path[..<slash])
         let old = files[path]
-        files[path] = Self.signature(root + "/" + path)
+        files[path] = signature ?? Self.signature(root + "/" + path)
         guard old != nil || files[path] != nil,
-              TransactionLog.transactionNumber(inFileName: String(path[path.index(after: slash)...])) != nil else { return true }
-        // Another file of the folder may carry the same transaction number: count them again.
+              let number = TransactionLog.transactionNumber(inFileName: String(path[path.index(after: slash)...])) else { return true }
+        // A regular file with the number is there: the folder holds it, whatever else does.
+        if files[path] != nil {
+            logNumbers[folder, default: []].insert(number)
+            return true
+        }
+        // Gone: another file of the folder may carry the same transaction number: count them again.
         let numbers = Set(DirectoryEntry.names(root + "/" + folder, regularFilesOnly: true)
             .filter { !$0.hasSuffix(".nosync") }.compactMap { TransactionLog.transactionNumber(inFileName: $0) })
         logNumbers[folder] = numbers.isEmpty ? nil : numbers

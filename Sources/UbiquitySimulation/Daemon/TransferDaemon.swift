@@ -329,8 +329,11 @@ public final class TransferDaemon {
         touched.insert(transfer.path)
         if transfer.kind == .duplicate { return deliverDuplicate(transfer, now: now) }
         // The situation may have changed since the transfer was queued: do what it needs now.
+        // Both sides as looked at now (not for a transfer that finishes what it started).
+        var seen: (mirror: FileTree.Signature?, cloud: FileTree.Signature?)?
         if !transfer.partial {
-            guard let kind = action(for: transfer.path, mirror: FileTree.signature(local), cloud: FileTree.signature(remote)) else {
+            seen = (FileTree.signature(local), FileTree.signature(remote))
+            guard let kind = action(for: transfer.path, mirror: seen!.mirror, cloud: seen!.cloud) else {
                 queue[transfer.path] = nil
                 return 0
             }
@@ -384,11 +387,14 @@ public final class TransferDaemon {
                 retry(transfer, now: now, "truncated after \(cut) of \(bytes.count) bytes; the rest follows")
                 return toCloud ? 0 : 1
             }
-            guard write(bytes, to: toCloud ? remote : local, like: toCloud ? local : remote) else { retry(transfer, now: now, "could not write"); return 0 }
-            known[transfer.path] = (FileTree.signature(local), FileTree.signature(remote))
+            // The source as looked at before it was read (a change after that is seen by the next scan).
+            let source = seen.map { toCloud ? $0.mirror : $0.cloud } ?? FileTree.signature(toCloud ? local : remote)
+            guard write(bytes, to: toCloud ? remote : local, modified: source?.modified) else { retry(transfer, now: now, "could not write"); return 0 }
+            let written = FileTree.signature(toCloud ? remote : local)
+            known[transfer.path] = toCloud ? (source, written) : (written, source)
             queue[transfer.path] = nil
             if toCloud {
-                cloud.didChange(transfer.path)
+                cloud.didChange(transfer.path, signature: .some(written))
                 quotaRefused = false
                 statistics.uploads += 1
                 statistics.bytesUp += Int64(bytes.count)
@@ -522,7 +528,11 @@ public final class TransferDaemon {
     /// Writes atomically, keeping the modification time of `source` as file-sync tools do;
     /// makes the file's folder only when the write finds it missing (most are there).
     private func write(_ bytes: [UInt8], to path: String, like source: String?) -> Bool {
-        let modified = source.flatMap(FileTree.signature)?.modified
+        write(bytes, to: path, modified: source.flatMap(FileTree.signature)?.modified)
+    }
+
+    /// `modified`: the modification time to give the file (the source's), `nil` for now.
+    private func write(_ bytes: [UInt8], to path: String, modified: Double?) -> Bool {
         if (try? AtomicFile.write(bytes, to: path, modificationTime: modified)) != nil { return true }
         do {
             try AtomicFile.makeDirectory(Self.folder(of: path))

@@ -27,12 +27,21 @@ package struct ContainerScan {
         package var size: Int64 { file?.size ?? 0 }
         package var modificationTime: Double { file?.modificationTime ?? 0 }
 
-        /// `modificationTime` of each of `logs` by name, the logs of one folder asked of it together.
-        package static func modificationTimes(_ logs: [LogFile]) -> [String: Double] {
-            guard let folder = logs.first?.folder, logs.allSatisfy({ $0.folder === folder }) else {
-                return Dictionary(logs.map { ($0.name, $0.modificationTime) }, uniquingKeysWith: { first, _ in first })
+        /// `file` of each of `logs`, in order, the logs of each folder asked of it together
+        /// (`OpenFolder.entries`: one look at a watch's events for them all).
+        package static func files(_ logs: [LogFile]) -> [DirectoryEntry?] {
+            var files = [DirectoryEntry?](repeating: nil, count: logs.count)
+            var byFolder: [ObjectIdentifier: (folder: OpenFolder, indices: [Int])] = [:]
+            for (index, log) in logs.enumerated() { byFolder[ObjectIdentifier(log.folder), default: (log.folder, [])].indices.append(index) }
+            for (folder, indices) in byFolder.values {
+                for (index, file) in zip(indices, folder.entries(indices.map { logs[$0].name })) { files[index] = file }
             }
-            return Dictionary(zip(logs.map(\.name), folder.entries(logs.map(\.name)).map { $0?.modificationTime ?? 0 }), uniquingKeysWith: { first, _ in first })
+            return files
+        }
+
+        /// `modificationTime` of each of `logs`, by path.
+        package static func modificationTimes(_ logs: [LogFile]) -> [String: Double] {
+            Dictionary(zip(logs.map(\.path), files(logs).map { $0?.modificationTime ?? 0 }), uniquingKeysWith: { first, _ in first })
         }
     }
 

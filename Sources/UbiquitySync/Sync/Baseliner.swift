@@ -117,7 +117,8 @@ package struct Baseliner {
             return skipped("the baselines already hold everything this peer knows")
         }
         let since = knowledge.entries.reduce(Int64(0)) { $0 + max(0, $1.value - view[$1.key]) }
-        lazy var bytes = scan.logs(above: { view[$0] }).reduce(Int64(0)) { $0 + $1.size } // one `lstat` a log: asked last
+        // One look at each log's file (each folder's asked together): asked last.
+        lazy var bytes = ContainerScan.LogFile.files(scan.logs(above: { view[$0] })).reduce(Int64(0)) { $0 + ($1?.size ?? 0) }
         lazy var storeSize = store.databaseSize
         let reason: String
         if force {

@@ -11,6 +11,9 @@ import UbiquityCore
 ///   over `DirectoryEntry.settlingTime` in the past: any later write changes it) is the one it
 ///   was decoded under, and so are the model and the content's sealing (plain: a sealed file
 ///   opens only with the key this device holds at the time, so none is kept);
+/// - or its folder's watch has told no change since before the file was read (the listing's
+///   `FolderMetadataMemo`, the one it was kept with, is still current): a log that arrived
+///   a moment ago, not settled yet, is not read again at every sync either;
 /// - or, for a file changed lately, its bytes, read again, are the ones it was decoded from.
 /// Logs leave when they apply; everything goes past `capacity` (the cache only saves work).
 package final class DecodedLogCache: @unchecked Sendable {
@@ -28,6 +31,8 @@ package final class DecodedLogCache: @unchecked Sendable {
         let signature: String?
         let bytes: [UInt8]
         let log: TransactionLog
+        /// The memo of the watch on the file's folder, made before the read and current after it.
+        var watched: FolderMetadataMemo?
     }
 
     private let lock = NSLock()
@@ -36,22 +41,25 @@ package final class DecodedLogCache: @unchecked Sendable {
 
     /// The log decoded before from the file at `path`, unchanged since (`signature`: its
     /// settled signature when the import asked for the file), under `model`.
-    package func log(at path: String, model: ObjectModel, signature: String?) -> (log: TransactionLog, bytes: [UInt8])? {
-        guard let signature else { return nil }
-        return lock.withLock {
-            guard let kept = entries[path], kept.signature == signature, kept.model == Self.identity(of: model) else { return nil }
-            return (kept.log, kept.bytes)
-        }
+    /// `watched`: the memo of the listing the file was found in; a log kept under that very
+    /// memo, while it is current, needs no signature.
+    package func log(at path: String, model: ObjectModel, signature: String?, watched: FolderMetadataMemo? = nil) -> (log: TransactionLog, bytes: [UInt8])? {
+        guard let kept = lock.withLock({ entries[path] }), kept.model == Self.identity(of: model) else { return nil }
+        if let signature, kept.signature == signature { return (kept.log, kept.bytes) }
+        if let watched, kept.watched === watched, watched.isCurrent() { return (kept.log, kept.bytes) }
+        return nil
     }
 
     /// The log decoded before from exactly `bytes` (read now from `path`) under `model`. A file
     /// whose settled signature was `signature` before it was read is from then on known by it:
     /// a log that arrived just before it was first decoded is not read a third time.
-    package func log(at path: String, model: ObjectModel, bytes: [UInt8], signature: String?) -> TransactionLog? {
-        lock.withLock {
+    /// So is one whose folder's memo `watched` is current after the read.
+    package func log(at path: String, model: ObjectModel, bytes: [UInt8], signature: String?, watched: FolderMetadataMemo? = nil) -> TransactionLog? {
+        let current = watched.flatMap { $0.isCurrent() ? $0 : nil }
+        return lock.withLock {
             guard let kept = entries[path], kept.model == Self.identity(of: model), kept.bytes == bytes else { return nil }
-            if let signature, kept.signature != signature {
-                entries[path] = Kept(model: kept.model, signature: signature, bytes: kept.bytes, log: kept.log)
+            if (signature != nil && kept.signature != signature) || (current != nil && kept.watched !== current) {
+                entries[path] = Kept(model: kept.model, signature: signature ?? kept.signature, bytes: kept.bytes, log: kept.log, watched: current ?? kept.watched)
             }
             return kept.log
         }
@@ -59,15 +67,18 @@ package final class DecodedLogCache: @unchecked Sendable {
 
     /// Keeps `log`, decoded under `model` from `bytes`, the plain contents of the file at
     /// `path` whose settled signature was `signature` when it was read (`nil`: changed lately).
-    package func keep(_ log: TransactionLog, from bytes: [UInt8], at path: String, signature: String?, model: ObjectModel) {
+    /// `watched`: the memo of the watch on the file's folder, made before the read (kept only if still current).
+    package func keep(_ log: TransactionLog, from bytes: [UInt8], at path: String, signature: String?, model: ObjectModel,
+                      watched: FolderMetadataMemo? = nil) {
         guard bytes.count <= Self.largestLog else { return }
+        let current = watched.flatMap { $0.isCurrent() ? $0 : nil }
         lock.withLock {
             if let old = entries[path] { keptBytes -= old.bytes.count }
             if keptBytes + bytes.count > Self.capacity {
                 entries.removeAll()
                 keptBytes = 0
             }
-            entries[path] = Kept(model: Self.identity(of: model), signature: signature, bytes: bytes, log: log)
+            entries[path] = Kept(model: Self.identity(of: model), signature: signature, bytes: bytes, log: log, watched: current)
             keptBytes += bytes.count
         }
     }

@@ -81,7 +81,7 @@ package struct GarbageCollector {
         // The ages the rule asks for (of the logs the receipts do not let go), asked of the folder together.
         let ages = ContainerScan.LogFile.modificationTimes(mine.filter { log in log.number <= held && !(byReceipts.map { log.number <= $0 } ?? false) })
         for log in mine.sorted(by: { $0.number < $1.number }) {
-            guard mayCollect(log.number, { ages[log.name] ?? log.modificationTime }) else {
+            guard mayCollect(log.number, { ages[log.path] ?? log.modificationTime }) else {
                 report.kept += 1
                 guard log.number <= held else { continue }
                 for (peer, passed) in passedByPeer {

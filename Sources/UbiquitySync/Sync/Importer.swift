@@ -355,7 +355,7 @@ package struct Importer {
                 let key = "\(peer):\(number)"
                 guard let bytes = plainBytes[key], let candidate = byLog[key] else { continue }
                 DecodedLogCache.shared.keep(waiting.log, from: bytes, at: location.absolute(candidate.relativePath),
-                                            signature: candidate.settledSignature, model: store.model)
+                                            signature: candidate.settledSignature, model: store.model, watched: candidate.folder?.memo)
             }
         }
 
@@ -433,7 +433,8 @@ package struct Importer {
             return .decoded(log, bytes: keepingBytes || refused ? bytes : nil, plain: plain)
         }
         // A log that waited since the last sync, its file unchanged, is not read again.
-        if let kept = DecodedLogCache.shared.log(at: path, model: model, signature: candidate.settledSignature), kept.bytes.count <= maxLogBytes {
+        if let kept = DecodedLogCache.shared.log(at: path, model: model, signature: candidate.settledSignature, watched: candidate.folder?.memo),
+           kept.bytes.count <= maxLogBytes {
             (bytes, plain) = (kept.bytes, true)
             return decoded(kept.log)
         }
@@ -449,7 +450,10 @@ package struct Importer {
             return .failed(LogError.unreadable(error.message), bytes: nil)
         }
         // One that waited and changed only its times decodes as it did.
-        if plain, bytes.count <= maxLogBytes, let log = DecodedLogCache.shared.log(at: path, model: model, bytes: bytes, signature: candidate.settledSignature) { return decoded(log) }
+        if plain, bytes.count <= maxLogBytes,
+           let log = DecodedLogCache.shared.log(at: path, model: model, bytes: bytes, signature: candidate.settledSignature, watched: candidate.folder?.memo) {
+            return decoded(log)
+        }
         do {
             return decoded(try TransactionLog(decoding: bytes, model: model, maxBytes: maxLogBytes))
         } catch {
