@@ -261,14 +261,20 @@ package enum LogFolderListings {
 
     /// The folders above `directory` from `root` down (`root` first), when it lies below `root`.
     package static func folders(above directory: String, below root: String) -> [String]? {
-        guard directory.count > root.count + 1, directory.hasPrefix(root + "/") else { return nil }
-        var folders = [root], current = root
-        let below = directory.dropFirst(root.count + 1).split(separator: "/")
-        for component in below.dropLast() {
-            current += "/" + component
-            folders.append(current)
+        var directory = directory, root = root
+        // A pointer loop over the path's bytes: `split` took most of a listing's time.
+        return directory.withUTF8 { path in
+            root.withUTF8 { root -> [String]? in
+                let slash = UInt8(ascii: "/"), count = path.count
+                guard count > root.count + 1, path[root.count] == slash, root.isEmpty || memcmp(path.baseAddress!, root.baseAddress!, root.count) == 0 else { return nil }
+                var folders = [String(decoding: root, as: UTF8.self)], index = root.count + 1
+                while index < count {
+                    if path[index] == slash && path[index - 1] != slash { folders.append(String(decoding: UnsafeBufferPointer(rebasing: path[..<index]), as: UTF8.self)) }
+                    index += 1
+                }
+                return folders
+            }
         }
-        return folders
     }
 
     /// Whether the listing of `directory` is used with no look at the folder (for tests).
