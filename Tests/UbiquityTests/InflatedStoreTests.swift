@@ -37,7 +37,9 @@ struct InflatedStoreTests {
 
     @Test("sizes, blocks and ZIP64 fields: the whole inflate gives the bytes ZIPFoundation streams",
           arguments: [(0, 4096, false), (1, 4096, false), (300_001, 1_000, false), (1_100_000, 40_000, false),
-                      (700_000, 50_000, true), (50_000, 4096, true)] as [(Int, Int, Bool)])
+                      (700_000, 50_000, true), (50_000, 4096, true),
+                      // From 2 MiB the buffers are whole huge pages, aligned and advised.
+                      (2_097_152, 200_000, false), (5_000_001, 300_000, true)] as [(Int, Int, Bool)])
     func agreesWithStreaming(size: Int, blockSize: Int, zip64: Bool) throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = storeLikeBytes(size, seed: UInt64(size))

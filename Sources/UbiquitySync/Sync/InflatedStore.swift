@@ -33,10 +33,10 @@ final class InflatedStore: @unchecked Sendable {
               entry.size <= UInt64(maximumBytes), entry.compressedSize <= UInt64(Int.max),
               entry.method == 8 || entry.compressedSize == entry.size else { return nil }
         let size = Int(entry.size), compressedSize = Int(entry.compressedSize)
-        let output = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 1), alignment: 16)
+        let output = allocate(size)
         let store = InflatedStore(bytes: UnsafeMutableRawBufferPointer(rebasing: output[..<size]))
         // The whole compressed entry is read at once: libdeflate inflates whole buffers.
-        let input = UnsafeMutableRawBufferPointer.allocate(byteCount: max(compressedSize, 1), alignment: 16)
+        let input = allocate(compressedSize)
         defer { input.deallocate() }
         guard readFully(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: input[..<compressedSize]), at: entry.dataOffset) else {
             output.deallocate()
@@ -58,6 +58,22 @@ final class InflatedStore: @unchecked Sendable {
             throw .unreadable("store.sqlite does not match its checksum")
         }
         return store
+    }
+
+    /// The size of a huge page, and the least buffer worth asking them for.
+    private static let hugePage = 1 << 21
+
+    /// A buffer of at least `count` bytes. One of megabytes is asked to be backed by huge pages
+    /// where the kernel leaves that to the program (transparent huge pages in `madvise` mode):
+    /// a million-object store is 110 MB, and touching it 4 KiB page by page took a quarter of a
+    /// second of faults on a virtual machine, longer than its inflation.
+    private static func allocate(_ count: Int) -> UnsafeMutableRawBufferPointer {
+        guard count >= hugePage else { return .allocate(byteCount: max(count, 1), alignment: 16) }
+        // Whole huge pages, so the advice covers nothing but this buffer.
+        let rounded = (count + hugePage - 1) & ~(hugePage - 1)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: rounded, alignment: hugePage)
+        _ = madvise(buffer.baseAddress, rounded, MADV_HUGEPAGE) // advice: failing changes nothing
+        return buffer
     }
 
     /// Writes the bytes to a new file at `path` (mode 0600).
