@@ -65,8 +65,13 @@ struct ConcurrentJoinCheckTests {
         #expect(alongside == Set(own))
 
         let changes = try joiner.store.joinStateFile(at: path, knowledge: knowledge)
+        // The copy went into the file with a rollback journal: the WAL holds none of its pages.
+        let wal = (try? FileManager.default.attributesOfItem(atPath: joiner.store.path + "-wal")[.size] as? NSNumber)?.intValue ?? 0
+        #expect(wal == 0)
+        #expect(!FileManager.default.fileExists(atPath: joiner.store.path + "-journal"))
         #expect(changes == ObjectChanges(inserted: Set(own)))
         #expect(try joiner.store.count(FetchRequest(entity: "Note")) == 33)
+        #expect(try joiner.store.locked { try BulkWriteSettingsTests.pragma("journal_mode", of: joiner.store.database) } == "wal")
         #expect(joiner.store.knowledge == knowledge)
     }
 

@@ -40,10 +40,14 @@ extension PersistentStore {
             }
             let baselineVersion = try checkAttachedStateFile()
             let validator = stateFileValidator(reading: database, schema: "baseline", knowledge: knowledge)
-            return try database.transaction {
+            // Only this connection writes the store, under the lock held here: still so inside.
+            let copies = try holdsNothing()
+            // A copy fills empty tables with the whole baseline: written into the file once.
+            let bulk: (() throws -> ObjectChanges) throws -> ObjectChanges = copies ? database.inRollbackJournal : { try $0() }
+            return try bulk { try database.transaction {
                 if baselineVersion == "1" { try upgradeSchemaFromVersion1(schema: "baseline") }
                 let changes: ObjectChanges
-                if try holdsNothing() {
+                if copies {
                     // A version-1 file was just upgraded in this transaction: only this connection sees it so.
                     changes = try copyAttachedState(from: path, validator: validator, checkAlongside: baselineVersion != "1")
                 } else {
@@ -61,7 +65,7 @@ extension PersistentStore {
                 }
                 try persistClock()
                 return changes
-            }
+            } }
         }
         if !joined.isEmpty { changeObservers.notify(.joined(joined)) }
         return joined

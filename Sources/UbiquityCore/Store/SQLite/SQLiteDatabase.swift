@@ -51,6 +51,12 @@ public final class SQLiteDatabase {
         return value
     }
 
+    /// How long a statement waits for another connection's lock before failing, in milliseconds.
+    static let busyTimeout: Int32 = 10_000
+
+    /// The page cache a writing connection keeps, in KiB (SQLite's default is 2 MiB).
+    static let pageCacheKiB = 65_536
+
     /// Opens (creating if needed) the database at `path`, in WAL mode with a busy timeout.
     public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
         var handle: OpaquePointer?
@@ -65,14 +71,14 @@ public final class SQLiteDatabase {
         }
         self.handle = handle
         self.path = path
-        sqlite3_busy_timeout(handle, 10_000)
+        sqlite3_busy_timeout(handle, Self.busyTimeout)
         sqlite3_extended_result_codes(handle, 1)
         if !readOnly {
             try execute("PRAGMA journal_mode=WAL")
             try execute("PRAGMA synchronous=NORMAL")
             // 64 MiB of page cache (the default is 2): an import touches rows all over the table,
             // and with a small cache every batch spills pages to the WAL and reads them back.
-            try execute("PRAGMA cache_size=-65536")
+            try execute("PRAGMA cache_size=-\(Self.pageCacheKiB)")
         }
         try execute("PRAGMA foreign_keys=OFF")
     }
