@@ -297,6 +297,26 @@ struct BaselineTests {
         _ = try a.rollBaseline(force: true)
         report = a.collectGarbage(now: Date().addingTimeInterval(7_200))
         #expect(report.deleted.count == 1, "after the grace period a log goes whatever the receipts")
-        #expect(report.staleReceipts == [b.peerID])
+        #expect(report.staleReceipts.isEmpty, "nobody synced during those two hours: no peer fell silent while others went on")
+        // Two hours later by its clock, a new peer syncs: b's receipt is now older than the
+        // grace period before the content's newest activity.
+        let later = try cloud.peer("c", policy: patient, clock: WallClock.system.skewed(by: 7_200))
+        _ = try later.sync()
+        report = a.collectGarbage(now: Date().addingTimeInterval(7_200))
+        #expect(report.staleReceipts == [b.peerID], "a is the collector; c synced last; b fell silent")
+    }
+
+    @Test("a container nobody touched does not age into stale receipts, whatever the calendar says")
+    func dormantContainerHasNoStaleReceipts() throws {
+        let cloud = try TestCloud()
+        let a = try cloud.peer("a"), b = try cloud.peer("b")
+        try save(a, "n0")
+        _ = try a.sync()
+        _ = try b.sync()
+        _ = try a.sync()
+        _ = try a.rollBaseline(force: true)
+        let aYearLater = Date().addingTimeInterval(365 * 86_400)
+        #expect(a.collectGarbage(now: aYearLater).staleReceipts.isEmpty)
+        #expect(try Doctor.examine(b, now: aYearLater).filter { $0.kind == .staleReceipt }.isEmpty)
     }
 }

@@ -165,9 +165,12 @@ public struct ContainerReport: Sendable {
 
     /// Readable text for people.
     public var text: String {
-        var lines = ["Device", "  peer       \(peerID)", "  account    \(account ?? "(signed out)")",
-                     "  store      \(storeKind.rawValue) — \(storeReason)", "  knowledge  \(knowledge.description.isEmpty ? "(none)" : knowledge.description)",
-                     "  outbox     \(outbox) log(s) waiting", "  last import \(lastImport.map { ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: $0)) } ?? "never")"]
+        let device: [(String, String)] = [
+            ("peer", peerID), ("account", account ?? "(signed out)"), ("store", "\(storeKind.rawValue) — \(storeReason)"),
+            ("knowledge", knowledge.description.isEmpty ? "(none)" : knowledge.description), ("outbox", "\(outbox) log(s) waiting"),
+            ("last import", lastImport.map { ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: $0)) } ?? "never"),
+        ]
+        var lines = ["Device"] + device.map { "  " + $0.0.padding(toLength: 12, withPad: " ", startingAt: 0) + $0.1 }
         guard storeKind == .account else { return lines.joined(separator: "\n") }
         lines.append("Container")
         lines.append("  encryption: \(encryptionText)")
@@ -176,8 +179,9 @@ public struct ContainerReport: Sendable {
             lines.append("  \(peer.peerID): \(peer.logCount) log(s), \(peer.logBytes) bytes, up to \(peer.highestLog); \(receipt), \(peer.behind) behind")
         }
         if let baseline {
-            let age = String(format: "%.0f", Date().timeIntervalSince1970 - baseline.created)
-            lines.append("  baseline by \(baseline.author) at \(baseline.knowledge), \(age) s old, \(baselineBytes) bytes")
+            // Its date, not its age: a report of a container copied aside stays true.
+            let made = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: baseline.created))
+            lines.append("  baseline by \(baseline.author) at \(baseline.knowledge), made \(made), \(baselineBytes) bytes")
         } else {
             lines.append("  baseline: none")
         }

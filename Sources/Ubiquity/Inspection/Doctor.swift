@@ -142,7 +142,7 @@ public enum Doctor {
                 repair: "let \(blocker) sync; if it is gone for good, the grace period releases the logs ('ubiq gc --grace SECONDS' to shorten it)", fixable: false))
         }
         for stale in garbage.staleReceipts {
-            findings.append(DoctorFinding(kind: .staleReceipt, message: "peer \(stale) has not synced for longer than the grace period",
+            findings.append(DoctorFinding(kind: .staleReceipt, message: "peer \(stale) has not synced for longer than the grace period while other peers did",
                 repair: "if the device is gone for good, nothing is needed: its receipt no longer blocks anything", fixable: false))
         }
 

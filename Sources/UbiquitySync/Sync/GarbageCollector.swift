@@ -13,7 +13,8 @@ public struct GarbageReport: Sendable, Equatable {
     /// Peers whose receipt has not passed a log the baseline covers (they keep it alive until
     /// the grace period ends), with how far their receipt has come.
     public var blockingPeers: [String: Int64] = [:]
-    /// Peers whose receipt is older than the grace period: probably gone for good.
+    /// Peers whose receipt is older than the grace period before the content's newest receipt:
+    /// silent while others went on, probably gone for good (`GarbageCollector.staleReceipts`).
     public var staleReceipts: [String] = []
     /// Why nothing could be collected, when that is so.
     public var note: String?
@@ -52,16 +53,18 @@ package struct GarbageCollector {
             return report
         }
         var receipts: [String: Receipt] = [:]
+        var newestReceipt = -Double.infinity
         let epoch = try? store.contentEpoch()
-        for folder in scan.peerFolders where folder.peerID != me {
+        for folder in scan.peerFolders {
             let peer = folder.peerID
             // A receipt of removed content proves nothing about this content; a folder listed without one has none this round.
             guard let listed = folder.entries.first(where: { $0.kind == .receipt }),
                   let receipt = ReceiptCache.shared.receipt(listed: listed, of: location, limit: 1 << 20),
                   receipt.peerID == peer, receipt.contentEpoch == epoch ?? nil else { continue }
-            receipts[peer] = receipt
-            if receipt.date < now.timeIntervalSince1970 - policy.gracePeriod { report.staleReceipts.append(peer) }
+            newestReceipt = max(newestReceipt, receipt.date)
+            if peer != me { receipts[peer] = receipt }
         }
+        report.staleReceipts = Self.staleReceipts(receipts, newest: newestReceipt, now: now, gracePeriod: policy.gracePeriod)
         // A peer folder without a readable receipt has passed nothing we can prove.
         let peersWithoutReceipt = scan.peers.filter { $0 != me && receipts[$0] == nil }
         let views = receipts.values.map { ReceiptView(knowledge: $0.knowledge, baselineView: $0.baselineKnowledge ?? KnowledgeVector()) }
@@ -99,10 +102,19 @@ package struct GarbageCollector {
                 report.kept += 1
             }
         }
-        report.staleReceipts.sort()
         if dryRun { return report }
         logger.log(.info, .garbageCollector, "collect", "deleted \(report.deleted.count) own log(s), kept \(report.kept)\(report.blockingPeers.isEmpty ? "" : "; held back by \(report.blockingPeers.keys.sorted().joined(separator: ", "))")")
         return report
+    }
+
+    /// The peers whose receipt is older than the grace period before the content's newest
+    /// receipt (any peer's, this one's too; never later than `now`): silent while the others
+    /// went on. Judged against the content's own activity, not the calendar alone, so a
+    /// container nobody touches (a copy kept aside, the demo) does not age into this report,
+    /// and a device back from a long time offline does not call every peer gone.
+    static func staleReceipts(_ receipts: [String: Receipt], newest: Double, now: Date, gracePeriod: Double) -> [String] {
+        let latestActivity = min(newest, now.timeIntervalSince1970)
+        return receipts.filter { $0.value.date < latestActivity - gracePeriod }.keys.sorted()
     }
 }
 

@@ -50,7 +50,7 @@ extension GarbageReport {
             text += "; held back by " + blockingPeers.sorted { $0.key < $1.key }.map { "\($0.key) (passed transaction \($0.value))" }.joined(separator: ", ")
                 + " — a peer passes a log once it has imported it and seen a baseline that holds it"
         }
-        if !staleReceipts.isEmpty { text += "; stale receipts (older than the grace period): " + staleReceipts.joined(separator: ", ") }
+        if !staleReceipts.isEmpty { text += "; stale receipts (silent for longer than the grace period while others synced): " + staleReceipts.joined(separator: ", ") }
         return text
     }
 }

@@ -34,7 +34,7 @@ struct CLIReadWhileWatchingTests {
         let dump = try sandbox.succeed(["dump"], device: "watcher")
         #expect(dump.stdoutLines.contains("Note (1)"), "\(dump)")
         let status = try sandbox.succeed(["status"], device: "watcher")
-        #expect(status.stdoutLines.contains { $0.hasPrefix("  store      account") }, "\(status)")
+        #expect(status.stdoutLines.contains { $0.hasPrefix("  store       account") }, "\(status)")
         let logs = try sandbox.succeed(["logs"], device: "watcher")
         #expect(logs.stdoutLines.count == 1 && logs.stdoutLines[0].hasPrefix("Current "), "\(logs)")
         let logPath = try #require(logs.stdoutLines.first?.split(separator: " ").last.map(String.init))
@@ -95,6 +95,6 @@ struct CLIReadWhileWatchingTests {
         let fetch = try sandbox.succeed(["fetch", "Note"], device: "phone")
         #expect(fetch.stdout.isEmpty, "\(fetch)")
         let status = try sandbox.succeed(["status"], device: "phone")
-        #expect(status.stdoutLines.contains("  outbox     0 log(s) waiting"), "\(status)")
+        #expect(status.stdoutLines.contains("  outbox      0 log(s) waiting"), "\(status)")
     }
 }

@@ -17,8 +17,8 @@ struct BaselineShowCommand: ParsableCommand {
         }
         let metadata = summary.metadata
         if json { return Console.out(metadata.jsonValue.text()) }
-        let age = String(format: "%.0f", Date().timeIntervalSince1970 - metadata.created)
-        Console.out("baseline by \(metadata.author), \(age) s old, \(summary.bytes) bytes")
+        let made = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: metadata.created))
+        Console.out("baseline by \(metadata.author), made \(made), \(summary.bytes) bytes")
         Console.out("  knowledge: \(metadata.knowledge)")
         Console.out("  replaced:  \(metadata.previousKnowledge.description.isEmpty ? "(none)" : metadata.previousKnowledge.description)")
     }
