@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -9,6 +9,15 @@ let package = Package(
         .library(name: "UbiquitySimulation", targets: ["UbiquitySimulation"]),
         .executable(name: "ubiq", targets: ["ubiq"]),
         .executable(name: "ubiq-bench", targets: ["ubiq-bench"]),
+    ],
+    traits: [
+        // The default build needs only what a stock Swift-on-Linux machine has (libsqlite3-dev,
+        // libxml2-dev, zlib). This trait deflates baselines with ISA-L and inflates them with
+        // libdeflate instead of zlib (libisal-dev, libdeflate-dev): several times faster on
+        // large stores (Docs/Benchmarks.md, "Baseline roll"). `swift build --traits FastDeflate`,
+        // or `traits: ["FastDeflate"]` on a dependency's `.package` line.
+        .trait(name: "FastDeflate", description: "Deflate baselines with ISA-L and inflate them with libdeflate (libisal-dev, libdeflate-dev)."),
+        .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -77,11 +86,11 @@ let package = Package(
                 "UbiquityBase",
                 "UbiquityPlist",
                 .product(name: "Crypto", package: "swift-crypto"),
-                // deflate and inflate of baselines (Sync/ZipWriter.swift, Sync/InflatedStore.swift):
-                // ISA-L deflates, libdeflate inflates and takes CRC-32s, zlib joins them.
-                "CISAL",
-                "CLibDeflate",
+                // deflate and inflate of baselines (Sync/Deflate/): zlib by default; with the
+                // FastDeflate trait ISA-L deflates, libdeflate inflates and takes CRC-32s.
                 "CSystemZlib",
+                .target(name: "CISAL", condition: .when(traits: ["FastDeflate"])),
+                .target(name: "CLibDeflate", condition: .when(traits: ["FastDeflate"])),
                 // scrypt, for the passphrase that wraps an encrypted content's key (Encryption/).
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),

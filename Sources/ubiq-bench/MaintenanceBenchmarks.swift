@@ -25,7 +25,7 @@ enum MaintenanceBenchmarks {
         table.add(["sync beside damaged logs (later: known bad, \(damaged.laterReads) file(s) read)", "the same", "readdir + lstat of the same folders",
                    damaged.listing.text, damaged.later.text, Comparison(ours: damaged.later, reference: damaged.listing).times])
         table.notes = [
-            "Roll: `rollBaseline(force:)` — copy the merge state into a state file built in memory, zip it (ISA-L level 2 in parallel 256 KiB blocks, its SHA-256 in the same pass) with metadata and model, atomic rename.",
+            "Roll: `rollBaseline(force:)` — copy the merge state into a state file built in memory, zip it (\(BlockDeflater.engine) level \(BlockDeflater.defaultLevel) in parallel 256 KiB blocks, its SHA-256 in the same pass) with metadata and model, atomic rename.",
             "GC: `collectGarbage()` — scan, read receipts, unlink own logs the baseline covers and every peer passed. Median of \(figures.roll.samples.count) run(s) (status: \(status.samples.count)).",
         ]
         return table.text

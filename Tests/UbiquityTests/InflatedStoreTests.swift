@@ -5,7 +5,7 @@ import UbiquityCore
 @testable import UbiquitySync
 import ZIPFoundation
 
-/// A baseline's store entry inflated whole by libdeflate (`InflatedStore`, found through
+/// A baseline's store entry inflated whole (`InflatedStore`, zlib or libdeflate, found through
 /// `ZipDirectoryReader`) must give exactly what ZIPFoundation's streaming inflate gives, and
 /// anything unusual or damaged must leave the choice to the streaming way and its errors.
 @Suite("Inflated store: the whole-buffer inflate of a baseline's store agrees with the streaming one")
@@ -74,7 +74,7 @@ struct InflatedStoreTests {
         let truncated = folder + "/truncated.zip"
         try AtomicFile.write(Array(bytes.prefix(bytes.count / 2)), to: truncated)
         #expect(try inflate(truncated, checksum: made.checksum) == nil)
-        // Damaged inside the deflated bytes: libdeflate refuses them (or they fail the checksum).
+        // Damaged inside the deflated bytes: the inflater refuses them (or they fail the checksum).
         var damaged = bytes
         for index in stride(from: 200, to: bytes.count / 2, by: 997) { damaged[index] ^= 0x5A }
         let damagedPath = folder + "/damaged.zip"

@@ -94,10 +94,8 @@ public struct BaselineMetadata: Sendable, Equatable {
 enum BaselineArchive {
     static let metadataName = "metadata.plist", modelName = "model.plist", storeName = "store.sqlite"
 
-    /// The ISA-L level baselines are deflated at, chosen by measurement (Docs/Benchmarks.md,
-    /// "Baseline roll"): level 2 deflated a store's state about twice as fast as libdeflate's
-    /// level 1, into an archive as small (and level 1 was no faster here, and 2 % larger).
-    static let deflateLevel: Int32 = 2
+    /// The level baselines are deflated at: the compiled-in engine's, chosen by measurement.
+    static let deflateLevel = BlockDeflater.defaultLevel
 
     /// A store file up to this size has its state built in memory for a roll
     /// (`PersistentStore.stateFileImage`); a larger one's state goes through a file, so a roll

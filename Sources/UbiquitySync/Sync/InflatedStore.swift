@@ -1,4 +1,3 @@
-import CLibDeflate
 import Crypto
 import Foundation
 import UbiquityBase
@@ -6,8 +5,8 @@ import UbiquityBase
 import Glibc
 #endif
 
-/// A baseline's `store.sqlite`, inflated whole in memory by libdeflate (several times faster
-/// than zlib's streaming inflate) and checked against the metadata's SHA-256.
+/// A baseline's `store.sqlite`, inflated whole in memory (`WholeBufferInflater`: one call, no
+/// streaming through a small buffer) and checked against the metadata's SHA-256.
 ///
 /// Only the usual archive takes this way: a deflated (or stored) entry, not encrypted, whose
 /// declared size is within `maximumBytes`, and that inflates to exactly that size. Anything
@@ -35,7 +34,7 @@ final class InflatedStore: @unchecked Sendable {
         let size = Int(entry.size), compressedSize = Int(entry.compressedSize)
         let output = allocate(size)
         let store = InflatedStore(bytes: UnsafeMutableRawBufferPointer(rebasing: output[..<size]))
-        // The whole compressed entry is read at once: libdeflate inflates whole buffers.
+        // The whole compressed entry is read at once: it is inflated as one buffer.
         let input = allocate(compressedSize)
         defer { input.deallocate() }
         guard readFully(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: input[..<compressedSize]), at: entry.dataOffset) else {
@@ -45,12 +44,7 @@ final class InflatedStore: @unchecked Sendable {
         if entry.method == 0 {
             output.copyMemory(from: UnsafeRawBufferPointer(rebasing: input[..<compressedSize]))
         } else {
-            guard let decompressor = libdeflate_alloc_decompressor() else { return nil }
-            defer { libdeflate_free_decompressor(decompressor) }
-            // No `actual_out_nbytes`: libdeflate then fails unless the entry fills the buffer exactly.
-            let result = libdeflate_deflate_decompress(decompressor, input.baseAddress, compressedSize,
-                                                       output.baseAddress, size, nil)
-            guard result == LIBDEFLATE_SUCCESS else { return nil }
+            guard WholeBufferInflater.inflate(UnsafeRawBufferPointer(rebasing: input[..<compressedSize]), into: store.bytes) else { return nil }
         }
         var hasher = SHA256()
         hasher.update(bufferPointer: UnsafeRawBufferPointer(store.bytes))

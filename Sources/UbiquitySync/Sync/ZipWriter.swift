@@ -1,5 +1,3 @@
-import CISAL
-import CLibDeflate
 import Crypto
 import CSystemZlib
 import Foundation
@@ -8,15 +6,14 @@ import UbiquityBase
 import Glibc
 #endif
 
-/// Writes a zip archive whose entries are deflated by the system's ISA-L at a level chosen by
-/// measurement (`BaselineArchive.deflateLevel`): ZIPFoundation, which reads baselines, only
-/// deflates with zlib at its default level, which was most of a baseline roll's time.
+/// Writes a zip archive whose entries are deflated in parallel blocks (`BlockDeflater`) at a
+/// level chosen by measurement (`BlockDeflater.defaultLevel`): ZIPFoundation, which reads
+/// baselines, only deflates on one core at zlib's default level, which was most of a baseline
+/// roll's time.
 ///
-/// An entry is deflated in blocks on every core, each on its own (ISA-L's one-shot deflate):
-/// every block but the entry's last ends in a full flush, which closes its deflate blocks on a
-/// byte without marking them final, so the blocks concatenate into one valid deflate stream
-/// that any reader inflates. Blocks do not refer back into the one before, which costs under
-/// 1 % at 256 KiB. Its CRC-32 (combined per block) and SHA-256 are computed in the same pass,
+/// An entry is deflated in blocks on every core, each on its own; the blocks concatenate into
+/// one valid deflate stream that any reader inflates. Blocks do not refer back into the one
+/// before, which costs under 1 % at 256 KiB. Its CRC-32 (combined per block) and SHA-256 are computed in the same pass,
 /// beside the deflating; its local header is completed in place when its sizes are known.
 /// Sizes and offsets past 4 GiB use the ZIP64 extensions, so any store fits.
 struct ZipWriter {
@@ -31,14 +28,13 @@ struct ZipWriter {
 
     /// Bytes deflated as one block, and blocks read and deflated together (bounding memory to
     /// twice a window). Small blocks share the cores evenly; each costs a flush marker and the
-    /// matches it cannot make into the block before, so they are not tiny. ISA-L at level 2 made
-    /// a store's state as small in 256 KiB blocks as libdeflate's level 1 had in 64 KiB ones
-    /// (Docs/Benchmarks.md, "Baseline roll").
+    /// matches it cannot make into the block before, so they are not tiny (Docs/Benchmarks.md,
+    /// "Baseline roll").
     static let defaultBlockSize = 256 << 10
     static let blocksPerWindow = 128
 
-    /// The levels ISA-L deflates at: 0 (fastest) to 3.
-    static let levels: ClosedRange<Int32> = 0...3
+    /// The levels the compiled-in engine deflates at.
+    static let levels = BlockDeflater.levels
 
     let path: String
     private let descriptor: Int32
@@ -55,9 +51,9 @@ struct ZipWriter {
     /// `abandon()` to close it half-written. `blockSize` is lowered by tests to exercise many blocks.
     init(path: String, level: Int32, blockSize: Int = defaultBlockSize, zip64Threshold: UInt64 = UInt64(UInt32.max),
          date: Date = Date()) throws(FileError) {
-        precondition(blockSize > 0 && blockSize <= 1 << 30, "a deflate block holds at least one byte, and fits ISA-L's 32-bit counts")
+        precondition(blockSize > 0 && blockSize <= 1 << 30, "a deflate block holds at least one byte, and fits the engines' 32-bit counts")
         guard Self.levels.contains(level) else {
-            throw FileError(path: path, operation: "deflate", message: "no deflate level \(level) (ISA-L has \(Self.levels.lowerBound)–\(Self.levels.upperBound))")
+            throw FileError(path: path, operation: "deflate", message: "no deflate level \(level) (\(BlockDeflater.engine) has \(Self.levels.lowerBound)–\(Self.levels.upperBound))")
         }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw FileError(path: path, operation: "create", errno: errno) }
@@ -169,7 +165,7 @@ struct ZipWriter {
                     crc = crc32_combine(crc, block.crc, Int(block.length))
                     try write(UnsafeRawBufferPointer(rebasing: block.output[..<block.produced]))
                 case let .failure(failure):
-                    throw FileError(path: path, operation: "deflate", message: "ISA-L failed (\(failure))")
+                    throw FileError(path: path, operation: "deflate", message: "\(BlockDeflater.engine) failed (\(failure))")
                 case nil:
                     throw FileError(path: path, operation: "deflate", message: "a block was never deflated")
                 }
@@ -277,13 +273,7 @@ private struct ZipBytes {
 /// only its own slot of `results`, and the buffer is only read meanwhile: the unchecked
 /// `Sendable` is sound for `concurrentPerform`, which returns when every task did.
 private final class DeflateWindow: @unchecked Sendable {
-    /// A deflated block: `produced` bytes of `output`, which the window owns and frees.
-    struct Block {
-        let output: UnsafeMutableRawBufferPointer
-        let produced: Int
-        let crc: uLong
-        let length: Int
-    }
+    typealias Block = BlockDeflater.Block
 
     /// The window's bytes, the first at `windowOffset` of the entry.
     let buffer: UnsafeRawBufferPointer
@@ -295,7 +285,7 @@ private final class DeflateWindow: @unchecked Sendable {
     var hasher: SHA256
     /// One slot per block, each written by its task alone (not an array property: tasks that
     /// modify one property at the same time break Swift's exclusivity rule).
-    let results: UnsafeMutableBufferPointer<Result<Block, DeflateFailure>?>
+    let results: UnsafeMutableBufferPointer<Result<Block, BlockDeflater.Failure>?>
 
     init(buffer: UnsafeRawBufferPointer, windowOffset: Int, blockSize: Int, blocks: Range<Int>,
          isLastWindow: Bool, totalSize: Int, compressors: CompressorPool, hasher: SHA256) {
@@ -332,77 +322,33 @@ private final class DeflateWindow: @unchecked Sendable {
         }
     }
 
-    /// One block as raw deflate by ISA-L; unless it is the entry's last, ended by a full flush
-    /// (on a byte, not final), so the next block's deflate follows it.
-    static func deflate(_ input: UnsafeRawBufferPointer, finish: Bool, compressors: CompressorPool) -> Result<Block, DeflateFailure> {
+    /// One block deflated by an idle deflater of the pool.
+    static func deflate(_ input: UnsafeRawBufferPointer, finish: Bool, compressors: CompressorPool) -> Result<Block, BlockDeflater.Failure> {
         let compressor = compressors.take()
         defer { compressors.give(compressor) }
-        // At worst every 64 KiB is stored (a 5-byte header each), after one block header.
-        let capacity = input.count + 5 * (input.count / 0xFFFF + 1) + Int(ISAL_DEF_MAX_HDR_SIZE) + 16
-        let output = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
-        let stream = compressor.stream
-        isal_deflate_stateless_init(stream)
-        stream.pointee.level = UInt32(compressors.level)
-        stream.pointee.level_buf = compressor.levelBuffer.baseAddress
-        stream.pointee.level_buf_size = UInt32(compressor.levelBuffer.count)
-        // ISA-L only reads the input, through a pointer C declares mutable (an empty input has
-        // no address: any valid one will do, none of it is read).
-        let start = UnsafeRawPointer(input.baseAddress ?? UnsafeRawPointer(output.baseAddress!))
-        stream.pointee.next_in = UnsafeMutablePointer(mutating: start.assumingMemoryBound(to: UInt8.self))
-        stream.pointee.avail_in = UInt32(input.count)
-        stream.pointee.next_out = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        stream.pointee.avail_out = UInt32(capacity)
-        stream.pointee.end_of_stream = finish ? 1 : 0
-        stream.pointee.flush = UInt16(finish ? NO_FLUSH : FULL_FLUSH)
-        let status = isal_deflate_stateless(stream)
-        guard status == COMP_OK, stream.pointee.avail_in == 0 else {
-            output.deallocate()
-            return .failure(DeflateFailure(reason: "status \(status) at level \(compressors.level)"))
-        }
-        let crc = uLong(libdeflate_crc32(0, input.baseAddress, input.count))
-        return .success(Block(output: output, produced: Int(stream.pointee.total_out), crc: crc, length: input.count))
+        return compressor.deflate(input, finish: finish)
     }
 }
 
-/// Why ISA-L gave no block.
-private struct DeflateFailure: Error, CustomStringConvertible {
-    let reason: String
-    var description: String { reason }
-}
-
-/// An ISA-L stream and the work buffer of its level: several hundred KiB, which a fresh one per
+/// The deflaters of one level, shared by the tasks of an entry (one per core at most): each
+/// keeps its engine's state (ISA-L's work buffer is several hundred KiB), which a fresh one per
 /// block would allocate and fault in again.
-private final class Compressor {
-    let stream = UnsafeMutablePointer<isal_zstream>.allocate(capacity: 1)
-    let levelBuffer: UnsafeMutableBufferPointer<UInt8>
-
-    init(level: Int32) {
-        levelBuffer = .allocate(capacity: Int(ubiquity_isal_level_buffer_size(UInt32(level))))
-    }
-
-    deinit {
-        stream.deallocate()
-        levelBuffer.deallocate()
-    }
-}
-
-/// The compressors of one level, shared by the tasks of an entry (one per core at most).
 private final class CompressorPool: @unchecked Sendable {
     let level: Int32
     private let lock = NSLock()
-    private var idle: [Compressor] = []
+    private var idle: [BlockDeflater] = []
 
     init(level: Int32) { self.level = level }
 
     /// An idle compressor, or a new one.
-    func take() -> Compressor {
+    func take() -> BlockDeflater {
         lock.lock()
         let compressor = idle.popLast()
         lock.unlock()
-        return compressor ?? Compressor(level: level)
+        return compressor ?? BlockDeflater(level: level)
     }
 
-    func give(_ compressor: Compressor) {
+    func give(_ compressor: BlockDeflater) {
         lock.lock()
         idle.append(compressor)
         lock.unlock()
