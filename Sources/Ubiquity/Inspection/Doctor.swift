@@ -146,20 +146,7 @@ public enum Doctor {
                 repair: "if the device is gone for good, nothing is needed: its receipt no longer blocks anything", fixable: false))
         }
 
-        // Clock skew, judged by causality alone (file times do not survive copies): when a peer
-        // wrote a transaction after seeing another peer's, its clock must not read earlier.
-        let logs = readable.compactMap { decoded[$0.peerID + "/" + $0.name] }
-        var reported: Set<String> = []
-        for later in logs {
-            for earlier in logs where earlier.peerID != later.peerID && later.knowledge.covers(peer: earlier.peerID, number: earlier.transactionNumber) {
-                let gap = earlier.transactionDate - later.transactionDate
-                let pair = [earlier.peerID, later.peerID].sorted().joined(separator: " and ")
-                guard gap > skewTolerance, reported.insert(pair).inserted else { continue }
-                findings.append(DoctorFinding(kind: .clockSkew,
-                    message: "the clocks of \(earlier.peerID) and \(later.peerID) disagree by at least \(String(format: "%.0f", gap)) s: \(later.peerID) saw transaction \(earlier.transactionNumber) of \(earlier.peerID) yet dated its own transaction \(later.transactionNumber) earlier",
-                    repair: "set the clocks of those machines right (NTP); stamps stay causally ordered, but concurrent edits are won by the clock that is ahead", fixable: false))
-            }
-        }
+        findings += clockSkewFindings(readable.compactMap { decoded[$0.peerID + "/" + $0.name] })
         return findings
     }
 
