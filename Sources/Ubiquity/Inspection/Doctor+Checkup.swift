@@ -6,6 +6,11 @@ public struct DoctorCheckup: Sendable {
     public let findings: [DoctorFinding]
     /// One line per repair done, in order.
     public let repairs: [String]
+    /// Whether `--fix` ran: then the fixable findings were repaired.
+    public let fixed: Bool
+
+    /// The findings no repair of this run took care of: none means the device is healthy.
+    public var unresolved: [DoctorFinding] { fixed ? findings.filter { !$0.fixable } : findings }
 
     public var jsonValue: JSONValue {
         .object(["findings": .array(findings.map(\.jsonValue)), "repairs": .array(repairs.map(JSONValue.string))])
@@ -27,7 +32,7 @@ extension Doctor {
         if fix, findings.contains(where: { $0.kind == .staleFallback }) {
             repairs.append(try finishStaleFallback(configuration: configuration))
         }
-        return DoctorCheckup(findings: findings, repairs: repairs)
+        return DoctorCheckup(findings: findings, repairs: repairs, fixed: fix)
     }
 
     /// The repair of a `.staleFallback` finding: adds the store as an app would, so the initial
