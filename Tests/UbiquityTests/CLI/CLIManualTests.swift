@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import Ubiquity
 
-/// `scripts/install-man-and-completions.sh PREFIX`: the man page (argument-parser's
+/// `scripts/install.sh PREFIX`: the release binary, the man page (argument-parser's
 /// generate-manual over the command tree) and the shell completions, installed into a folder.
-@Suite("CLI man page and completions")
+@Suite("CLI install: the binary, its man page and completions")
 struct CLIManualTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path
@@ -68,13 +69,21 @@ struct CLIManualTests {
         let prefix = NSTemporaryDirectory() + "ubiq-man-test-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: prefix) }
         let environment = ["UBIQ": binary, "SOURCE_DATE_EPOCH": "1700000000", "GENERATE_MANUAL": try #require(Self.generator)]
-        let install = try run("/bin/bash", [Self.packageRoot + "/scripts/install-man-and-completions.sh", prefix], environment: environment)
+        let install = try run("/bin/bash", [Self.packageRoot + "/scripts/install.sh", prefix], environment: environment)
         #expect(install.status == 0, "\(install.stderr)")
+        let installed = prefix + "/bin/ubiq"
         let page = prefix + "/share/man/man1/ubiq.1"
         let bash = prefix + "/share/bash-completion/completions/ubiq"
         let zsh = prefix + "/share/zsh/site-functions/_ubiq"
         let fish = prefix + "/share/fish/vendor_completions.d/ubiq.fish"
-        #expect(install.stdout.split(separator: "\n").map(String.init) == [page, bash, zsh, fish].map { "installed " + $0 })
+        let lines = install.stdout.split(separator: "\n").map(String.init)
+        #expect(Array(lines.prefix(5)) == [installed, page, bash, zsh, fish].map { "installed " + $0 })
+        #expect(lines.dropFirst(5).allSatisfy { $0.hasPrefix("note: \(prefix)/bin is not on PATH") }, "\(lines)")
+
+        // The binary: the one named, runnable from the prefix.
+        #expect(FileManager.default.contentsEqual(atPath: installed, andPath: binary))
+        let version = try run(installed, ["--version"])
+        #expect(version.status == 0 && version.stdout.hasPrefix(UbiquityVersion.string), "\(version.stdout)")
 
         // The page: mdoc with NAME and SYNOPSIS, and an entry for every command of the tree.
         let manual = try String(contentsOfFile: page, encoding: .utf8)
@@ -107,8 +116,8 @@ struct CLIManualTests {
     }
 
     @Test func withoutAPrefixTheScriptSaysHowToRunIt() throws {
-        let result = try run("/bin/bash", [Self.packageRoot + "/scripts/install-man-and-completions.sh"])
+        let result = try run("/bin/bash", [Self.packageRoot + "/scripts/install.sh"])
         #expect(result.status == 64)
-        #expect(result.stderr.hasSuffix("install-man-and-completions.sh PREFIX   (installs PREFIX/share/man/man1/ubiq.1 and the shell completions)\n"), "\(result.stderr)")
+        #expect(result.stderr.hasSuffix("install.sh PREFIX   (installs PREFIX/bin/ubiq, its man page and the shell completions)\n"), "\(result.stderr)")
     }
 }
