@@ -24,8 +24,11 @@ struct GlobalOptions: ParsableArguments {
     var format: LogFormatOption = .binary
 
     @Option(name: .customLong("log-level"),
-            help: ArgumentHelp("0 errors … 3 verbose (default: $UBIQUITY_LOG_LEVEL, else 0).", valueName: "n"))
+            help: ArgumentHelp("0 errors and changes of store ('Using local storage: 1') … 3 verbose (default: $UBIQUITY_LOG_LEVEL, else 0).", valueName: "n"))
     var logLevel: Int?
+
+    @Flag(name: [.customShort("q"), .long], help: "Print no log lines of the library, at any level (the command's own output and errors still print).")
+    var quiet = false
 
     var cloudPath: String { Self.absolute(cloud ?? Self.environment("UBIQUITY_CLOUD") ?? "ubiquity-cloud") }
     var devicePath: String { Self.absolute(device ?? Self.environment("UBIQUITY_DEVICE") ?? "ubiquity-device") }
@@ -36,6 +39,10 @@ struct GlobalOptions: ParsableArguments {
     }
 
     func logger() throws -> UbiquityLogger {
+        if quiet {
+            if logLevel != nil { throw CLIError("--quiet and --log-level each say what to print: choose one") }
+            return .silent
+        }
         let level: Int
         if let logLevel {
             level = logLevel

@@ -2,6 +2,7 @@
 // verbatim (a page's top-level lines may sit indented in a function):
 // here they are compiled, and ArticleSnippetTests checks that every snippet is still found here,
 // line for line, and runs Getting started.
+import Logging
 import Ubiquity
 import UbiquitySimulation
 
@@ -58,4 +59,14 @@ func runScenarioFromSwift() throws {
     let result = try ScenarioRunner.run(scenario, options: options)
     print(result.text)                                              // result.passed, result.violations, result.jsonValue
     try TimelineReport.html(result).write(toFile: "report.html", atomically: true, encoding: .utf8)
+}
+
+/// Docs/Library.md, "Logging": compiled, not run.
+func configureLogging(handler: some LogHandler) -> PeerConfiguration {
+    var configuration = PeerConfiguration(cloud: "/tmp/cloud", device: "/tmp/iphone", model: .notes, contentName: "Notes")
+    configuration.logger = UbiquityLogger(level: .info)          // Apple-shaped lines on standard error
+    configuration.logger = .silent                               // nothing at any level
+    configuration.logger = UbiquityLogger(level: .warning, peerID: "", storeName: "",
+                                          handler: handler)      // any swift-log backend
+    return configuration
 }

@@ -40,11 +40,11 @@ struct ScenarioRunCommand: ParsableCommand {
     var work: String?
     @Flag(help: "Print each step as it runs.") var verbose = false
     @Flag(help: "Print the result as JSON.") var json = false
-    @Option(name: .customLong("log-level"), help: ArgumentHelp("Apple's log level for the devices' own lines (0–3).", valueName: "n"))
-    var logLevel = 0
+    @Option(name: .customLong("log-level"), help: ArgumentHelp("Apple's log level for the devices' own lines (0–3); without it the devices print none, only the report.", valueName: "n"))
+    var logLevel: Int?
 
     func run() throws {
-        guard (0...3).contains(logLevel) else { throw CLIError("the log level must be 0, 1, 2 or 3, not \(logLevel)") }
+        if let logLevel, !(0...3).contains(logLevel) { throw CLIError("the log level must be 0, 1, 2 or 3, not \(logLevel)") }
         if machines != nil && transport != .fileSync { throw CLIError("--machines belongs to --transport file-sync") }
         if syncthing && transport != .icloud { throw CLIError("--syncthing and --transport \(transport.rawValue) each say how files travel: choose one") }
         let executable = ScenarioCommand.executable
