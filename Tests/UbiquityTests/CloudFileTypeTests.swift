@@ -98,17 +98,20 @@ struct CloudFileTypeTests {
         let findings = try Doctor.examine(reader)
         #expect(findings.contains { $0.message.contains("symbolic link") && $0.message.contains(writer.peerID) }, "\(findings.map(\.message))")
 
-        // The writer itself refuses to write through the link, with a clear error.
+        // The writer never writes through the link: it moves the link aside and writes its
+        // logs into a real folder again (Docs/ContainerFormat.md, "What is read, and how").
         try saveNote(writer, "w2")
-        let blocked = try writer.sync()
-        #expect(blocked.exportError?.contains("symbolic link") == true, "\(blocked.exportError ?? "no error")")
-        #expect(blocked.outboxPending == 1)
+        let reclaimed = try writer.sync()
+        #expect(reclaimed.exportError == nil && reclaimed.outboxPending == 0, "\(reclaimed.exportError ?? "")")
+        #expect(reclaimed.repaired == [1], "the log that went with the folder is written again")
         #expect(DirectoryEntry.names(outside + "/Notes/" + location.modelHash).filter { $0.hasPrefix("0000000002") }.isEmpty,
                 "nothing written outside the cloud")
+        _ = try reader.sync()
+        #expect(try noteKeys(reader) == ["w1", "w2"])
     }
 
-    /// A device whose own peer folder is a symbolic link writes nothing there: its logs and
-    /// receipt stay in the outbox, and the sync says why.
+    /// A device whose own peer folder is a symbolic link writes nothing through it: it moves
+    /// the link aside and writes into a real folder.
     @Test func aSymlinkedOwnPeerFolderIsNotWrittenThrough() throws {
         let cloud = try TestCloud()
         let writer = try cloud.peer("writer")
@@ -119,8 +122,8 @@ struct CloudFileTypeTests {
         #expect(symlink(outside, location.ubiquityRoot + "/" + writer.peerID) == 0)
         try saveNote(writer, "w1")
         let summary = try writer.sync()
-        #expect(summary.exportError?.contains("symbolic link") == true, "\(summary.exportError ?? "no error")")
-        #expect(summary.outboxPending == 1)
+        #expect(summary.exportError == nil && summary.outboxPending == 0, "\(summary.exportError ?? "")")
+        #expect(try #require(DirectoryEntry.at(location.peerDirectory(of: writer.peerID))).isDirectory)
         #expect(DirectoryEntry.names(outside).isEmpty, "nothing was written outside the cloud")
     }
 

@@ -247,6 +247,8 @@ public final class UbiquityPeer: @unchecked Sendable {
             logger.log(.warning, .exporter, "exportLog:", "saves of an earlier model version wait: \(error)")
         }
         do {
+            // A link or file in place of this peer's own folder would refuse every write for ever.
+            _ = syncLock.withLock { Exporter(store: store, location: location, logger: logger).reclaimOwnFolder() }
             summary.exported += try exportPending()
             summary.repaired = try syncLock.withLock { try Exporter(store: store, location: location, logger: logger).repairSentLogs() }
             _ = try syncLock.withLock { try Exporter(store: store, location: location, logger: logger).repairExternalData() }

@@ -92,6 +92,17 @@ package struct Exporter {
         return repaired
     }
 
+    /// Moves aside a symbolic link standing in place of this peer's own folders (a level-0
+    /// notice says where it went), so that the next write makes the folder again and
+    /// `repairSentLogs` writes its logs again from the copies kept; returns what moved.
+    package func reclaimOwnFolder() -> [ContainerLocation.MovedAside] {
+        let moved = location.moveAsideLinks(ofPeer: store.peerID, now: store.now)
+        for entry in moved {
+            logger.notice(.exporter, "reclaimFolder:", "this peer's folder \(entry.path) was a symbolic link, never followed: moved it aside as \((entry.movedTo as NSString).lastPathComponent); its logs are written again from the copies this device keeps")
+        }
+        return moved
+    }
+
     /// Writes again, from the copy kept since, each of this peer's logs whose file in the
     /// container is gone or no longer holds what was sent: damaged in the cloud or by a
     /// file-sync tool, or deleted by a removal that lost to a later one. Copies are kept only
