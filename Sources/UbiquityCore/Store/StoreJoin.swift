@@ -7,9 +7,13 @@ public enum StateFileError: Error, CustomStringConvertible, Equatable, Sendable 
     case otherModel
     case schemaVersion(String?)
     case invalid(table: String, reason: String)
+    /// Not a readable SQLite database, or not of this schema (damaged or forged, whatever its
+    /// checksum says): SQLite's words for it.
+    case unreadable(String)
 
     public var description: String {
         switch self {
+        case let .unreadable(reason): return "the baseline's store is not a readable store file: \(reason)"
         case .otherModel: return "the baseline's store was made for another model"
         case let .schemaVersion(version): return "the baseline's store has schema version \(version ?? "none"); this build reads \(StoreSchema.version)"
         case let .invalid(table, reason): return "the baseline's \(table) \(reason)"
@@ -28,6 +32,23 @@ extension PersistentStore {
     /// store, in one transaction, after validating every row against the model. Returns the
     /// objects that changed, as an import reports them. History and the outbox are untouched.
     package func joinStateFile(at path: String, knowledge: KnowledgeVector) throws -> ObjectChanges {
+        do {
+            return try joinReadableStateFile(at: path, knowledge: knowledge)
+        } catch let error as SQLiteError where Self.isFaultOfAttachedFile(error) {
+            // The transaction rolled back: nothing of the file was kept.
+            throw StateFileError.unreadable(error.message)
+        }
+    }
+
+    /// Whether an error of the join is the attached file's: not a database, damaged pages, a
+    /// table of the schema missing there. Errors of this store's own file (a full disk, an I/O
+    /// error) are not: the baseline is not to blame for them.
+    private static func isFaultOfAttachedFile(_ error: SQLiteError) -> Bool {
+        error.code == 26 /* SQLITE_NOTADB */ || error.code == 11 /* SQLITE_CORRUPT */
+            || (error.code == 1 /* SQLITE_ERROR */ && error.message.contains("baseline."))
+    }
+
+    private func joinReadableStateFile(at path: String, knowledge: KnowledgeVector) throws -> ObjectChanges {
         let joined = try locked {
             // The join writes rows alive in bulk, past the merge that tells the key filters.
             merge.liveKeys.dropAll()

@@ -276,16 +276,27 @@ enum BaselineArchive {
                             recentlyVerified: RecentlyVerifiedStore = .shared) throws(BaselineError) {
         let before = DirectoryEntry.at(path)?.signature
         if let store = try inflateWhole(path, metadata: metadata, sealing: sealing) {
+            guard UnsafeRawBufferPointer(store.bytes).starts(with: sqliteHeader) else { throw notADatabase }
             // Kept only if the file did not change while it was read.
             if let before, DirectoryEntry.at(path)?.signature == before {
                 recentlyVerified.keep(store, key: RecentlyVerifiedStore.key(path: path, signature: before, checksum: metadata.storeChecksum))
             }
             return
         }
-        try inflateStore(path, metadata: metadata, sealing: sealing) { _ in }
+        var header: [UInt8] = []
+        try inflateStore(path, metadata: metadata, sealing: sealing) { chunk in
+            if header.count < sqliteHeader.count { header += chunk.prefix(sqliteHeader.count - header.count) }
+        }
+        guard header == sqliteHeader else { throw notADatabase }
     }
 
-    /// The store inflated whole by libdeflate and checked (`InflatedStore`), or `nil` when the
+    /// The first bytes of every SQLite database file. A store whose checksum matches but that
+    /// does not start so was damaged before it was zipped, or forged: set aside like any other
+    /// bad baseline, so a newcomer goes on from the logs and the next roll replaces it.
+    static let sqliteHeader = Array("SQLite format 3\u{0}".utf8)
+    private static let notADatabase = BaselineError.unreadable("store.sqlite is not an SQLite database")
+
+    /// The store inflated whole and checked (`InflatedStore`), or `nil` when the
     /// archive is not the usual one: the caller then streams it (`inflateStore`), which reports
     /// what is wrong with it as before. `maximumBytes` is lowered by tests to take the streaming way.
     static func inflateWhole(_ path: String, metadata: BaselineMetadata, sealing: ContentSealing,
