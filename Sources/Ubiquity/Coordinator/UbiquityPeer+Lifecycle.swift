@@ -55,7 +55,9 @@ extension UbiquityPeer {
         try refuseIfReadOnly("remove the content")
         guard let location else { throw SyncError.signedOut }
         // Without the key of encrypted content it could delete but not write the new epoch.
-        if case .locked = location.sealing.refresh() { throw SyncError.encryptedWithoutKey }
+        if case .locked = location.sealing.refresh() {
+            throw location.sealing.isRecordMissing ? SyncError.keyRecordMissing(path: location.encryptionRecordPath) : .encryptedWithoutKey
+        }
         try syncLock.withLock {
             // The contents this removal removes: the one this store is in, the one the epoch file names, and content never removed.
             let known: Set<String?> = [nil, try store.contentEpoch(), ContentEpoch.read(location)]

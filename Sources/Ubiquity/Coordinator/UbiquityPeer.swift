@@ -229,7 +229,7 @@ public final class UbiquityPeer: @unchecked Sendable {
         }
         if case .locked = location.sealing.refresh() {
             // Nothing can be read or written: saves wait in the outbox, nothing is quarantined.
-            throw SyncError.encryptedWithoutKey
+            throw location.sealing.isRecordMissing ? SyncError.keyRecordMissing(path: location.encryptionRecordPath) : .encryptedWithoutKey
         }
         if try contentEpochChanged() {
             // Posted from here, so a removal noticed by any sync (the coordinator's, or its

@@ -53,6 +53,11 @@ public enum Doctor {
         guard let location = peer.location else { return findings }
         if case .locked = location.sealing.refresh() {
             // Nothing of the content can be read here; nothing unread is reported as damaged.
+            if location.sealing.isRecordMissing {
+                findings.append(DoctorFinding(kind: .encryptedWithoutKey, message: SyncError.keyRecordMissing(path: location.encryptionRecordPath).description,
+                    repair: "put the record back (a backup of the cloud, another machine's copy); saves wait in the outbox meanwhile, and nothing is written in plaintext", fixable: false))
+                return findings
+            }
             findings.append(DoctorFinding(kind: .encryptedWithoutKey, message: ContentSealing.noKeyMessage,
                 repair: "run 'ubiq encryption unlock' with the passphrase (UBIQUITY_PASSPHRASE, --passphrase-file or the prompt); saves wait in the outbox meanwhile", fixable: false))
             return findings

@@ -120,7 +120,11 @@ public struct ContainerLocation: Sendable, Equatable {
     /// and which opens sealed baselines in `scratchDirectory` (a folder of the device).
     public func sealed(keyFile: String, scratchDirectory: String) -> ContainerLocation {
         var copy = self
-        copy.sealing = ContentSealing(recordPath: encryptionRecordPath, keyFile: keyFile, scratchDirectory: scratchDirectory)
+        let plain = self
+        copy.sealing = ContentSealing(recordPath: encryptionRecordPath, keyFile: keyFile, scratchDirectory: scratchDirectory) {
+            // Every peer that synced since encryption went on rewrote its receipt sealed: a few suffice.
+            [plain.contentEpochPath, plain.baselinePath] + ContainerScan.peers(of: plain).prefix(4).map(plain.receiptPath(of:))
+        }
         return copy
     }
 

@@ -38,16 +38,41 @@ public final class ContentSealing: @unchecked Sendable {
     /// A folder of the device where a sealed baseline is opened to be read (its plaintext never
     /// lies in the cloud, and is unlinked as soon as the archive is open).
     package let scratchDirectory: String?
+    /// Files an encrypted content has sealed (its content epoch, its baseline, peers'
+    /// receipts), asked for only when there is no record and no key: one of them sealed still
+    /// means the content is encrypted.
+    private let sealedWitnesses: @Sendable () -> [String]
     private let lock = NSLock()
     private var key: ContentKey?
     private var current: State = .plain
+    private var recordMissing = false
+    /// Whether `encryptedMarker` is known to exist (asked of the disk once, then remembered).
+    private var markerExists = false
 
-    package init(recordPath: String?, keyFile: String?, scratchDirectory: String?) {
+    package init(recordPath: String?, keyFile: String?, scratchDirectory: String?, sealedWitnesses: @escaping @Sendable () -> [String] = { [] }) {
         self.recordPath = recordPath
         self.keyFile = keyFile
         self.scratchDirectory = scratchDirectory
+        self.sealedWitnesses = sealedWitnesses
         refresh()
     }
+
+    /// Beside the device's key: written the first time this device finds the content encrypted,
+    /// so that a key record deleted later (a file-sync tool carries deletions) never turns
+    /// sealing off on this device, key or no key.
+    private var encryptedMarker: String? {
+        keyFile.map { ($0 as NSString).deletingLastPathComponent + "/content.encrypted" }
+    }
+
+    private func hasSeenEncryption() -> Bool {
+        if lock.withLock({ markerExists }) { return true }
+        guard let marker = encryptedMarker, DirectoryEntry.at(marker) != nil else { return false }
+        lock.withLock { markerExists = true }
+        return true
+    }
+
+    /// Whether the state is locked because the content is encrypted and its key record is gone.
+    package var isRecordMissing: Bool { lock.withLock { recordMissing } }
 
     /// Opens sealed files with the key kept in `keyFile`, whatever the cloud's record says: for
     /// tools that check a cloud from outside (the scenario runner's invariants).
@@ -61,6 +86,7 @@ public final class ContentSealing: @unchecked Sendable {
         recordPath = nil
         keyFile = nil
         self.scratchDirectory = scratchDirectory
+        sealedWitnesses = { [] }
         self.key = key
         current = .sealed(keyID: key.idHex)
     }
@@ -85,15 +111,24 @@ public final class ContentSealing: @unchecked Sendable {
         do { recordKeyID = try record().map { .some($0.keyID) } } catch { recordKeyID = .some(nil) }
         let deviceKey = keyFile.flatMap { try? DeviceKey.read($0) }
         let next: State
+        var missing = false
         switch (recordKeyID, deviceKey) {
         case let (.none, key?): next = .sealed(keyID: key.idHex)   // a record gone missing never turns sealing off
         case let (.some(nil), key?): next = .sealed(keyID: key.idHex)   // nor one damaged
         case let (.some(id?), key?) where id == key.idHex: next = .sealed(keyID: key.idHex)
         case let (.some(id), _): next = .locked(keyID: id)
-        case (.none, nil): next = .plain
+        case (.none, nil):
+            // No record, no key: plain only if nothing says otherwise. A device that has seen
+            // the content encrypted, or finds one of its files sealed, waits for the record.
+            missing = hasSeenEncryption() || sealedWitnesses().contains(where: SealedFile.isSealedFile)
+            next = missing ? .locked(keyID: nil) : .plain
+        }
+        if next != .plain, !hasSeenEncryption(), let marker = encryptedMarker {
+            if (try? AtomicFile.write(Array("the content is encrypted\n".utf8), to: marker)) != nil { lock.withLock { markerExists = true } }
         }
         lock.withLock {
             current = next
+            recordMissing = missing
             if case .sealed = next { key = deviceKey } else { key = nil }
         }
         return next

@@ -7,6 +7,9 @@ public enum SyncError: Error, CustomStringConvertible, Equatable, Sendable {
     case initialImportPending
     /// The content is encrypted and this device holds no key: nothing is read or written.
     case encryptedWithoutKey
+    /// The content is encrypted (its files are sealed, or this device has seen it so) but its
+    /// key record is gone: nothing is written, never plaintext, until the record is back.
+    case keyRecordMissing(path: String)
 
     public var description: String {
         switch self {
@@ -14,6 +17,8 @@ public enum SyncError: Error, CustomStringConvertible, Equatable, Sendable {
         case .signedOut: return "signed out: the local store does not sync"
         case .initialImportPending: return "the initial import has not completed: the app works on the fallback store, which does not sync"
         case .encryptedWithoutKey: return ContentSealing.noKeyMessage
+        case let .keyRecordMissing(path):
+            return "content is encrypted, but its key record \(path) is missing (a file-sync tool may have carried its deletion): nothing is written until it is back; put it back from a backup of the cloud or from another machine's copy of it"
         }
     }
 }
