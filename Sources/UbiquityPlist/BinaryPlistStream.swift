@@ -64,7 +64,7 @@ package struct BinaryPlistStream {
 
     /// Whether a string object with this text was written: a reserved string of the same text
     /// would have been shared with it by the tree's writer.
-    package func hasString(_ text: String) -> Bool { writer.strings[text] != nil }
+    package func hasString(_ text: String) -> Bool { writer.strings[ExactString(text)] != nil }
 
     package mutating func fill(_ reservation: Reservation, with ascii: [UInt8]) {
         precondition(ascii.count == reservation.length && ascii.allSatisfy { $0 < 0x80 }, "a reserved string takes ASCII of its length")

@@ -25,10 +25,12 @@ struct BinaryPlistWriter {
     private var containers: [Container] = []
     private var refs: [Int] = []
     /// Deduplication: numbers and dates by bit pattern (so 0 and -0 stay distinct), strings
-    /// and data by value, with a small direct-mapped cache in front of the string table
-    /// because the same few dictionary keys recur in every record.
+    /// by their exact scalars and data by value, with a small direct-mapped cache in front of
+    /// the string table because the same few dictionary keys recur in every record. Strings
+    /// are never shared by `String`'s `==`: two canonically equivalent texts (an é precomposed
+    /// and decomposed) would become one object, and the file would no longer say what was given.
     private var numbers = ScalarTable()
-    private(set) var strings: [String: Int] = [:]
+    private(set) var strings: [ExactString: Int] = [:]
     private var blobs: [[UInt8]: Int] = [:]
     private var booleans: (false: Int, true: Int) = (-1, -1)
     private var recentKeys = [(key: String, index: Int)](repeating: ("", -1), count: 64)
@@ -106,7 +108,7 @@ struct BinaryPlistWriter {
 
     private mutating func string(_ s: String) -> Int {
         // One hash lookup: claim the slot for a new object unless the string is known.
-        let found = Self.claim(&strings[s, default: -1], offsets.count)
+        let found = Self.claim(&strings[ExactString(s), default: -1], offsets.count)
         if found == offsets.count {
             offsets.append(out.count)
             writeString(s)
@@ -115,11 +117,11 @@ struct BinaryPlistWriter {
     }
 
     /// Dictionary keys: try the direct-mapped cache (slot from length and first byte)
-    /// before hashing.
+    /// before hashing; a hit needs the same bytes, as the table does.
     mutating func key(_ s: String) -> Int {
         let utf8 = s.utf8
         let slot = (utf8.count &* 31 &+ Int(utf8.first ?? 0)) & 63
-        if recentKeys[slot].index >= 0 && recentKeys[slot].key == s { return recentKeys[slot].index }
+        if recentKeys[slot].index >= 0 && recentKeys[slot].key.isExactly(s) { return recentKeys[slot].index }
         let index = string(s)
         recentKeys[slot] = (s, index)
         return index

@@ -4,7 +4,9 @@ import Foundation
 ///
 /// Integers keep the full signed and unsigned 64-bit range: values above `Int64.max` are
 /// `.unsignedInteger`, everything else is `.integer`. Dates are seconds since 1970 at full
-/// `Double` precision. Dictionaries have string keys (the only kind Apple's tools write).
+/// `Double` precision. Dictionaries have string keys (the only kind Apple's tools write);
+/// a `Dictionary` cannot hold two keys that differ only in Unicode normalisation, so the
+/// readers refuse a file whose dictionary has such keys rather than keep one of them.
 /// `uid` and `null` occur in binary plists only (keyed archives; `NSNull`): the XML writer
 /// writes a UID as CoreFoundation does and refuses null.
 public enum PlistValue: Sendable {
@@ -26,10 +28,11 @@ public enum PlistValue: Sendable {
 
 extension PlistValue: Equatable {
     /// Structural equality; reals and dates compare by bit pattern so that NaN equals NaN and
-    /// a round trip can be checked exactly.
+    /// a round trip can be checked exactly, and strings and keys by their exact scalars
+    /// (`String`'s `==` would call an é precomposed and decomposed equal, which no file does).
     public static func == (lhs: PlistValue, rhs: PlistValue) -> Bool {
         switch (lhs, rhs) {
-        case let (.string(a), .string(b)): return a == b
+        case let (.string(a), .string(b)): return a.isExactly(b)
         case let (.integer(a), .integer(b)): return a == b
         case let (.unsignedInteger(a), .unsignedInteger(b)): return a == b
         case let (.real(a), .real(b)): return a.bitPattern == b.bitPattern || (a.isNaN && b.isNaN)
@@ -37,7 +40,12 @@ extension PlistValue: Equatable {
         case let (.date(a), .date(b)): return a.bitPattern == b.bitPattern
         case let (.data(a), .data(b)): return a == b
         case let (.array(a), .array(b)): return a == b
-        case let (.dictionary(a), .dictionary(b)): return a == b
+        case let (.dictionary(a), .dictionary(b)):
+            guard a.count == b.count else { return false }
+            for (key, value) in a {
+                guard let index = b.index(forKey: key), b[index].key.isExactly(key), b[index].value == value else { return false }
+            }
+            return true
         case let (.uid(a), .uid(b)): return a == b
         case (.null, .null): return true
         default: return false
