@@ -195,7 +195,7 @@ package struct BinaryPlistObjects {
     }
 
     /// The string an `Object.string8` or `.string16` holds, as the reader decodes it; `nil` for
-    /// other objects and for `0x5` bytes that are not UTF-8.
+    /// other objects, for `0x5` bytes that are not UTF-8 and for `0x6` ones with an unpaired surrogate.
     package func string(_ object: Object) -> String? {
         switch object {
         case let .string8(range, ascii):
@@ -239,7 +239,8 @@ package struct BinaryPlistObjects {
                 guard let keyRef = reference(refs, i), let valueRef = reference(refs, count + i),
                       let keyObject = self.object(keyRef), let key = string(keyObject),
                       let element = value(valueRef, depth: depth + 1) else { return nil }
-                dictionary[key] = element
+                // Keys that differ only in normalisation cannot both be held: the reader refuses them.
+                if dictionary.updateValue(element, forKey: key) != nil, !dictionary.keys[dictionary.index(forKey: key)!].isExactly(key) { return nil }
             }
             return .dictionary(dictionary)
         }

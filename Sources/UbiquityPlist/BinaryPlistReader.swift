@@ -194,7 +194,10 @@ struct BinaryPlistReader {
             for i in 0 ..< Int(n) {
                 let key = try self.key(at: payload + i * refSize)
                 let ref = try reference(at: valuesStart + i * refSize)
-                dictionary[key] = try object(ref, depth: depth + 1)
+                if dictionary.updateValue(try object(ref, depth: depth + 1), forKey: key) != nil,
+                   !dictionary.keys[dictionary.index(forKey: key)!].isExactly(key) {
+                    throw fail("dictionary (object \(index)) has two keys that differ only in Unicode normalisation", at: start)
+                }
             }
             onPath[index] = false
             return .dictionary(dictionary)
@@ -283,14 +286,19 @@ struct BinaryPlistReader {
         let (byteLength, overflow) = length.multipliedReportingOverflow(by: 2)
         if overflow { throw fail("string length \(length) is absurd (object \(index))", at: start) }
         try require(payload, byteLength, what: "string", object: index)
-        return Self.utf16BigEndian(UnsafeBufferPointer(rebasing: bytes[payload ..< payload + Int(byteLength)]))
+        guard let s = Self.utf16BigEndian(UnsafeBufferPointer(rebasing: bytes[payload ..< payload + Int(byteLength)])) else {
+            throw fail("UTF-16 string (object \(index)) holds an unpaired surrogate", at: payload)
+        }
+        return s
     }
 
-    /// Transcodes UTF-16BE straight to a native UTF-8 String. Unpaired surrogates, which a
-    /// Swift String cannot hold, become U+FFFD.
-    static func utf16BigEndian(_ payload: UnsafeBufferPointer<UInt8>) -> String {
+    /// Transcodes UTF-16BE straight to a native UTF-8 String; `nil` when it holds an unpaired
+    /// surrogate, which no String can hold: replacing it by U+FFFD would read a text other
+    /// than the one written (and two different files as one).
+    static func utf16BigEndian(_ payload: UnsafeBufferPointer<UInt8>) -> String? {
         let units = payload.count / 2
-        return String(unsafeUninitializedCapacity: units * 3) { out in
+        var valid = true
+        let text = String(unsafeUninitializedCapacity: units * 3) { out in
             var o = 0
             var i = 0
             @inline(__always) func put(_ scalar: UInt32) {
@@ -318,13 +326,16 @@ struct BinaryPlistReader {
                         i += 1
                         put(0x10000 + ((unit - 0xD800) << 10) + (next - 0xDC00))
                     } else {
-                        put(0xFFFD)
+                        valid = false
+                        return 0
                     }
                 } else {
-                    put(0xFFFD)
+                    valid = false
+                    return 0
                 }
             }
             return o
         }
+        return valid ? text : nil
     }
 }

@@ -107,7 +107,11 @@ struct PlistJSONReader {
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a string key in an object") }
             let keyStart = i
             let key = try string()
-            if entries[key] != nil { throw fail("duplicate key \"\(key)\"", at: keyStart) }
+            if let found = entries.index(forKey: key) {
+                // Swift's `==` found it: the same bytes, or the same text in another normalisation.
+                let reason = entries.keys[found].isExactly(key) ? "duplicate key" : "key differing only in Unicode normalisation from another:"
+                throw fail("\(reason) \"\(key)\"", at: keyStart)
+            }
             skipBlanks()
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':' after a key") }
             i += 1

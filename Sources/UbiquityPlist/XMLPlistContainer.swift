@@ -18,14 +18,18 @@ struct XMLPlistContainer {
 
     /// Puts `value` in the next slot: the next element, or the value of the waiting key (the
     /// caller has checked there is one).
-    mutating func add(_ value: PlistValue) {
+    /// Returns false for a key that differs from one already there only in Unicode
+    /// normalisation: a `Dictionary` would keep one of the two.
+    mutating func add(_ value: PlistValue) -> Bool {
         switch kind {
         case .plist, .array:
             elements.append(value)
         case .dictionary:
-            entries[key!] = value
-            key = nil
+            let key = key!
+            self.key = nil
+            if entries.updateValue(value, forKey: key) != nil, !entries.keys[entries.index(forKey: key)!].isExactly(key) { return false }
         }
+        return true
     }
 
     /// What a closed array or dictionary stands for. A dictionary whose one entry is `CF$UID`

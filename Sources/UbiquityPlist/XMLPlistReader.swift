@@ -340,7 +340,9 @@ struct XMLPlistReader {
             root = value
             return
         }
-        stack[stack.count - 1].add(value)
+        guard stack[stack.count - 1].add(value) else {
+            throw fail("<dict> has two keys that differ only in Unicode normalisation")
+        }
     }
 
     // MARK: Leaf values

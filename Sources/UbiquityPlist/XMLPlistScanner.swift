@@ -365,8 +365,7 @@ struct XMLPlistScanner {
             root = value
             return true
         }
-        stack[stack.count - 1].add(value)
-        return true
+        return stack[stack.count - 1].add(value)  // declines keys libxml2's reader refuses too
     }
 
     // MARK: Leaf text
