@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityPlist
 
 /// An object's identity across peers: `<entity>/<key>`, where the key is a UUID or an
 /// app-supplied natural key (so two peers creating "the same" object do not duplicate it).
@@ -76,9 +77,13 @@ public struct GlobalID: Hashable, Comparable, Sendable, CustomStringConvertible 
         description = text ?? entity + "/" + key
     }
 
-    public static func == (lhs: GlobalID, rhs: GlobalID) -> Bool { lhs.description == rhs.description }
+    /// The same exact scalars (UTF-8 bytes), as SQLite's `gid` keys compare: a natural key
+    /// "café" with a precomposed é and one with a combining accent are two objects in every
+    /// store and log, so they are two here (`String`'s `==` would merge them in every set and
+    /// table of IDs: a context's inserts, an import's changes, a migration's copies).
+    public static func == (lhs: GlobalID, rhs: GlobalID) -> Bool { lhs.description.isExactly(rhs.description) }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(description) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ExactString(description)) }
 
     /// C0 and C1 control characters and DEL, checked on the UTF-8 bytes (this runs for every
     /// object ID an import reads).
@@ -98,7 +103,8 @@ public struct GlobalID: Hashable, Comparable, Sendable, CustomStringConvertible 
         return false
     }
 
-    public static func < (lhs: GlobalID, rhs: GlobalID) -> Bool { lhs.description < rhs.description }
+    /// By UTF-8 bytes (code points), as SQLite's BINARY collation sorts `gid`, consistent with `==`.
+    public static func < (lhs: GlobalID, rhs: GlobalID) -> Bool { lhs.description.exactlyPrecedes(rhs.description) }
 }
 
 /// A global ID that cannot be used, with the reason.

@@ -262,7 +262,11 @@ extension ChangeRecord {
         // `add` and `remove` as before and skip this key.
         for (name, keys) in positions where !keys.isEmpty {
             var change = fields[name]?.dictionaryValue ?? [:]
-            change["positions"] = .dictionary(Dictionary(uniqueKeysWithValues: keys.map { ($0.key.description, PlistValue.string($0.value)) }))
+            // Keyed by member IDs in a `String`-keyed dictionary: two members whose keys differ
+            // only in normalisation cannot both be held, and the first keeps its position
+            // (the other lists last, as a member never placed) rather than trapping.
+            let members = keys.sorted { $0.key < $1.key }.map { ($0.key.description, PlistValue.string($0.value)) }
+            change["positions"] = .dictionary(Dictionary(members, uniquingKeysWith: { first, _ in first }))
             fields[name] = .dictionary(change)
         }
         return .dictionary(fields)

@@ -1,4 +1,5 @@
 import Foundation
+import UbiquityPlist
 
 /// A non-nil attribute value. `nil` (an absent optional value) is `AttributeValue?.none`.
 ///
@@ -51,6 +52,44 @@ public enum AttributeValue: Hashable, Sendable {
     public var uriValue: URL? { if case let .uri(v) = self { return v } else { return nil } }
     public var dateValue: Date? {
         if case let .date(v) = self { return Date(timeIntervalSince1970: v) } else { return nil }
+    }
+}
+
+extension AttributeValue {
+    /// As the synthesized equality, but strings compare by their exact scalars: a title
+    /// changed from "café" with a precomposed é to one with a combining accent is a change,
+    /// as it is to the store and the log, and a conflict between them is a conflict.
+    public static func == (lhs: AttributeValue, rhs: AttributeValue) -> Bool {
+        switch (lhs, rhs) {
+        case let (.string(a), .string(b)): return a.isExactly(b)
+        case let (.integer(a), .integer(b)): return a == b
+        case let (.decimal(a), .decimal(b)): return a == b
+        case let (.double(a), .double(b)): return a == b
+        case let (.float(a), .float(b)): return a == b
+        case let (.boolean(a), .boolean(b)): return a == b
+        case let (.date(a), .date(b)): return a == b
+        case let (.binary(a), .binary(b)): return a == b
+        case let (.externalBinary(a), .externalBinary(b)): return a == b
+        case let (.uuid(a), .uuid(b)): return a == b
+        case let (.uri(a), .uri(b)): return a == b
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case let .string(v): hasher.combine(0 as UInt8); hasher.combine(ExactString(v))
+        case let .integer(v): hasher.combine(1 as UInt8); hasher.combine(v)
+        case let .decimal(v): hasher.combine(2 as UInt8); hasher.combine(v)
+        case let .double(v): hasher.combine(3 as UInt8); hasher.combine(v)
+        case let .float(v): hasher.combine(4 as UInt8); hasher.combine(v)
+        case let .boolean(v): hasher.combine(5 as UInt8); hasher.combine(v)
+        case let .date(v): hasher.combine(6 as UInt8); hasher.combine(v)
+        case let .binary(v): hasher.combine(7 as UInt8); hasher.combine(v)
+        case let .externalBinary(v): hasher.combine(8 as UInt8); hasher.combine(v)
+        case let .uuid(v): hasher.combine(9 as UInt8); hasher.combine(v)
+        case let .uri(v): hasher.combine(10 as UInt8); hasher.combine(v)
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import UbiquityBase
+import UbiquityPlist
 
 /// A baseline's state file that cannot be joined: made for another model or schema, or holding
 /// something no honest peer writes. Nothing of it is applied.
@@ -248,7 +249,7 @@ extension PersistentStore {
                     _ = slot
                 }
                 let wasAlive = existing[EntityTable.aliveColumn] == .integer(1)
-                let isAlive = (wasAlive && !newDeletes.contains(gid)) || (incomingAlive && !unseenDeletes.contains(gid))
+                let isAlive = (wasAlive && !newDeletes.contains(ExactString(gid))) || (incomingAlive && !unseenDeletes.contains(ExactString(gid)))
                 row[EntityTable.aliveColumn] = .integer(isAlive ? 1 : 0)
                 guard row != existing else { continue }
                 if case let .integer(version) = row[EntityTable.versionColumn] { row[EntityTable.versionColumn] = .integer(version + 1) }
@@ -257,7 +258,7 @@ extension PersistentStore {
             }
         }
         // Objects this store holds that the baseline does not know, but whose deletes it brings.
-        for gid in newDeletes {
+        for gid in newDeletes.map(\.string) {
             guard let id = GlobalID(stored: gid), let table = tables[id.entity], var row = try loadRow(table, id),
                   row[EntityTable.aliveColumn] == .integer(1) else { continue }
             let inBaseline = try database.statement("SELECT 1 FROM baseline.\(table.quotedName) WHERE gid = ?")
@@ -333,11 +334,13 @@ extension PersistentStore {
         }
     }
 
-    private func gids(_ sql: String) throws -> Set<String> {
+    /// By exact bytes, as SQLite's DISTINCT told them apart: natural keys that differ only in
+    /// normalisation are two objects.
+    private func gids(_ sql: String) throws -> Set<ExactString> {
         let statement = try database.statement(sql)
         defer { statement.reset() }
-        var result: Set<String> = []
-        while try statement.step() { result.insert(statement.string(0) ?? "") }
+        var result: Set<ExactString> = []
+        while try statement.step() { result.insert(ExactString(statement.string(0) ?? "")) }
         return result
     }
 }

@@ -134,8 +134,8 @@ final class InPlaceUpdateJudge: @unchecked Sendable {
 
 /// How a value SQLite holds compares with the one an update binds, in the terms of the merge's
 /// `SQLiteValue` `!=` (which writes a column only when it differs): `same` only when writing
-/// it would store the same bytes; `unsure` where the two disagree (text equal as Swift strings
-/// but not byte for byte, such as another Unicode normalisation; 0.0 and -0.0).
+/// it would store the same bytes; `unsure` where the two disagree (0.0 and -0.0). Text
+/// compares by its bytes in both, the exact scalars.
 private enum ValueComparison {
     case same, different, unsure
 
@@ -156,13 +156,9 @@ private enum ValueComparison {
         case SQLITE_TEXT:
             let a = Self.bytes(sqlite3_value_text(old), sqlite3_value_bytes(old))
             let b = Self.bytes(sqlite3_value_text(new), sqlite3_value_bytes(new))
-            if Self.equal(a, b) {
-                self = .same
-            } else if Self.isASCII(a) && Self.isASCII(b) {
-                self = .different
-            } else {
-                self = String(decoding: a, as: UTF8.self) != String(decoding: b, as: UTF8.self) ? .different : .unsure
-            }
+            // Text is its exact bytes (Docs/SyncSemantics.md, exact scalars): an é precomposed
+            // and decomposed are different values, though Swift's `String` calls them equal.
+            self = Self.equal(a, b) ? .same : .different
         default:
             let a = Self.bytes(sqlite3_value_blob(old).map { $0.assumingMemoryBound(to: UInt8.self) }, sqlite3_value_bytes(old))
             let b = Self.bytes(sqlite3_value_blob(new).map { $0.assumingMemoryBound(to: UInt8.self) }, sqlite3_value_bytes(new))
@@ -175,21 +171,6 @@ private enum ValueComparison {
         guard a.count == b.count else { return false }
         guard let x = a.baseAddress, let y = b.baseAddress else { return true }
         return memcmp(x, y, a.count) == 0
-    }
-
-    /// No byte above 0x7f, checked eight bytes at a time.
-    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress.map(UnsafeRawPointer.init) else { return true }
-        var index = 0, high: UInt64 = 0
-        while bytes.count - index >= 8 {
-            high |= base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            index += 8
-        }
-        while index < bytes.count {
-            high |= UInt64(bytes[index])
-            index += 1
-        }
-        return high & 0x8080_8080_8080_8080 == 0
     }
 
     private static func bytes(_ start: UnsafePointer<UInt8>?, _ count: Int32) -> UnsafeBufferPointer<UInt8> {

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import UbiquityPlist
 
 /// SQLite's "copy the bytes now" destructor, which the C headers define as a macro Swift cannot import.
 let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -11,6 +12,19 @@ public enum SQLiteValue: Sendable, Equatable {
     case real(Double)
     case text(String)
     case blob([UInt8])
+
+    /// As SQLite compares them (BINARY): text by its exact bytes, not by `String`'s canonical
+    /// equivalence, so a row holding "café" precomposed differs from one holding it decomposed.
+    public static func == (lhs: SQLiteValue, rhs: SQLiteValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case let (.integer(a), .integer(b)): return a == b
+        case let (.real(a), .real(b)): return a == b
+        case let (.text(a), .text(b)): return a.isExactly(b)
+        case let (.blob(a), .blob(b)): return a == b
+        default: return false
+        }
+    }
 }
 
 /// A prepared statement. Owned by one `SQLiteDatabase`, reused across executions through its cache.
