@@ -33,6 +33,10 @@ struct Ubiq: ParsableCommand {
     /// Runs a command with one-line errors: ArgumentParser's multi-line usage errors and the
     /// library's errors all become `ubiq: error: …` on stderr and a non-zero exit.
     static func main() {
+        if let problem = ArgumentEncoding.invalidArgument() {
+            Console.error(problem)
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
         let arguments = CommandLineHabits.joiningNegativeNumbers(CommandLineHabits.movingLeadingGlobalOptions(
             LaunchArguments.extractingAppleLogLevel(from: Array(CommandLine.arguments.dropFirst()))))
         if let problem = CommandLineHabits.unknownCommand(in: arguments, root: Ubiq.self) {
