@@ -40,6 +40,26 @@ struct CLIExactScalarsTests {
         #expect(!status.stdout.contains("checksum"), "\(status)")
     }
 
+    /// Natural keys in both forms, saved signed out, migrate into the account as two objects
+    /// and sync to a second device.
+    @Test func migrateFromLocalKeepsBothKeys() throws {
+        let sandbox = try CLISandbox()
+        try sandbox.initDevice("phone")
+        try sandbox.initDevice("laptop")
+        try sandbox.succeed(["account", "sign-out"], device: "phone")
+        try sandbox.succeed(["insert", "Note", "--id", Self.composed, "title=" + Self.composed], device: "phone")
+        try sandbox.succeed(["insert", "Note", "--id", Self.decomposed, "title=" + Self.decomposed], device: "phone")
+        try sandbox.succeed(["account", "sign-in", "default"], device: "phone")
+        let migrated = try sandbox.succeed(["migrate", "--from-local"], device: "phone").stdout
+        #expect(migrated.hasPrefix("copied 2 object(s)"), "\(migrated)")
+        let synced = try sandbox.succeed(["sync"], device: "laptop")
+        #expect(synced.stdout.contains("imported 1 (2 inserted") && synced.stdout.contains(" 0 quarantined"), "\(synced)")
+        let dump = try sandbox.dump("laptop")
+        #expect(try objectIDs(inJSON: dump).count == 2, "\(dump)")
+        #expect(Self.holds(dump, "\"" + Self.composed + "\"") && Self.holds(dump, "\"" + Self.decomposed + "\""), "\(dump)")
+        #expect(try sandbox.dump("phone").utf8.elementsEqual(dump.utf8))
+    }
+
     /// `plist convert` from XML to binary keeps both forms.
     @Test func plistConvertKeepsBothForms() throws {
         let sandbox = try CLISandbox()
