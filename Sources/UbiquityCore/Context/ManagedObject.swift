@@ -74,7 +74,7 @@ public final class ManagedObject {
         if let value, !description.type.accepts(value) {
             throw ValidationError.wrongType(entity: entity.name, property: attribute, expected: description.type, found: value.type)
         }
-        if description.isTransient {
+        if description.isKeptInMemoryOnly {
             transientValues[attribute] = .some(value)
         } else {
             changedValues[attribute] = .some(value)

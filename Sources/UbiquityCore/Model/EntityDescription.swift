@@ -54,11 +54,15 @@ public struct AttributeDescription: Sendable, Equatable {
     public var allowsExternalBinaryDataStorage: Bool
     /// The value transformer a transformable attribute's bytes belong to (the app's business).
     public var valueTransformerName: String?
+    /// Core Data's derived attribute (`NSDerivedAttributeDescription`): the expression its value
+    /// is computed from (`title.lowercase:`, `items.@count`, `now()`). Kept and shown; the value
+    /// is not computed yet, so, like a transient attribute, it is never stored, logged or synced.
+    public var derivation: String?
 
     public init(_ name: String, _ type: AttributeType, optional: Bool = true, default defaultValue: AttributeValue? = nil,
                 transient: Bool = false, validation: AttributeValidation = AttributeValidation(),
                 versionHashModifier: String? = nil, renamingIdentifier: String? = nil,
-                allowsExternalBinaryDataStorage: Bool = false, valueTransformerName: String? = nil) {
+                allowsExternalBinaryDataStorage: Bool = false, valueTransformerName: String? = nil, derivation: String? = nil) {
         self.name = name
         self.type = type
         self.isOptional = optional
@@ -69,7 +73,12 @@ public struct AttributeDescription: Sendable, Equatable {
         self.renamingIdentifier = renamingIdentifier
         self.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage
         self.valueTransformerName = valueTransformerName
+        self.derivation = derivation
     }
+
+    /// Whether the attribute's values live in memory only (transient or derived): never stored,
+    /// logged or synced.
+    public var isKeptInMemoryOnly: Bool { isTransient || derivation != nil }
 }
 
 /// A relationship of an entity. Inverses are named on both sides.
@@ -136,6 +145,11 @@ public struct EntityDescription: Sendable, Equatable {
     public var transientAttributes: [AttributeDescription] = []
     /// Relationships that are never stored (resolved entities; see above).
     public var transientRelationships: [RelationshipDescription] = []
+    /// Core Data's uniqueness constraints: each one names the properties (attributes or to-one
+    /// relationships) whose values, together, no two objects of the entity may share. A
+    /// sub-entity has its parent's too. Kept, hashed and shown; not enforced (objects merge by
+    /// global ID, and two devices may each insert an object with the same values).
+    public var uniquenessConstraints: [[String]] = []
 
     public init(_ name: String, attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [], mergeGroups: [[String]] = [],
                 parent: String? = nil, abstract: Bool = false, versionHashModifier: String? = nil, renamingIdentifier: String? = nil) {
@@ -154,6 +168,6 @@ public struct EntityDescription: Sendable, Equatable {
     public func attribute(_ name: String) -> AttributeDescription? { attributes.firstIndex { $0.name == name }.map { attributes[$0] } }
     /// A stored relationship.
     public func relationship(_ name: String) -> RelationshipDescription? { relationships.first { $0.name == name } }
-    /// A transient attribute.
+    /// A transient or derived attribute (kept in memory only).
     public func transientAttribute(_ name: String) -> AttributeDescription? { transientAttributes.first { $0.name == name } }
 }

@@ -128,6 +128,10 @@ public struct ModelDiff: Sendable, Equatable {
         if Set(previous.mergeGroups.map(Set.init)) != Set(entity.mergeGroups.map(Set.init)) {
             change("merge groups changed", .inferred)
         }
+        if Set(previous.uniquenessConstraints.map(Set.init)) != Set(entity.uniquenessConstraints.map(Set.init)) {
+            // Not enforced: nothing in a store depends on them.
+            change("uniqueness constraints changed", .inferred)
+        }
         return changes
     }
 
@@ -152,6 +156,11 @@ public struct ModelDiff: Sendable, Equatable {
                        attribute.isTransient ? .inferred : Self.addition(attribute))
                 continue
             }
+            if (match.derivation == nil) != (attribute.derivation == nil) {
+                change(.changed, attribute.derivation != nil ? "becomes derived (its stored values are dropped)" : "is no longer derived",
+                       attribute.derivation != nil ? .inferred : Self.addition(attribute))
+                continue
+            }
             if match.type != attribute.type {
                 change(.changed, "type \(match.type.rawValue) → \(attribute.type.rawValue)",
                        attribute.isTransient ? .inferred : .needsMappingModel("an attribute's type cannot change by inference"))
@@ -173,6 +182,7 @@ public struct ModelDiff: Sendable, Equatable {
             if match.validation != attribute.validation { unhashed.append("validation") }
             if match.allowsExternalBinaryDataStorage != attribute.allowsExternalBinaryDataStorage { unhashed.append("external storage") }
             if match.valueTransformerName != attribute.valueTransformerName { unhashed.append("value transformer") }
+            if match.derivation != attribute.derivation { unhashed.append("derivation") }
             if !unhashed.isEmpty { change(.changed, unhashed.joined(separator: ", ") + " changed", .noMigration) }
         }
         for attribute in before where !matched.contains(attribute.name) {
@@ -184,7 +194,7 @@ public struct ModelDiff: Sendable, Equatable {
 
     /// An added (or no longer transient) attribute: existing objects need a value for it.
     private static func addition(_ attribute: AttributeDescription) -> Mapping {
-        attribute.isOptional || attribute.isTransient || attribute.defaultValue != nil
+        attribute.isOptional || attribute.isKeptInMemoryOnly || attribute.defaultValue != nil
             ? .inferred : .needsMappingModel("a required attribute without a default value has no value for existing objects")
     }
 

@@ -7,9 +7,10 @@ import UbiquityPlist
 /// Shape: `{format, name, entities: [{name, parent?, abstract?, versionHashModifier?,
 /// renamingIdentifier?, attributes: [{name, type, optional, default?, transient?, min?, max?,
 /// minLength?, maxLength?, regularExpression?, versionHashModifier?, renamingIdentifier?,
-/// allowsExternalBinaryDataStorage?, valueTransformerName?}], relationships: [{name,
+/// allowsExternalBinaryDataStorage?, valueTransformerName?, derivation?}], relationships: [{name,
 /// destination, inverse?, toMany, deleteRule, optional?, ordered?, minCount?, maxCount?,
-/// transient?, versionHashModifier?, renamingIdentifier?}], mergeGroups: [[name]]}]}`.
+/// transient?, versionHashModifier?, renamingIdentifier?}], mergeGroups: [[name]],
+/// uniquenessConstraints?: [[name]]}]}`.
 /// `format` is 1 for a model that uses none of the optional keys (older readers read it), 2
 /// otherwise. Values (`default`, `min`, `max`) have their log form (Docs/ContainerFormat.md).
 /// Xcode's own model files are read by `ObjectModel.load` too (`XcodeModelReader`).
@@ -41,7 +42,7 @@ extension ObjectModel {
                         "optional": .boolean(attribute.isOptional),
                     ]
                     if let value = attribute.defaultValue { fields["default"] = value.plistValue }
-                    flag(&fields, "transient", attribute.isTransient || entity.transientAttributes.contains(attribute))
+                    flag(&fields, "transient", attribute.isTransient || (attribute.derivation == nil && entity.transientAttributes.contains(attribute)))
                     if let minimum = attribute.validation.minimum { fields["min"] = minimum.plistValue; usesFormat2 = true }
                     if let maximum = attribute.validation.maximum { fields["max"] = maximum.plistValue; usesFormat2 = true }
                     number(&fields, "minLength", attribute.validation.minLength)
@@ -51,6 +52,7 @@ extension ObjectModel {
                     text(&fields, "renamingIdentifier", attribute.renamingIdentifier)
                     flag(&fields, "allowsExternalBinaryDataStorage", attribute.allowsExternalBinaryDataStorage)
                     text(&fields, "valueTransformerName", attribute.valueTransformerName)
+                    text(&fields, "derivation", attribute.derivation)
                     return .dictionary(fields)
                 }),
                 "relationships": .array((entity.relationships + entity.transientRelationships).map { relationship in
@@ -77,6 +79,10 @@ extension ObjectModel {
             flag(&entityFields, "abstract", entity.isAbstract)
             text(&entityFields, "versionHashModifier", entity.versionHashModifier)
             text(&entityFields, "renamingIdentifier", entity.renamingIdentifier)
+            if !entity.uniquenessConstraints.isEmpty {
+                entityFields["uniquenessConstraints"] = .array(entity.uniquenessConstraints.map { .array($0.map(PlistValue.string)) })
+                usesFormat2 = true
+            }
             return .dictionary(entityFields)
         }
         return .dictionary([
@@ -125,7 +131,7 @@ extension ObjectModel {
                     transient: field["transient"]?.boolValue ?? false, validation: validation,
                     versionHashModifier: field["versionHashModifier"]?.stringValue, renamingIdentifier: field["renamingIdentifier"]?.stringValue,
                     allowsExternalBinaryDataStorage: field["allowsExternalBinaryDataStorage"]?.boolValue ?? false,
-                    valueTransformerName: field["valueTransformerName"]?.stringValue))
+                    valueTransformerName: field["valueTransformerName"]?.stringValue, derivation: field["derivation"]?.stringValue))
             }
             for field in item["relationships"]?.arrayValue ?? [] {
                 guard let relationshipName = field["name"]?.stringValue, let destination = field["destination"]?.stringValue else {
@@ -143,6 +149,7 @@ extension ObjectModel {
                     versionHashModifier: field["versionHashModifier"]?.stringValue, renamingIdentifier: field["renamingIdentifier"]?.stringValue))
             }
             entity.mergeGroups = (item["mergeGroups"]?.arrayValue ?? []).map { ($0.arrayValue ?? []).compactMap(\.stringValue) }
+            entity.uniquenessConstraints = (item["uniquenessConstraints"]?.arrayValue ?? []).map { ($0.arrayValue ?? []).compactMap(\.stringValue) }
             entities.append(entity)
         }
         try self.init(name: plist["name"]?.stringValue ?? "Model", entities: entities)

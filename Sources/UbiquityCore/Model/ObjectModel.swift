@@ -17,6 +17,10 @@ public struct ObjectModel: Sendable, Equatable {
     public let declaredEntities: [EntityDescription]
     /// Filename-safe base64 (RFC 4648 §5, unpadded) of the SHA-256 of `canonicalDescription`.
     public let hash: String
+    /// What the loader noted while reading the model file: leniencies (a value read as Core
+    /// Data reads it, an element ignored) at `.info`, and what the model holds that Ubiquity
+    /// keeps but does not honour yet at `.warning`. Not part of the model's identity.
+    public var notes: [ModelNote] = []
     private let entityIndex: [String: Int]
     /// Each entity with its sub-entities at every depth, itself first.
     private let family: [String: [String]]
@@ -143,6 +147,7 @@ public struct ObjectModel: Sendable, Equatable {
             entity.transientAttributes = []
             entity.transientRelationships = []
             entity.mergeGroups = []
+            entity.uniquenessConstraints = []
             var inherited: EntityDescription?
             if let parent = own.parent { inherited = try resolveEntity(index[parent]!) }
             if let inherited {
@@ -151,6 +156,7 @@ public struct ObjectModel: Sendable, Equatable {
                 entity.transientAttributes = inherited.transientAttributes
                 entity.transientRelationships = inherited.transientRelationships
                 entity.mergeGroups = inherited.mergeGroups
+                entity.uniquenessConstraints = inherited.uniquenessConstraints
                 for relationship in inherited.relationships + inherited.transientRelationships {
                     declaring["\(own.name).\(relationship.name)"] = declaring["\(inherited.name).\(relationship.name)"] ?? inherited.name
                 }
@@ -161,7 +167,7 @@ public struct ObjectModel: Sendable, Equatable {
                     guard same == attribute, inherited != nil else { throw .duplicate("property \(own.name).\(attribute.name)") }
                     continue
                 }
-                if attribute.isTransient { entity.transientAttributes.append(attribute) } else { entity.attributes.append(attribute) }
+                if attribute.isKeptInMemoryOnly { entity.transientAttributes.append(attribute) } else { entity.attributes.append(attribute) }
             }
             for var relationship in own.relationships + own.transientRelationships {
                 if own.transientRelationships.contains(relationship) { relationship.isTransient = true }
@@ -173,6 +179,9 @@ public struct ObjectModel: Sendable, Equatable {
                 if relationship.isTransient { entity.transientRelationships.append(relationship) } else { entity.relationships.append(relationship) }
             }
             for group in own.mergeGroups where !entity.mergeGroups.contains(group) { entity.mergeGroups.append(group) }
+            for constraint in own.uniquenessConstraints where !entity.uniquenessConstraints.contains(constraint) {
+                entity.uniquenessConstraints.append(constraint)
+            }
             resolved[offset] = entity
             return entity
         }
@@ -202,6 +211,7 @@ public struct ObjectModel: Sendable, Equatable {
             if attribute.type == .undefined, !attribute.isTransient {
                 throw .invalidRule(path, "only a transient attribute may be of type undefined")
             }
+            if attribute.derivation?.isEmpty == true { throw .invalidRule(path, "a derived attribute needs a derivation expression") }
             if let value = attribute.defaultValue {
                 do { try attribute.validateKind(value, entity: entity.name) } catch { throw .invalidDefault(path, expected: attribute.type) }
             }
@@ -222,6 +232,15 @@ public struct ObjectModel: Sendable, Equatable {
                 let inverse = destination.relationship(inverseName) ?? destination.transientRelationships.first { $0.name == inverseName }
                 guard let inverse, model.isKind(entity.name, of: inverse.destination), inverse.inverse == relationship.name else {
                     throw .inverseMismatch(path, "\(destination.name).\(inverseName)")
+                }
+            }
+        }
+        for constraint in entity.uniquenessConstraints {
+            guard !constraint.isEmpty else { throw .invalidRule(entity.name, "an empty uniqueness constraint") }
+            for member in constraint {
+                let toOne = entity.relationship(member).map { !$0.isToMany } ?? false
+                guard entity.attribute(member) != nil || entity.transientAttribute(member)?.derivation != nil || toOne else {
+                    throw .invalidRule(entity.name, "its uniqueness constraint (\(constraint.joined(separator: ", "))) names '\(member)', which is no stored attribute or to-one relationship of the entity")
                 }
             }
         }
@@ -300,6 +319,34 @@ enum Identifier {
     }
 }
 
+/// Something the loader of a model file says about it: where (the file, and the line when
+/// the reader knows it) and what. `level` is the log level it is shown at: `.info` for what
+/// was read leniently or ignored, `.warning` for what is kept but not honoured.
+public struct ModelNote: Sendable, Equatable, CustomStringConvertible {
+    public var level: LogLevel
+    public var file: String
+    public var line: Int?
+    /// The XML element the note is about (`attribute`, `entity`…), when there is one.
+    public var element: String?
+    public var message: String
+
+    public init(_ level: LogLevel, file: String, line: Int? = nil, element: String? = nil, _ message: String) {
+        self.level = level
+        self.file = file
+        self.line = line
+        self.element = element
+        self.message = message
+    }
+
+    /// `file:line: <element>: message`, as errors are written.
+    public var description: String {
+        var text = file
+        if let line { text += ":\(line)" }
+        if let element { text += ": <\(element)>" }
+        return text + ": " + message
+    }
+}
+
 /// A model that cannot be used, with what is wrong.
 public enum ModelError: Error, CustomStringConvertible, Equatable, Sendable {
     case invalidName(String, String)
@@ -340,5 +387,25 @@ public enum ModelError: Error, CustomStringConvertible, Equatable, Sendable {
         case let .unsupportedElement(file, line, element, reason): return "\(file):\(line): <\(element)>: \(reason)"
         case let .abstractEntity(name): return "entity \(name) is abstract: insert one of its sub-entities"
         }
+    }
+}
+
+extension ObjectModel {
+    /// What the model declares that Ubiquity keeps (in the model, its hash and its file) but
+    /// does not honour yet, one sentence each: uniqueness constraints, which no store enforces
+    /// across devices, and derived attributes, whose values are not computed. A peer opening
+    /// such a model logs each at level 1.
+    public var unhonouredFeatures: [String] {
+        var features: [String] = []
+        for entity in declaredEntities {
+            for constraint in entity.uniquenessConstraints {
+                features.append("\(entity.name): the uniqueness constraint (\(constraint.joined(separator: ", "))) is not enforced: objects merge by global ID, and two objects with the same values are both kept")
+            }
+            for attribute in entity.attributes + entity.transientAttributes {
+                guard let derivation = attribute.derivation else { continue }
+                features.append("\(entity.name).\(attribute.name): the derived attribute (\(derivation)) is not computed: it is kept in memory only, never stored or synced, and reads as no value until the app sets one")
+            }
+        }
+        return features
     }
 }
