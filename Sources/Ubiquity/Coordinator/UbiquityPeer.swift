@@ -87,6 +87,9 @@ public final class UbiquityPeer: @unchecked Sendable {
         logger.peerID = peerID
         logger.storeName = configuration.storeName
         self.logger = logger
+        for feature in configuration.model.unhonouredFeatures {
+            logger.log(.warning, .model, "initWithModel:", "model \(configuration.model.name): \(feature)")
+        }
         if readOnly { return }
         if kind == .account {
             // When the account's store was last used: the cleanup of unused accounts reads it.

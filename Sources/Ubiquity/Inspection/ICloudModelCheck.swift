@@ -6,7 +6,8 @@ import UbiquityCore
 /// model against Apple's rules before shipping it to a store that syncs through iCloud:
 /// ordered relationships (iCloud stores refused them), model changes only a mapping model
 /// could migrate (iCloud migrated by inferred mapping only, from every older version to the
-/// current one), content names with periods. Warnings are what Apple allowed but was known to
+/// current one), content names with periods, and what iOS 7 did not have: uniqueness
+/// constraints (iOS 9) and derived attributes (iOS 13). Warnings are what Apple allowed but was known to
 /// break: external binary data.
 public struct ICloudModelCheck: Sendable {
     public enum Severity: String, Sendable { case refused, warning }
@@ -30,6 +31,14 @@ public struct ICloudModelCheck: Sendable {
             for relationship in entity.relationships where relationship.isToMany && relationship.isOrdered {
                 findings.append(Finding(severity: .refused, subject: "\(entity.name).\(relationship.name)",
                                         message: "ordered relationships are not supported by iCloud Core Data"))
+            }
+            for constraint in entity.uniquenessConstraints {
+                findings.append(Finding(severity: .refused, subject: "\(entity.name) (\(constraint.joined(separator: ", ")))",
+                                        message: "uniqueness constraints came with iOS 9: iOS 7 iCloud Core Data could not sync them"))
+            }
+            for attribute in entity.attributes where attribute.derivation != nil {
+                findings.append(Finding(severity: .refused, subject: "\(entity.name).\(attribute.name)",
+                                        message: "derived attributes came with iOS 13: iOS 7 iCloud Core Data could not sync them"))
             }
             for attribute in entity.attributes where attribute.allowsExternalBinaryDataStorage && !attribute.isTransient {
                 findings.append(Finding(severity: .warning, subject: "\(entity.name).\(attribute.name)",

@@ -8,12 +8,22 @@ extension ObjectModel {
     /// `{name, hash, entities: [{name, parent, abstract, subentities, versionHashModifier,
     /// renamingIdentifier, attributes: [...], relationships: [...]}]}`. Entities list their
     /// inherited properties too, each marked `inherited`; transient ones are marked `transient`.
+    /// `warnings` (what is kept but not honoured) and `notes` (`{level, file, line, element,
+    /// message}`, what the loader read leniently or ignored) appear when there are some.
     public var jsonValue: JSONValue {
-        .object([
+        var fields: [String: JSONValue] = [
             "name": .string(name),
             "hash": .string(hash),
             "entities": .array(entities.map(entityJSON)),
-        ])
+        ]
+        if !unhonouredFeatures.isEmpty { fields["warnings"] = .array(unhonouredFeatures.map(JSONValue.string)) }
+        if !notes.isEmpty {
+            fields["notes"] = .array(notes.map { note in
+                .object(["level": .int(Int64(note.level.rawValue)), "file": .string(note.file), "line": note.line.map { .int(Int64($0)) } ?? .null,
+                         "element": note.element.map(JSONValue.string) ?? .null, "message": .string(note.message)])
+            })
+        }
+        return .object(fields)
     }
 
     private func entityJSON(_ entity: EntityDescription) -> JSONValue {
@@ -33,6 +43,9 @@ extension ObjectModel {
         if !entity.mergeGroups.isEmpty { fields["mergeGroups"] = .array(entity.mergeGroups.map { .array($0.map(JSONValue.string)) }) }
         if let modifier = entity.versionHashModifier { fields["versionHashModifier"] = .string(modifier) }
         if let renamed = entity.renamingIdentifier { fields["renamingIdentifier"] = .string(renamed) }
+        if !entity.uniquenessConstraints.isEmpty {
+            fields["uniquenessConstraints"] = .array(entity.uniquenessConstraints.map { .array($0.map(JSONValue.string)) })
+        }
         return .object(fields)
     }
 
@@ -56,6 +69,7 @@ extension ObjectModel {
         if let transformer = attribute.valueTransformerName { fields["valueTransformerName"] = .string(transformer) }
         if let modifier = attribute.versionHashModifier { fields["versionHashModifier"] = .string(modifier) }
         if let renamed = attribute.renamingIdentifier { fields["renamingIdentifier"] = .string(renamed) }
+        if let derivation = attribute.derivation { fields["derivation"] = .string(derivation) }
         return .object(fields)
     }
 
@@ -93,6 +107,7 @@ extension ObjectModel {
             for attribute in entity.attributes + entity.transientAttributes {
                 var facts = [attribute.type.xcodeName, attribute.isOptional ? "optional" : "required"]
                 if attribute.isTransient { facts.append("transient") }
+                if let derivation = attribute.derivation { facts.append("derived from \(derivation) (not computed)") }
                 if let value = attribute.defaultValue { facts.append("default \(Self.text(value))") }
                 let rules = attribute.validation
                 if rules.minimum != nil || rules.maximum != nil {
@@ -124,6 +139,15 @@ extension ObjectModel {
                 lines.append("  \(relationship.name): " + facts.joined(separator: ", "))
             }
             for group in entity.mergeGroups { lines.append("  merge group: \(group.joined(separator: ", "))") }
+            for constraint in entity.uniquenessConstraints {
+                lines.append("  unique: \(constraint.joined(separator: ", ")) (not enforced)")
+            }
+        }
+        let warnings = unhonouredFeatures
+        if !warnings.isEmpty || !notes.isEmpty {
+            lines.append("notes:")
+            for feature in warnings { lines.append("  warning: \(feature)") }
+            for note in notes { lines.append("  \(note.level == .warning ? "warning" : "info"): \(note.description)") }
         }
         return lines.joined(separator: "\n")
     }

@@ -8,4 +8,6 @@ public enum LogComponent: String, Sendable, CaseIterable {
     case conflictRecorder = "PFUbiquityConflictRecorder"
     case garbageCollector = "PFUbiquityGarbageCollector"
     case encryption = "PFUbiquityEncryption"
+    /// The model a store is opened with (Core Data's `NSManagedObjectModel`).
+    case model = "NSManagedObjectModel"
 }

@@ -35,7 +35,10 @@ struct GlobalOptions: ParsableArguments {
 
     func loadModel() throws -> ObjectModel {
         guard let model else { return .notes }
-        return try ObjectModel.load(contentsOf: Self.absolute(model))
+        let loaded = try ObjectModel.load(contentsOf: Self.absolute(model))
+        let logger = try logger()
+        for note in loaded.notes { logger.log(note.level, .model, "initWithContentsOfURL:", note.description) }
+        return loaded
     }
 
     func logger() throws -> UbiquityLogger {
