@@ -7,23 +7,35 @@ import UbiquityPlist
 /// version the app uses.
 public struct XcodeModelBundle: Sendable {
     public let path: String
-    /// The versions' names (folder names without `.xcdatamodel`), sorted.
+    /// The versions' names (folder names without `.xcdatamodel`), in Xcode's natural order
+    /// (`MyApp`, `MyApp 2`, `MyApp 10`).
     public let versions: [String]
-    /// The version `.xccurrentversion` names (the only version when there is no such file).
+    /// The version `.xccurrentversion` names (the only version when there is no such file);
+    /// when it names none (Xcode writes `<dict/>` until a current version is picked), the last
+    /// version in natural order, with a note.
     public let currentVersion: String
+    /// What was noted about the bundle itself (a current version chosen by the rule above).
+    public let notes: [ModelNote]
 
     /// Opens the bundle at `path`; its versions are read when asked for.
     public init(path: String) throws(ModelError) {
         self.path = path
         let names = DirectoryEntry.list(path).filter { $0.isDirectory && $0.name.hasSuffix(".xcdatamodel") }.map(\.name)
         guard !names.isEmpty else { throw .unreadableFile(path, "a versioned model (.xcdatamodeld) with no .xcdatamodel version in it") }
-        versions = names.map { String($0.dropLast(".xcdatamodel".count)) }.sorted()
+        versions = names.map { String($0.dropLast(".xcdatamodel".count)) }.sorted(by: Self.naturallyPrecedes)
+        var notes: [ModelNote] = []
         let marker = path + "/.xccurrentversion"
         if DirectoryEntry.at(marker) != nil {
             let plist: PlistValue
             do { plist = try PlistSeam.decode(try AtomicFile.read(marker, limit: 1 << 20, followingLinks: true)) } catch { throw .unreadableFile(marker, "\(error)") }
-            guard let named = plist["_XCCurrentVersionName"]?.stringValue else {
-                throw .unreadableFile(marker, "no _XCCurrentVersionName")
+            guard plist.dictionaryValue != nil else { throw .unreadableFile(marker, "not a dictionary") }
+            guard let named = plist["_XCCurrentVersionName"]?.stringValue, !named.isEmpty else {
+                currentVersion = versions[versions.count - 1]
+                if versions.count > 1 {
+                    notes.append(ModelNote(.warning, file: marker, "names no current version (no _XCCurrentVersionName): using '\(currentVersion)', the last of \(versions.joined(separator: ", ")) in Xcode's order"))
+                }
+                self.notes = notes
+                return
             }
             let version = named.hasSuffix(".xcdatamodel") ? String(named.dropLast(".xcdatamodel".count)) : named
             guard versions.contains(version) else {
@@ -36,6 +48,34 @@ public struct XcodeModelBundle: Sendable {
             }
             currentVersion = versions[0]
         }
+        self.notes = notes
+    }
+
+    /// Xcode's natural order of names, as Finder sorts them: runs of digits compare as numbers
+    /// (`Model 2` before `Model 10`), other text case-insensitively, a name before its
+    /// continuations (`Model` before `Model 2`).
+    public static func naturallyPrecedes(_ lhs: String, _ rhs: String) -> Bool {
+        func runs(_ text: String) -> [(isNumber: Bool, text: String)] {
+            var result: [(Bool, String)] = []
+            for character in text {
+                let digit = character.isASCII && character.isNumber
+                if let last = result.last, last.0 == digit { result[result.count - 1].1.append(character) } else { result.append((digit, String(character))) }
+            }
+            return result
+        }
+        let left = runs(lhs), right = runs(rhs)
+        for (a, b) in zip(left, right) {
+            if a.isNumber && b.isNumber {
+                let x = a.text.drop { $0 == "0" }, y = b.text.drop { $0 == "0" }
+                if x.count != y.count { return x.count < y.count }
+                if x != y { return x < y }
+            } else {
+                let x = a.text.lowercased(), y = b.text.lowercased()
+                if x != y { return x < y }
+            }
+        }
+        if left.count != right.count { return left.count < right.count }
+        return lhs < rhs
     }
 
     /// The model of `version` (with or without `.xcdatamodel`); the current one when `nil`.
@@ -44,7 +84,9 @@ public struct XcodeModelBundle: Sendable {
         guard versions.contains(name) else {
             throw .unreadableFile(path, "no version '\(name)' (versions: \(versions.joined(separator: ", ")))")
         }
-        return try ObjectModel.loadXcodeModel(at: path + "/" + name + ".xcdatamodel")
+        var model = try ObjectModel.loadXcodeModel(at: path + "/" + name + ".xcdatamodel")
+        if version == nil { model.notes = notes + model.notes }
+        return model
     }
 }
 
