@@ -22,7 +22,6 @@ import Testing
         "test_invalid_binary-39ca7e9e34.plist": "an infinite date, beyond Python's datetime (CoreFoundation reads it)",
         "test_invalid_binary-6f6eaca3c8.plist": "a NaN date, which Python's datetime cannot hold (CoreFoundation reads it)",
         "test_invalid_binary-f3eed99d20.plist": "a date in the year 10711, beyond Python's datetime (CoreFoundation reads it)",
-        "test_invalid_binary-5a22f652db.plist": "a lone UTF-16 surrogate, read as U+FFFD: a Swift String cannot hold one",
     ]
 
     @Test func fixturesArePresent() {
