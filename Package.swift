@@ -13,7 +13,7 @@ let package = Package(
     traits: [
         // The default build needs only what a stock Swift-on-Linux machine has (libsqlite3-dev,
         // libxml2-dev, zlib). This trait deflates baselines with ISA-L and inflates them with
-        // libdeflate instead of zlib (libisal-dev, libdeflate-dev): several times faster on
+        // libdeflate instead of zlib (libisal-dev, libdeflate-dev): about twice as fast on
         // large stores (Docs/Benchmarks.md, "Baseline roll"). `swift build --traits FastDeflate`,
         // or `traits: ["FastDeflate"]` on a dependency's `.package` line.
         .trait(name: "FastDeflate", description: "Deflate baselines with ISA-L and inflate them with libdeflate (libisal-dev, libdeflate-dev)."),

@@ -65,6 +65,11 @@ struct BenchmarkOptions {
     /// The log files of the status and damaged-logs rows of the maintenance table.
     var statusFiles: Int { smoke ? 100 : instructions ? 1_000 : 10_000 }
 
+    /// The log counts of doctor's scaling rows: doublings, up to 100,000 with `--large`.
+    var doctorSizes: [Int] {
+        smoke ? [50, 100] : instructions ? [500, 1_000] : large ? [1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 100_000] : [1_000, 2_000, 4_000, 8_000]
+    }
+
     /// The object counts of the scaling table.
     var scalingSizes: [Int] { smoke ? [500, 1_000] : large ? [10_000, 100_000, 1_000_000] : [10_000, 100_000] }
 

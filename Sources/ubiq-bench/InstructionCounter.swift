@@ -6,7 +6,7 @@ import Synchronization
 /// itself under callgrind, and each region zeroes callgrind's counters, runs, and has them
 /// written to a dump file that is read back. This VM exposes no hardware counters to `perf`;
 /// callgrind's counts are the same on an idle and on a busy machine, so their ratios hold where
-/// wall-time ratios do not (Docs/Benchmarks.md, "Instruction counts").
+/// wall-time ratios do not (Docs/Benchmarks.md, "What the figures mean").
 enum InstructionCounter {
     /// The dump files' prefix (`<prefix>.1`, `<prefix>.2`, … one per region), set by the run
     /// that started callgrind (`InstructionRun`).

@@ -28,20 +28,28 @@ enum MaintenanceBenchmarks {
             "Roll: `rollBaseline(force:)` — copy the merge state into a state file built in memory, zip it (\(BlockDeflater.engine) level \(BlockDeflater.defaultLevel) in parallel 256 KiB blocks, its SHA-256 in the same pass) with metadata and model, atomic rename.",
             "GC: `collectGarbage()` — scan, read receipts, unlink own logs the baseline covers and every peer passed. Median of \(figures.roll.samples.count) run(s) (status: \(status.samples.count)).",
         ]
-        return table.text
+        return table.text + "\n" + (try doctorScaling(book))
     }
 
-    /// `writers` peers write `logs` one-object logs between them; one of them imports the rest,
-    /// then its status report is timed against a plain listing of the same folders.
-    static func measureStatus(logs: Int, writers: Int, runs: Int) throws -> (listing: Measurement, status: Measurement) {
+    /// `writers` peers write `logs` one-object logs between them and one of them imports the
+    /// rest; `body` gets that one, and the peers are closed and the folder removed after it.
+    static func withStatusFixture<T>(logs: Int, writers: Int, _ body: (UbiquityPeer) throws -> T) throws -> T {
         let scratch = try ScratchDirectory()
         defer { scratch.cleanUp() }
         let cloud = BenchCloud(root: scratch.path)
         let peers = try (0..<writers).map { try cloud.peer("writer\($0)") }
         defer { peers.forEach { $0.close() } }
         for (index, row) in NoteRow.make(logs).enumerated() { try peers[index % writers].write(inserted: [row.insertRecord]) }
-        let observer = peers[0]
-        _ = try observer.importAvailable()
+        _ = try peers[0].importAvailable()
+        return try body(peers[0])
+    }
+
+    /// The status report of the fixture's observer, timed against a plain listing of the same folders.
+    static func measureStatus(logs: Int, writers: Int, runs: Int) throws -> (listing: Measurement, status: Measurement) {
+        try withStatusFixture(logs: logs, writers: writers) { observer in try measureStatus(observer, logs: logs, runs: runs) }
+    }
+
+    private static func measureStatus(_ observer: UbiquityPeer, logs: Int, runs: Int) throws -> (listing: Measurement, status: Measurement) {
         let root = observer.location!.ubiquityRoot
         var listed = 0
         let listing = Measurement.run(runs) {
@@ -54,6 +62,38 @@ enum MaintenanceBenchmarks {
         }
         guard lines > logs else { throw BenchmarkError("status showed \(lines) lines for \(logs) files") }
         return (listing, status)
+    }
+
+    /// Doctor, which reads and verifies every log on each run, beside status on the same
+    /// containers as the logs double: each doubling may cost it at most 2.2 times as long.
+    static func doctorScaling(_ book: FigureBook) throws -> String {
+        let options = book.options
+        var rows: [(logs: Int, status: Measurement, doctor: Measurement)] = []
+        for logs in options.doctorSizes {
+            rows.append(try withStatusFixture(logs: logs, writers: 4) { observer in
+                let status = try measureStatus(observer, logs: logs, runs: options.timedRuns).status
+                var findings = 0
+                let doctor = try Measurement.run(options.timedRuns) { try seconds { findings = try Doctor.examine(observer).count } }
+                guard findings == 0 else { throw BenchmarkError("doctor found \(findings) problem(s) in a healthy container of \(logs) logs") }
+                return (logs, status, doctor)
+            })
+        }
+        var table = MarkdownTable("Doctor as the logs double", ["log files, 4 peers", "status", "doctor", "doctor per doubling"])
+        var worst = 0.0
+        for (index, row) in rows.enumerated() {
+            var growth = "—"
+            if index > 0 {
+                let previous = rows[index - 1]
+                // Per doubling, whatever the step between sizes: ratio^(1 / log2(size ratio)).
+                let perDoubling = pow(row.doctor.median / max(previous.doctor.median, 1e-12), 1 / log2(Double(row.logs) / Double(previous.logs)))
+                worst = max(worst, perDoubling)
+                growth = String(format: "%.2f×", perDoubling)
+            }
+            table.add([Measurement.grouped(row.logs), row.status.text, row.doctor.text, growth])
+        }
+        book.sheet.record("doctor_per_doubling", worst, "the largest ratio of doctor's time per doubling of the logs (1 = flat, 2 = linear)")
+        table.notes = ["Each container: 4 peers wrote the logs, one object each; the one examined imported them all, so doctor finds nothing. Median of \(options.timedRuns) run(s)."]
+        return table.text
     }
 
     /// `files` damaged logs spread over `peers` peer folders (each numbered from 1, so each

@@ -15,8 +15,8 @@ import Glibc
 /// Two engines do the work, chosen when the package is built:
 /// - zlib, which every Swift-on-Linux machine has (the default build);
 /// - ISA-L, with libdeflate's CRC-32, under the `FastDeflate` trait: on a store's pages it
-///   deflates about four times as fast into an archive as small (Docs/Benchmarks.md,
-///   "Baseline roll"), for apps whose rolls are large enough to care.
+///   deflates about twice as fast into an archive 8 % smaller (Docs/Benchmarks.md, "The two
+///   deflate engines"), for apps whose rolls are large enough to care.
 /// Archives of either engine are ordinary zip files that both engines' builds read.
 package final class BlockDeflater {
     /// The engine compiled in, as `ubiq --version` and the benchmarks name it.
