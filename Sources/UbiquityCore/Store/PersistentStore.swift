@@ -36,6 +36,9 @@ public final class PersistentStore: @unchecked Sendable {
     var clock: HybridLogicalClock
     private var wallClockStorage = WallClock.system
     var knowledgeCache: KnowledgeVector
+    /// The highest of its own transaction numbers this peer knows to be taken in the container
+    /// (`StoreOwnNumbers.swift`): a store restored from a backup numbers its saves above it.
+    var ownNumbersReserved: Int64 = 0
     /// Set when the store stops taking saves: retired, or handed over to a successor that
     /// contexts follow (StoreHandover.swift).
     var retirement: StoreRetirement?
@@ -98,6 +101,7 @@ public final class PersistentStore: @unchecked Sendable {
         }
         clock = HybridLogicalClock(peerID: peerID, last: try meta(.lastStamp).flatMap(Stamp.init))
         knowledgeCache = try loadKnowledge()
+        ownNumbersReserved = try loadOwnNumbersReserved()
     }
 
     /// Makes the tables the model needs and records (or checks) what the store was made for.

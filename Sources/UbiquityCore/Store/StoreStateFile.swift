@@ -87,8 +87,11 @@ extension PersistentStore {
                 for table in tables { try database.execute("DELETE FROM \(table)") }
                 // Removed content owes no baseline of what it held.
                 try metadata.remove(.migrationKnowledge)
+                // Numbers start again at 1 in the new epoch.
+                try metadata.remove(.ownNumbersReserved)
                 forgetSlotWriters()
                 knowledgeCache = KnowledgeVector()
+                ownNumbersReserved = 0
             }
         }
         changeObservers.notify(.reset)

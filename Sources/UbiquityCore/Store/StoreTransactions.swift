@@ -35,7 +35,9 @@ extension PersistentStore {
                 // The caller waits for a save: the WAL's copy into the file is left to the
                 // checkpoint beside (`WALCheckpointer`).
                 return try database.checkpointingBeside { try database.transaction {
-                    let number = knowledgeCache[peerID] + 1
+                    // Above every number of this peer the container is known to hold: a store
+                    // behind its own logs (restored from a backup) never writes one twice.
+                    let number = max(knowledgeCache[peerID], ownNumbersReserved) + 1
                     var knowledge = knowledgeCache
                     knowledge[peerID] = number
                     let date = wallClock.now
@@ -50,7 +52,13 @@ extension PersistentStore {
                     // Sized once: growing a set of 10,000 IDs rehashed it a dozen times.
                     changes.reserveCapacity(inserted: inserted.count, updated: updated.count, deleted: deleted.count)
                     try applyRecords(of: log, into: &changes)
-                    try advanceKnowledge(peer: peerID, to: number)
+                    if number == knowledgeCache[peerID] + 1 {
+                        try advanceKnowledge(peer: peerID, to: number)
+                    } else {
+                        // The knowledge stays at what the store applied: the transactions between
+                        // are still imported when their logs come, this one after them again.
+                        try reserveOwnNumbersLocked(through: number)
+                    }
                     try history.record(log, isLocal: true, applied: now)
                     try persistClock()
                     try outbox.add(number: number, fileName: log.fileName, bytes: encoding.bytes())
@@ -101,6 +109,7 @@ extension PersistentStore {
         clock = savedClock
         forgetSlotWriters()
         knowledgeCache = try loadKnowledge()
+        ownNumbersReserved = try loadOwnNumbersReserved()
     }
 
     /// A log the store refused while the batch was applied without savepoints: the batch is

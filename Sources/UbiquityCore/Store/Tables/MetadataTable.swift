@@ -20,6 +20,9 @@ enum StoreMetadataKey: String {
     /// What the last import waited for: one line per log whose external data has not arrived
     /// (`<peer> <number> <sha256>` and, for a damaged file, its reason), for `status` and `doctor`.
     case externalDataWaits
+    /// The highest own transaction number known to be taken in the container, when it is above
+    /// what the store applied of its own (restored from a backup): saves are numbered above it.
+    case ownNumbersReserved
 }
 
 /// `Z_META`: the facts a store keeps about itself, one text value per `StoreMetadataKey`.
