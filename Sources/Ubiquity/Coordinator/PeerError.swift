@@ -14,8 +14,9 @@ public enum PeerError: Error, CustomStringConvertible, Equatable, Sendable {
     case cloudNotCreatable(path: String, reason: String)
     /// The cloud directory exists but this process cannot write into it.
     case cloudNotWritable(path: String)
-    /// The container holds this peer's own logs up to `floor`, but they cannot all be imported:
-    /// saving would reuse their transaction numbers.
+    /// The container holds this peer's own logs up to `floor`, but they cannot all be imported.
+    /// No longer thrown: the numbers are reserved and saves go above them (Lifecycle.md, "A
+    /// device restored from a backup"); kept so code that matches on it still compiles.
     case ownLogsNotImportable(floor: Int64, knowledge: Int64)
     /// The store was made for another model version and was not migrated: the need says why and how.
     case storeNeedsMigration(StoreMigrationNeed)

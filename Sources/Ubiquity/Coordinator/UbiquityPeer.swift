@@ -110,47 +110,24 @@ public final class UbiquityPeer: @unchecked Sendable {
         "\(localDirectory)/\(kind == .fallback ? "fallback" : "store")/\(storeName).sqlite"
     }
 
-    /// A store rebuilt (or lost and recreated) knows fewer of its own transactions than the
-    /// container holds. Catch up (from the baseline if need be) before any save, so a
-    /// transaction number is never reused.
+    /// A store rebuilt, lost and recreated, or brought back from a backup knows fewer of its
+    /// own transactions than the container holds. Its later numbers are reserved first (and
+    /// unsent saves that took one of them move above), then it catches up — from its own logs,
+    /// or the baseline that holds them — before any save, so a transaction number is never
+    /// reused.
     func catchUpWithOwnLogs() throws {
         guard let location else { return }
         // Encrypted content without the key: nothing can be read; the catch-up runs once the
         // device is given the passphrase (`unlockEncryption`), and saves wait in the outbox.
         if case .locked = location.sealing.state { return }
-        // Own logs of removed content (saved before this peer heard of a removal, and not yet
-        // deleted) are not this content's: their numbers say nothing about the store's.
-        // Only regular files are logs: a folder or link named like one is nobody's transaction.
-        let directory = location.logDirectory(of: peerID)
-        func ownLogs() -> [(name: String, number: Int64)] {
-            let epoch = try? store.contentEpoch()   // the catch-up's sync may start over in a new one
-            let quarantined = (try? store.quarantineSignatures()) ?? [:]
-            let entries = ContainerEntry.list(directory, as: .logs, of: location)
-            let standIns = ContainerEntry.standInCopies(entries)   // a copy of a missing log counts as the log
-            return entries.compactMap { entry in
-                guard entry.isRegularFile, let number = entry.logNumber ?? standIns[entry.name], number > store.knowledge[peerID] else { return nil }
-                let name = entry.name
-                // A file set aside and unchanged since is not read again (it says nothing of its epoch).
-                if let signature = quarantined[location.relativeLogPath(peerID, name)],
-                   signature == entry.file?.signature { return (name, number) }
-                guard !ContentEpoch.logBelongsToOtherEpoch(entry.path, than: epoch, in: location) else { return nil }
-                return (name, number)
-            }
-        }
-        let highest = ownLogs().map(\.number).max() ?? 0
-        let floor = max(highest, makeBaseliner(location).catalog().view[peerID])
+        let floor = try reserveOwnNumbers(location)
         guard floor > store.knowledge[peerID] else { return }
         logger.log(.warning, .setupAssistant, "catchUp", "the store knows transaction \(store.knowledge[peerID]) of this peer but the container holds \(floor): catching up before any save")
         _ = try sync()
-        // Own files that are quarantined (damaged) cannot be imported and are never trusted: a
-        // later save may take their number (importers skip the damaged copy).
-        let quarantined = Set(try store.quarantined().map { ($0.path as NSString).lastPathComponent })
-        let missing = ownLogs().filter { !quarantined.contains($0.name) }
-        if !missing.isEmpty || store.knowledge[peerID] < makeBaseliner(location).catalog().view[peerID] {
-            throw PeerError.ownLogsNotImportable(floor: floor, knowledge: store.knowledge[peerID])
-        }
+        // What cannot be imported yet (a log gone, damaged or waiting on another) is no reason to
+        // stop: its number is reserved, saves go above it, and it imports once it can.
         if store.knowledge[peerID] < floor {
-            logger.log(.warning, .setupAssistant, "catchUp", "own logs above transaction \(store.knowledge[peerID]) are damaged and quarantined; continuing after \(store.knowledge[peerID])")
+            logger.log(.warning, .setupAssistant, "catchUp", "own transactions \(store.knowledge[peerID] + 1)–\(floor) cannot all be imported yet; saves continue after \(store.ownNumbersTaken)")
         }
     }
 
@@ -195,6 +172,8 @@ public final class UbiquityPeer: @unchecked Sendable {
         guard let location, try store.migrationKnowledgeOwed() == nil else { return 0 }
         // Another device may have turned encryption on since: never write plaintext into it.
         location.sealing.refresh()
+        // Nothing goes out under a number the container already holds (a store restored from a backup).
+        if try !store.pendingOutbox().isEmpty { try syncLock.withLock { _ = try reserveOwnNumbers(location) } }
         let written = try syncLock.withLock { try Exporter(store: store, location: location, logger: logger).flush() }
         return written
     }
@@ -242,6 +221,9 @@ public final class UbiquityPeer: @unchecked Sendable {
             events.post(.storeDidReset)
             summary.contentRemoved = true
         }
+        // Before anything is written: a store behind its own transactions (restored from a
+        // backup) numbers nothing, and sends nothing, under a number the container holds.
+        _ = try syncLock.withLock { try reserveOwnNumbers(location) }
         do {
             // Saves of the old version (made before a migration) wait for its folder alone: the
             // new version's export does not wait for them.
