@@ -48,7 +48,7 @@ struct BenchmarkOptions {
     }
 
     /// How many times each figure is measured (the median is reported): fewer at a million
-    /// objects. Five at 100k (three until session 32): on a shared virtual machine the raw
+    /// objects. Five at 100k, not three: on a shared virtual machine the raw
     /// reference alone spread by a third from one run to the next.
     func runs(objects: Int) -> Int {
         smoke || instructions ? 1 : objects >= 1_000_000 ? 3 : 5
