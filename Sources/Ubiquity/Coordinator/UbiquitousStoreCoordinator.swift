@@ -11,7 +11,7 @@ public struct StoreChoice: Sendable, Equatable {
 
 /// The entry point an app holds (Core Data's persistent store coordinator with a ubiquitous
 /// store): owns the device, decides which store the app works on, runs the initial import in
-/// the background and posts the transitions of DESIGN §5.
+/// the background and posts the transitions of Docs/Lifecycle.md.
 ///
 /// First use of an account: the app works at once on a *fallback* store; the account store is
 /// built in the background from the baseline and the logs; then every change saved in the

@@ -25,7 +25,7 @@ public struct EncryptionStatus: Sendable {
     }
 }
 
-// Encryption of the content in the cloud (DESIGN §10, Docs/ContainerFormat.md "Encryption"):
+// Encryption of the content in the cloud (Docs/ContainerFormat.md, "Encryption"):
 // turned on once per content, a device given the passphrase once, the passphrase changed.
 extension UbiquityPeer {
     /// `content.key` in the account's folder of the device: the content key kept here (0600).

@@ -3,7 +3,7 @@ import UbiquityBase
 import UbiquityCore
 import UbiquitySync
 
-// Baselines, garbage collection and content removal for one peer (DESIGN §5–§6).
+// Baselines, garbage collection and content removal for one peer (Docs/Lifecycle.md).
 extension UbiquityPeer {
     func makeBaseliner(_ location: ContainerLocation) -> Baseliner {
         Baseliner(store: store, location: location, scratchDirectory: localDirectory + "/container/staging", readOnly: isReadOnly, logger: logger)

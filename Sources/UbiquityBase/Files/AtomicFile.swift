@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-/// Atomic file writes (DESIGN §2): a temporary `.nosync` file in the same folder, fsync,
+/// Atomic file writes (Docs/ContainerFormat.md): a temporary `.nosync` file in the same folder, fsync,
 /// `rename()` into place, then fsync of the folder. Readers see the old file or the new one,
 /// never a part. `FileManager.replaceItemAt` is avoided: it is broken on Linux.
 public enum AtomicFile {

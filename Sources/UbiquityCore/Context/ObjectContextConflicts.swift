@@ -1,5 +1,5 @@
 // Finding the objects that changed underneath a context, and applying its merge policy by
-// rewriting the context's pending changes before they are saved (DESIGN §4).
+// rewriting the context's pending changes before they are saved (Docs/SyncSemantics.md).
 extension ObjectContext {
     /// Detects conflicts and resolves them by the merge policy; throws for `.error`.
     func resolveConflicts() throws {

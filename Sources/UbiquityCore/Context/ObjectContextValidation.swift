@@ -6,7 +6,7 @@ extension ObjectContext {
     /// Refuses a to-one set (or a to-many member added) to an object the store never held and
     /// this save does not insert, naming the object, the relationship and the missing ID (the
     /// CLI refuses it too). A deleted target — by this save, or by another peer since the
-    /// context read it — is allowed: the reference reads as absent, as DESIGN §4 says.
+    /// context read it — is allowed: the reference reads as absent, as Docs/SyncSemantics.md says.
     func validateTargets(doomed: Set<GlobalID>) throws {
         func exists(_ target: GlobalID) throws -> Bool {
             if doomed.contains(target) || insertedIDs.contains(target) { return true }

@@ -2,7 +2,7 @@ import Foundation
 import UbiquityBase
 import UbiquityPlist
 
-/// One local transaction of one peer, as it travels through the cloud (DESIGN §3).
+/// One local transaction of one peer, as it travels through the cloud (Docs/ContainerFormat.md).
 public struct TransactionLog: Sendable, Equatable {
     public static let formatVersion: Int64 = 1
 

@@ -6,7 +6,7 @@ import UbiquityPlist
 // before it trusts a log from the cloud.
 
 extension TransactionLog {
-    /// The log's payload: every key of DESIGN §3 except `checksum`.
+    /// The log's payload: every key of Docs/ContainerFormat.md except `checksum`.
     func payload() -> [String: PlistValue] {
         func record(_ change: ChangeRecord) -> PlistValue {
             .dictionary([
@@ -214,7 +214,7 @@ extension TransactionLog {
         return value
     }
 
-    /// A merge group is won whole, so a record writes all of it or none (DESIGN §4).
+    /// A merge group is won whole, so a record writes all of it or none (Docs/SyncSemantics.md).
     static func checkMergeGroups(_ values: [String: AttributeValue?], entity: EntityDescription, record id: GlobalID) throws(LogError) {
         for group in entity.mergeGroups where group.contains(where: { values[$0] != nil }) {
             guard group.allSatisfy({ values[$0] != nil }) else {

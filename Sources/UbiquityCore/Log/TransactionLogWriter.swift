@@ -242,7 +242,7 @@ struct TransactionLogWriter {
 }
 
 extension ChangeRecord {
-    /// The `relationships` dictionary of this record in a log (DESIGN §3), for the payload and
+    /// The `relationships` dictionary of this record in a log (Docs/ContainerFormat.md), for the payload and
     /// the streaming writer alike: to-one targets (an empty dictionary: cleared), to-many
     /// `add`/`remove`, and ordered members' `positions`.
     var relationshipsPlist: PlistValue {

@@ -1,6 +1,6 @@
 import UbiquityBase
 
-// The model hash (the model-version folder of the cloud, DESIGN §2 and §10): it changes exactly
+// The model hash (the model-version folder of the cloud, Docs/ContainerFormat.md, Docs/Models.md): it changes exactly
 // when Core Data's `versionHash` of an entity would. Core Data hashes an entity's name, its
 // parent's hash, whether it is abstract, its properties' hashes and its version hash modifier;
 // a property's name, optionality, transience and modifier; an attribute's type; a

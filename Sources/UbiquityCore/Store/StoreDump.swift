@@ -37,7 +37,7 @@ extension PersistentStore {
 
     /// The whole merge state — every row (dead ones too) with its slot stamps and writers, every
     /// pair with its stamp, every tombstone — but nothing local (versions, history, conflicts).
-    /// Peers that applied the same set of logs have equal merge states: the invariant of DESIGN §4.
+    /// Peers that applied the same set of logs have equal merge states: the invariant of Docs/SyncSemantics.md.
     public func mergeState() throws -> JSONValue {
         try locked {
             var state: [String: JSONValue] = [:]

@@ -22,7 +22,7 @@ public enum StateFileError: Error, CustomStringConvertible, Equatable, Sendable 
     }
 }
 
-// Joining a baseline into a store (DESIGN §6, Docs/Lifecycle.md "The rule"). The merge state is
+// Joining a baseline into a store (Docs/Lifecycle.md, "The rule"). The merge state is
 // a join-semilattice — each slot goes to the writer with the larger stamp, tombstones and pairs
 // to their union and larger stamp — so joining a baseline gives exactly the state of applying
 // every transaction either side holds, in any order, and a store's knowledge only grows. A

@@ -88,7 +88,7 @@ extension PersistentStore {
     }
 
     /// The knowledge this store had when it was migrated, while the new version's baselines do
-    /// not hold it yet (DESIGN §10: the migrated state must be reachable under the new hash);
+    /// not hold it yet (Docs/Models.md: the migrated state must be reachable under the new hash);
     /// `nil` otherwise.
     package func migrationKnowledgeOwed() throws -> KnowledgeVector? {
         try locked { try meta(.migrationKnowledge).flatMap { KnowledgeVector(string: $0) } }

@@ -1,4 +1,4 @@
-/// What goes wrong in a device's transfers, drawn from the scenario's seed (DESIGN §7). Every
+/// What goes wrong in a device's transfers, drawn from the scenario's seed (Docs/Scenarios.md). Every
 /// rate is a probability per transfer attempt; durations are simulated seconds.
 public struct FaultPlan: Sendable, Equatable {
     /// How long each transfer waits before it is tried.

@@ -1,7 +1,7 @@
 import Foundation
 import Ubiquity
 
-/// The emulated iCloud daemon of one device (DESIGN §7): it carries files between the device's
+/// The emulated iCloud daemon of one device (Docs/Scenarios.md): it carries files between the device's
 /// mirror (`<device>/Mobile Documents`) and the cloud, for the account the device is signed in
 /// to, under a seeded `FaultPlan`.
 ///

@@ -1,5 +1,5 @@
 /// Validation of every name that comes from the cloud or the command line and becomes part of
-/// a path (DESIGN §9): no separators, no `..`, bounded length, a known alphabet.
+/// a path (Docs/ContainerFormat.md): no separators, no `..`, bounded length, a known alphabet.
 public enum CloudNames {
     /// Peer IDs: `<user>~<device UUID>[~<peer token>]`, lower-case letters, digits, `.`, `_`, `-`,
     /// `@`, `+`, `~`; at most 200 bytes; never `.` or `..` or starting with `.`.

@@ -1,7 +1,7 @@
 import UbiquityBase
 import UbiquityCore
 
-/// One name in the container, classified once by the rules of DESIGN §2: what it is decides
+/// One name in the container, classified once by the rules of Docs/ContainerFormat.md: what it is decides
 /// whether anything ever reads it. Classification looks at the name and the type the listing
 /// told (`readdir`), never at the file: a caller asks for metadata (`file`) only when it needs it.
 package struct ContainerEntry: Sendable, Equatable {

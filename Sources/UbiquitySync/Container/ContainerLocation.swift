@@ -1,6 +1,6 @@
 import UbiquityBase
 
-/// Where one peer's store lives in the cloud (DESIGN §2):
+/// Where one peer's store lives in the cloud (Docs/ContainerFormat.md):
 /// `<cloud>/<token>/<container id>/<content URL>/` is the ubiquity root; under it each peer
 /// writes only `<peerID>/<ContentName>/<modelHash>/`.
 public struct ContainerLocation: Sendable, Equatable {
@@ -33,7 +33,7 @@ public struct ContainerLocation: Sendable, Equatable {
     /// transfer daemon names files).
     public var rootInCloud: String { "\(identityToken)/\(containerIdentifier)/\(contentURL)" }
 
-    // MARK: Names (DESIGN §2): every file and folder name of the container is spelled here.
+    // MARK: Names (Docs/ContainerFormat.md): every file and folder name of the container is spelled here.
 
     /// A peer's receipt, in its log folder.
     public static let receiptName = "receipt.0.cdt"
@@ -113,7 +113,7 @@ public struct ContainerLocation: Sendable, Equatable {
     /// A file of the content epochs' folder, relative to the ubiquity root.
     public func relativeEpochFolderPath(_ name: String) -> String { Self.contentEpochFolderName + "/" + name }
 
-    /// The encrypted content's key record (DESIGN §10): the content key wrapped under the passphrase.
+    /// The encrypted content's key record (Docs/ContainerFormat.md, "Encryption"): the content key wrapped under the passphrase.
     public var encryptionRecordPath: String { "\(ubiquityRoot)/\(Self.encryptionFolderName)/\(contentName).plist" }
 
     /// This location with the sealing of a device whose key for the content is kept in `keyFile`

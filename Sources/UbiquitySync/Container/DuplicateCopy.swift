@@ -8,7 +8,7 @@ import UbiquityCore
 ///
 /// Only copies of the files of a log folder are recognised — transaction logs and the
 /// receipt — and only when taking the number out leaves exactly such a name: anything else in
-/// a peer folder stays foreign (DESIGN §9).
+/// a peer folder stays foreign (Docs/ContainerFormat.md).
 package enum DuplicateCopy {
     /// The highest copy number recognised: engines count up from 2, and a bound keeps a
     /// hostile name from passing for a copy by its length alone.

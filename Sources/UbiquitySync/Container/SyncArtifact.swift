@@ -1,7 +1,7 @@
 /// A name that a file-sync engine (Syncthing, Dropbox, Nextcloud, rsync…) leaves in a shared
 /// folder: its temporary file while a transfer is under way, or the copy it makes when two
 /// machines wrote one path before hearing from each other. Such a file is never imported
-/// (DESIGN §2: only exact log, receipt, baseline and epoch names are read); `doctor` says what it is.
+/// (Docs/ContainerFormat.md: only exact log, receipt, baseline and epoch names are read); `doctor` says what it is.
 public enum SyncArtifact: Sendable, Equatable {
     /// A transfer in progress (or left behind by one that never finished).
     case temporary(engine: String)

@@ -89,7 +89,7 @@ public struct BaselineMetadata: Sendable, Equatable {
     }
 }
 
-/// `baseline.zip` (DESIGN §6): `metadata.plist`, `model.plist` and `store.sqlite` (the merge
+/// `baseline.zip` (Docs/Lifecycle.md): `metadata.plist`, `model.plist` and `store.sqlite` (the merge
 /// state: objects with their stamps, pairs, tombstones).
 enum BaselineArchive {
     static let metadataName = "metadata.plist", modelName = "model.plist", storeName = "store.sqlite"

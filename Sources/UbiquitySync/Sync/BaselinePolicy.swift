@@ -1,4 +1,4 @@
-/// When a peer rolls a baseline and how long logs are kept (DESIGN §6). Apple's defaults.
+/// When a peer rolls a baseline and how long logs are kept (Docs/Lifecycle.md). Apple's defaults.
 public struct BaselinePolicy: Sendable, Equatable {
     /// Roll when the logs since the current baseline hold this many transactions across peers.
     public var transactionThreshold: Int64

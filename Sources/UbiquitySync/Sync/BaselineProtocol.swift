@@ -53,7 +53,7 @@ package struct ReceiptView: Sendable, Equatable {
     }
 }
 
-/// The decisions of the baseline protocol (DESIGN §6, Docs/Lifecycle.md "The rule"), as pure
+/// The decisions of the baseline protocol (Docs/Lifecycle.md, "The rule"), as pure
 /// functions of what one peer sees on its machine. The sync engine and the exhaustive protocol
 /// check (`ProtocolModel` in UbiquitySimulation) both call these, so the check verifies the
 /// rules the engine runs.

@@ -18,7 +18,7 @@ public enum BaselineDecision: Sendable, Equatable {
 }
 
 /// Rolls baselines, joins into the store the baselines it needs, and deletes conflict copies
-/// of `baseline.zip` that the baseline under the name holds entirely (DESIGN §6; the rule is in
+/// of `baseline.zip` that the baseline under the name holds entirely (Docs/Lifecycle.md; the rule is in
 /// Docs/Lifecycle.md and its decisions in `BaselineProtocol`).
 package struct Baseliner {
     let store: PersistentStore

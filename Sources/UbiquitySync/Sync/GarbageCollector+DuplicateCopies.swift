@@ -5,7 +5,7 @@ import UbiquityCore
 extension GarbageCollector {
     /// Deletes the duplicate copies (`name 2.ext`, `DuplicateCopy`) in this peer's own log
     /// folder that can go without losing anything. Only the author deletes them, as it alone
-    /// deletes its logs and writes its folder (DESIGN §2, §6): a copy left in the folder of a
+    /// deletes its logs and writes its folder (Docs/ContainerFormat.md, Docs/Lifecycle.md): a copy left in the folder of a
     /// peer that never syncs again stays, as its logs do.
     ///
     /// - A copy of the receipt goes at once: a receipt is only ever read under its own name,

@@ -22,7 +22,7 @@ public struct GarbageReport: Sendable, Equatable {
     package init(note: String? = nil) { self.note = note }
 }
 
-/// Deletes this peer's own logs that nobody needs any more (DESIGN §6, `BaselineProtocol.mayCollect`):
+/// Deletes this peer's own logs that nobody needs any more (Docs/Lifecycle.md, `BaselineProtocol.mayCollect`):
 /// held by a visible baseline, and applied by every known peer, which also sees a baseline
 /// holding them (its receipt says so) — or older than the grace period.
 package struct GarbageCollector {

@@ -2,7 +2,7 @@ import Foundation
 import UbiquityBase
 import UbiquityCore
 
-/// Imports other peers' logs from the container (DESIGN §4): finds logs above the local
+/// Imports other peers' logs from the container (Docs/SyncSemantics.md): finds logs above the local
 /// knowledge, verifies each (quarantining bad ones), orders them causally and applies them in
 /// one SQLite transaction. One bad log never stops the others: a log that cannot be read, fails
 /// verification (`TransactionLog(decoding:model:)`), is stamped too far ahead of this machine's
@@ -192,7 +192,7 @@ package struct Importer {
                 // writes after, toward the largest a stamp can hold.
                 guard !log.stamp.isTooFarAhead(of: now) else { throw LogError.stampTooFarAhead(log.stamp, now: now) }
                 try clearRecord(of: candidate, records)
-                // Its external values first: a log never applies without them (DESIGN §10).
+                // Its external values first: a log never applies without them (Docs/ContainerFormat.md, "External binary data").
                 if externalValues, let wait = try awaitExternalData(of: log, records: records, now: now, report: &report) {
                     report.missingExternalData.append(wait)
                     dataWaits[candidate.peerID, default: [:]][candidate.number] = wait.sha256

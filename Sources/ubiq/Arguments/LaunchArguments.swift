@@ -1,6 +1,6 @@
 import Foundation
 
-/// Apple's launch argument `-com.apple.coredata.ubiquity.logLevel N` (DESIGN §8).
+/// Apple's launch argument `-com.apple.coredata.ubiquity.logLevel N` (Docs/CLI.md).
 ///
 /// ArgumentParser would reject it, and it may stand anywhere on the line, so it is taken out
 /// before parsing and handed on through `UBIQUITY_LOG_LEVEL`, which `--log-level` overrides.

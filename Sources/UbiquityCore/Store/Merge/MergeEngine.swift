@@ -1,6 +1,6 @@
 import Foundation
 
-/// The state merge of DESIGN §4: local saves and imported logs both come through
+/// The state merge of Docs/SyncSemantics.md: local saves and imported logs both come through
 /// `applyRecords(of:into:)`, so that every peer that applied the same logs holds the same
 /// state. Per slot the larger stamp wins; a write its author had not seen the other of is a
 /// concurrent overwrite, recorded in the conflict history; deletes leave tombstones that only
