@@ -16,7 +16,7 @@ extension UbiquityPeer {
     /// imports (so the loser wins everywhere from now on). Returns the transaction's log.
     @discardableResult
     public func restoreLoser(ofConflict id: Int64) throws -> TransactionLog? {
-        try refuseIfReadOnly("restore a conflict")
+        try refuseUnlessWritable("restore a conflict")
         guard let conflict = try store.conflict(id) else { throw ConflictResolutionError.unknownConflict(id) }
         return try save(conflict.loserValue, as: conflict.property, of: conflict.object, kind: conflict.kind)
     }

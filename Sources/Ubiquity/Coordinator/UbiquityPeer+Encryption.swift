@@ -55,7 +55,7 @@ extension UbiquityPeer {
     /// when it may (it has imported every log), rewrites its receipt and the content epoch sealed,
     /// and every other device stops writing until it is given the passphrase.
     public func enableEncryption(passphrase: String, parameters: ScryptParameters = .standard) throws {
-        try refuseIfReadOnly("enable encryption")
+        try refuseUnlessWritable("enable encryption")
         guard let location else { throw EncryptionError.signedOut }
         guard !passphrase.isEmpty else { throw EncryptionError.emptyPassphrase }
         if let problem = parameters.problem { throw EncryptionError.invalidParameters(problem) }
@@ -80,7 +80,7 @@ extension UbiquityPeer {
     /// Gives this device the key of encrypted content: the passphrase opens the key record and
     /// the key is kept on the device. A wrong passphrase changes nothing.
     public func unlockEncryption(passphrase: String) throws {
-        try refuseIfReadOnly("unlock the content")
+        try refuseUnlessWritable("unlock the content")
         guard let location else { throw EncryptionError.signedOut }
         try Self.unlock(location, keyFile: Self.keyFile(localDirectory: localDirectory), passphrase: passphrase)
         logger.notice(.encryption, "unlock", "this device holds the key of \(location.contentName) now")
@@ -133,7 +133,7 @@ extension UbiquityPeer {
     /// file but the key record is rewritten, and devices holding the key go on as they were.
     /// `currentPassphrase` must open the record: a wrong one changes nothing.
     public func changePassphrase(from currentPassphrase: String, to newPassphrase: String, parameters: ScryptParameters? = nil) throws {
-        try refuseIfReadOnly("change the passphrase")
+        try refuseUnlessWritable("change the passphrase")
         guard let location else { throw EncryptionError.signedOut }
         guard !newPassphrase.isEmpty else { throw EncryptionError.emptyPassphrase }
         if let problem = parameters?.problem { throw EncryptionError.invalidParameters(problem) }

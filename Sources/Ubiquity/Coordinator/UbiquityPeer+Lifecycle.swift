@@ -24,7 +24,7 @@ extension UbiquityPeer {
     /// Rolls a baseline now if this peer may (it has imported every visible log); with
     /// `force` regardless of the policy's thresholds.
     public func rollBaseline(force: Bool = false) throws -> BaselineDecision {
-        try refuseIfReadOnly("roll a baseline")
+        try refuseUnlessWritable("roll a baseline")
         guard let location else { throw SyncError.signedOut }
         return try syncLock.withLock {
             try makeBaseliner(location).rollIfNeeded(policy: configuration.baselinePolicy ?? .apple, force: force)
@@ -52,7 +52,7 @@ extension UbiquityPeer {
     /// had rebuilt its store since kept none (fuzz seed 400, 1,500 steps). Should this removal
     /// win instead, nobody applies them, and their authors delete them when they start over.
     public func removeUbiquitousContent() throws {
-        try refuseIfReadOnly("remove the content")
+        try refuseUnlessWritable("remove the content")
         guard let location else { throw SyncError.signedOut }
         // Without the key of encrypted content it could delete but not write the new epoch.
         if case .locked = location.sealing.refresh() {

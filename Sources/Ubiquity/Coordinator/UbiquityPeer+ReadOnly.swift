@@ -38,7 +38,9 @@ extension UbiquityPeer {
         return "\(support)/\(id)"
     }
 
-    func refuseIfReadOnly(_ action: String) throws(PeerError) {
-        if isReadOnly { throw .readOnly(action: action) }
+    /// Throws `StoreError.closed` after `close()`, and `PeerError.readOnly` for a peer opened read-only.
+    func refuseUnlessWritable(_ action: String) throws {
+        if isClosed { throw StoreError.closed }
+        if isReadOnly { throw PeerError.readOnly(action: action) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import UbiquityBase
 import UbiquityCore
 import UbiquityPlist
@@ -26,6 +27,7 @@ public final class UbiquityPeer: @unchecked Sendable {
     private let fallbackBeside: String?
     let events = EventHub<PeerEvent>()
     let syncLock = NSLock()
+    private let closedFlag = Mutex(false)
 
     /// Opens the peer on the current account's store (or the local store when signed out),
     /// taking the device's lock. A store it has never seen is created empty and catches up
@@ -168,7 +170,7 @@ public final class UbiquityPeer: @unchecked Sendable {
     /// just migrated writes none until its migrated state is in a baseline of its model (`sync`).
     @discardableResult
     public func exportPending() throws -> Int {
-        try refuseIfReadOnly("export")
+        try refuseUnlessWritable("export")
         guard let location, try store.migrationKnowledgeOwed() == nil else { return 0 }
         // Another device may have turned encryption on since: never write plaintext into it.
         location.sealing.refresh()
@@ -183,7 +185,7 @@ public final class UbiquityPeer: @unchecked Sendable {
     /// `scan` and `catalog`: this round's listing and baselines, when the caller has them (an
     /// import writes no baseline); returns the catalog the receipt was written from.
     func importAvailable(batchSize: Int, scan: ContainerScan?, catalog: BaselineCatalog? = nil) throws -> (report: ImportReport, catalog: BaselineCatalog?) {
-        try refuseIfReadOnly("import")
+        try refuseUnlessWritable("import")
         guard let location else { return (ImportReport(), nil) }
         location.sealing.refresh()
         return try syncLock.withLock {
@@ -202,7 +204,7 @@ public final class UbiquityPeer: @unchecked Sendable {
     /// (joining baselines, importing logs) that fails throws — or, with
     /// `reportingImportFailure`, is reported in `importError` and ends the round there.
     public func sync(importBatchSize: Int = .max, reportingImportFailure: Bool = false) throws -> SyncSummary {
-        try refuseIfReadOnly("sync")
+        try refuseUnlessWritable("sync")
         var summary = SyncSummary()
         guard let location else {
             summary.signedOut = true
@@ -330,9 +332,19 @@ public final class UbiquityPeer: @unchecked Sendable {
     /// Calls `handler` with each of this peer's events, from now on, on the thread that posts it.
     public func observe(_ handler: @escaping @Sendable (PeerEvent) -> Void) { events.observe(handler) }
 
-    /// Releases the device if this peer owns it (also done when the peer goes away).
+    /// Closes the peer for good: a save or import commit in progress finishes first, the store is
+    /// closed (every later use of the peer, its store or a context on it throws
+    /// `StoreError.closed`), and the device is released if this peer owns it. Nothing is
+    /// written to the device once this returns. Also done when the peer goes away.
     public func close() {
+        // Not under the sync lock: an observer may close from a did-import posted under it. The
+        // store's own lock lets a commit in progress finish; later steps of a sync throw.
+        closedFlag.withLock { $0 = true }
+        store.close()
         events.finish()
         deviceLock?.release()
     }
+
+    /// Whether `close()` was called.
+    public var isClosed: Bool { closedFlag.withLock { $0 } }
 }

@@ -43,6 +43,8 @@ public final class PersistentStore: @unchecked Sendable {
     /// contexts follow (StoreHandover.swift).
     var retirement: StoreRetirement?
     let retirementChanged = NSCondition()
+    /// Set by `close()`: every later use throws `StoreError.closed`, and the connection is gone.
+    var isClosed = false
     /// Opened to read beside another process that owns the device: every save throws (a read
     /// only store is not retired, so its contexts read without looking for a successor).
     let isReadOnly: Bool
@@ -135,14 +137,16 @@ public final class PersistentStore: @unchecked Sendable {
 
     /// Runs `body` holding the store's lock; the outermost call leaves no statement mid-read,
     /// and starts with no read transaction left open by `lockedLingeringRead`.
-    func locked<T>(_ body: () throws -> T) rethrows -> T {
+    /// Throws `StoreError.closed` once the store was closed.
+    func locked<T>(_ body: () throws -> T) throws -> T {
         lock.lock()
+        defer { lock.unlock() }
+        guard !isClosed else { throw StoreError.closed }
         lockDepth += 1
         if lockDepth == 1 { database.endLingeringRead() }
         defer {
             lockDepth -= 1
             if lockDepth == 0 { database.resetActiveStatements() }
-            lock.unlock()
         }
         return try body()
     }
@@ -155,13 +159,14 @@ public final class PersistentStore: @unchecked Sendable {
     /// older than the store's last commit.
     func lockedLingeringRead<T>(_ body: () throws -> T) throws -> T {
         lock.lock()
+        defer { lock.unlock() }
+        guard !isClosed else { throw StoreError.closed }
         lockDepth += 1
         defer {
             lockDepth -= 1
             // A statement left mid-read inside the lingering read holds nothing the read does
             // not (ending it resets them all); walking every cached statement per key check did.
             if lockDepth == 0 && !database.isLingering { database.resetActiveStatements() }
-            lock.unlock()
         }
         // Inside another use of the store (a transaction, perhaps), the read joins that. A store
         // opened read-only beside its owner never lingers: the owner's writes come through
@@ -181,7 +186,13 @@ public final class PersistentStore: @unchecked Sendable {
     // MARK: Knowledge
 
     /// The knowledge vector: for each peer, the highest transaction applied here.
-    public var knowledge: KnowledgeVector { locked { knowledgeCache } }
+    public var knowledge: KnowledgeVector {
+        lockedState {
+            // A use of the store as any other (`locked`): it ends a lingering read; a closed store still tells what it knew.
+            if !isClosed && lockDepth == 0 { database.endLingeringRead() }
+            return knowledgeCache
+        }
+    }
 
     func loadKnowledge() throws -> KnowledgeVector { try knowledgeTable.load() }
 
@@ -198,8 +209,8 @@ public final class PersistentStore: @unchecked Sendable {
     /// The time this store stamps its transactions, history and conflicts with (a peer sets
     /// its configuration's clock; scenarios give each device a simulated, possibly skewed one).
     public var wallClock: WallClock {
-        get { locked { wallClockStorage } }
-        set { locked { wallClockStorage = newValue } }
+        get { lockedState { wallClockStorage } }
+        set { lockedState { wallClockStorage = newValue } }
     }
 
     /// Seconds since 1970 on this store's wall clock.

@@ -16,7 +16,7 @@ extension PersistentStore {
     package func withBulkImportCache<T>(_ body: () throws -> T) throws -> T {
         if isReadOnly { return try body() }
         try locked { try database.setPageCache(kibibytes: Self.bulkImportCacheKiB) }
-        defer { locked { try? database.setPageCache(kibibytes: nil) } }
+        defer { _ = try? locked { try database.setPageCache(kibibytes: nil) } }
         return try body()
     }
 }

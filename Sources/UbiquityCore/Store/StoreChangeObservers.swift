@@ -10,6 +10,8 @@ package enum StoreChange {
     case reset
     /// The store was handed over: its observers go on with `successor`.
     case handedOver(to: PersistentStore)
+    /// The store was closed for good (and not handed over): its observers end.
+    case closed
 }
 
 /// The store's subscribers to data changes. Told after the change committed and the store's

@@ -12,6 +12,9 @@ public enum StoreError: Error, CustomStringConvertible, Equatable, Sendable {
     case handoverTimedOut(reason: String, seconds: Int)
     /// The store was opened read-only: it takes no saves.
     case readOnly
+    /// The store's coordinator or peer was closed: nothing can be read or saved through it any
+    /// more (open the device again).
+    case closed
     /// A store opened read-only does not exist (or was never set up): nothing was saved there yet.
     case missing(String)
     /// A save refers, through a relationship, to an object that neither the store nor the save holds.
@@ -36,6 +39,7 @@ public enum StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case let .retired(reason): return "this store no longer takes saves: \(reason)"
         case let .handoverTimedOut(reason, seconds): return "this store no longer takes saves: \(reason) (the handover did not finish in \(seconds) s)"
         case .readOnly: return "this store was opened read-only: it takes no saves"
+        case .closed: return "the store was closed (its coordinator or peer was closed): open the device again to use it"
         case let .missing(path): return "no store at \(path) yet (nothing was saved or synced there)"
         case let .missingTarget(object, relationship, target):
             return "\(object).\(relationship) refers to \(target), which does not exist: insert it first (or in the same save), or sync if another peer made it"

@@ -4,6 +4,8 @@ import Foundation
 enum StoreRetirement {
     /// For good: contexts on it throw `StoreError.retired` with the reason.
     case retired(String)
+    /// The store was closed (`PersistentStore.close()`): contexts on it throw `StoreError.closed`.
+    case closed
     /// A successor is being prepared (the fallback's saves replayed into the account store):
     /// a context that saves now waits for it rather than failing.
     case handingOver(String)
@@ -14,6 +16,7 @@ enum StoreRetirement {
     var reason: String {
         switch self {
         case let .retired(reason), let .handingOver(reason), let .handedOver(reason, _, _): return reason
+        case .closed: return StoreError.closed.description
         }
     }
 }
@@ -46,7 +49,7 @@ extension PersistentStore {
 
     private func setRetirement(_ retirement: StoreRetirement) {
         retirementChanged.lock()
-        locked { self.retirement = retirement }
+        lockedState { self.retirement = retirement }
         retirementChanged.broadcast()
         retirementChanged.unlock()
     }
@@ -59,11 +62,13 @@ extension PersistentStore {
         retirementChanged.lock()
         defer { retirementChanged.unlock() }
         while true {
-            switch locked({ retirement }) {
+            switch lockedState({ retirement }) {
             case nil:
                 return nil
             case let .retired(reason):
                 throw StoreError.retired(reason)
+            case .closed:
+                throw StoreError.closed
             case let .handingOver(reason):
                 if !retirementChanged.wait(until: deadline) { throw StoreError.handoverTimedOut(reason: reason, seconds: Int(timeout)) }
             case let .handedOver(reason, next, keepsChanges):
@@ -74,6 +79,30 @@ extension PersistentStore {
                 return StoreSuccessor(store: further.store, keepsChanges: keepsChanges && further.keepsChanges, reason: further.reason)
             }
         }
+    }
+
+    /// Closes the store for good: a save in progress finishes first, every later use of the
+    /// store or of a context on it throws `StoreError.closed` (a store handed over before keeps
+    /// sending its contexts on to its successor), and the connection is closed now, so nothing
+    /// is written to the store's files once this returns. Called again, does nothing.
+    package func close() {
+        retirementChanged.lock()
+        let ends = lockedState { () -> Bool in
+            guard !isClosed else { return false }
+            isClosed = true
+            database.close()
+            switch retirement {
+            // Contexts and observers go on to the successor (or wait for it, and the handover or
+            // a retirement follows).
+            case .handedOver, .handingOver: return false
+            case nil, .retired, .closed:
+                retirement = .closed
+                return true
+            }
+        }
+        retirementChanged.broadcast()
+        retirementChanged.unlock()
+        if ends { changeObservers.notify(.closed) }
     }
 
     /// Whether this store takes no more saves (retired, handing over or handed over).

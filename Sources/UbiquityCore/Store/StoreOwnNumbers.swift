@@ -10,7 +10,7 @@ extension PersistentStore {
     func loadOwnNumbersReserved() throws -> Int64 { try meta(.ownNumbersReserved).flatMap(Int64.init) ?? 0 }
 
     /// The highest own transaction number this store has applied or knows to be taken.
-    public var ownNumbersTaken: Int64 { locked { max(knowledgeCache[peerID], ownNumbersReserved) } }
+    public var ownNumbersTaken: Int64 { lockedState { max(knowledgeCache[peerID], ownNumbersReserved) } }
 
     /// Records that the container holds this peer's transactions up to `number`: the next save
     /// is numbered above it. Returns whether that raised the reservation.

@@ -204,7 +204,7 @@ extension PersistentStore {
     /// Waits for the checkpoint a save left beside it, if one runs (a benchmark, before it
     /// times something else).
     package func waitForCheckpointBeside() {
-        locked { database.waitForCheckpointBeside() }
+        lockedState { database.waitForCheckpointBeside() }
     }
 
     // MARK: Outbox

@@ -83,12 +83,26 @@ public final class SQLiteDatabase {
         try execute("PRAGMA foreign_keys=OFF")
     }
 
-    deinit {
+    /// Set by `close()`: every later statement fails rather than touch a closed connection.
+    private(set) var isClosed = false
+
+    /// Closes the connection now (SQLite checkpoints what is left when it is the last one); every
+    /// later `execute` and `statement` throws. Also done when the object goes away.
+    func close() {
+        guard !isClosed else { return }
         endLingeringRead()
         statements.removeAll()
+        unchangedReads.removeAll()
         // Before the close, which checkpoints what is left once it is the last connection.
         checkpointer?.stop()
         sqlite3_close_v2(handle)
+        isClosed = true
+    }
+
+    deinit { close() }
+
+    private func refuseIfClosed(_ sql: String) throws(SQLiteError) {
+        if isClosed { throw SQLiteError(code: SQLITE_MISUSE, message: "the connection was closed", sql: sql) }
     }
 
     /// Lets the WAL's checkpoints move out of the commits that fill it, onto a thread and
@@ -116,6 +130,7 @@ public final class SQLiteDatabase {
 
     /// Runs one or more SQL statements that take no parameters.
     public func execute(_ sql: String) throws(SQLiteError) {
+        try refuseIfClosed(sql)
         if isLingering { endLingeringRead() }
         var error: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &error)
@@ -128,6 +143,7 @@ public final class SQLiteDatabase {
 
     /// A prepared statement for `sql`, reset and ready to bind; prepared once, then reused.
     public func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        try refuseIfClosed(sql)
         if let cached = statements[sql] { return cached.reset() }
         let statement = try SQLiteStatement(database: self, sql: sql)
         statements[sql] = statement
