@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import Ubiquity
 
 /// Where the durable comparisons run: on a real disk, where an fsync waits for the device.
 /// On tmpfs (a `TMPDIR` in /dev/shm) an fsync costs nothing, so a durable save would be
@@ -29,21 +27,6 @@ struct DiskDirectory {
     /// A fresh scratch directory on this disk.
     func scratch() throws -> ScratchDirectory { try ScratchDirectory(in: base) }
 
-    /// The type of the file system holding `path` ("ext4", "tmpfs", …): that of the longest
-    /// mount point in /proc/self/mounts above its real path (Glibc's module has no `statfs`).
-    static func fileSystem(of path: String) -> String {
-        guard let real = realpath(path, nil) else { return "unknown" }
-        let resolved = String(cString: real)
-        free(real)
-        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return "unknown" }
-        var best = (length: -1, type: "unknown")
-        for line in mounts.split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard fields.count >= 3 else { continue }
-            let point = fields[1].replacingOccurrences(of: "\\040", with: " ")
-            let holds = point == "/" || resolved == point || resolved.hasPrefix(point + "/")
-            if holds && point.count >= best.length { best = (point.count, String(fields[2])) }
-        }
-        return best.type
-    }
+    /// The type of the file system holding `path` ("ext4", "tmpfs", …).
+    static func fileSystem(of path: String) -> String { FileSystemType(of: path).name }
 }

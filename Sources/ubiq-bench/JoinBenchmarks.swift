@@ -42,7 +42,7 @@ struct JoinFigures {
 
             let name = BenchCloud.freshName("newcomer")
             try cloud.makeDevice(name)
-            let coordinator = try UbiquitousStoreCoordinator(configuration: cloud.configuration(name))
+            let coordinator = try UbiquitousStoreCoordinator(configuration: cloud.configuration(name), liveImport: .off)
             joinSamples.append(try seconds {
                 try coordinator.addStore()
                 guard try coordinator.waitForBackgroundImport(timeout: 3600) else { throw BenchmarkError("the newcomer's import timed out") }

@@ -63,14 +63,16 @@ public final class TestCloud {
         return configuration
     }
 
-    /// Creates device `name` if needed and a coordinator on it (the store not added yet).
+    /// Creates device `name` if needed and a coordinator on it (the store not added yet). Live
+    /// import is off unless asked for: a test that counts what its own `sync()` imported would
+    /// otherwise race the coordinator's own rounds.
     public func coordinator(_ name: String, account: String? = Device.defaultAccount, policy: BaselinePolicy? = .apple,
-                     rebuild: Bool = false) throws -> UbiquitousStoreCoordinator {
+                     rebuild: Bool = false, liveImport: LiveImport = .off) throws -> UbiquitousStoreCoordinator {
         let path = devicePath(name)
         if !FileManager.default.fileExists(atPath: path + "/device.plist") {
             _ = try Device.create(at: path, userName: name, identityToken: account)
         }
-        let coordinator = try UbiquitousStoreCoordinator(configuration: configuration(name, policy: policy, rebuild: rebuild))
+        let coordinator = try UbiquitousStoreCoordinator(configuration: configuration(name, policy: policy, rebuild: rebuild), liveImport: liveImport)
         made.append(Made(object: coordinator, what: "coordinator '\(name)'"))
         return coordinator
     }

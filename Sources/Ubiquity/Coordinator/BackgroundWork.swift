@@ -25,7 +25,20 @@ public final class BackgroundWork: @unchecked Sendable {
     /// Jobs submitted and neither run nor cancelled yet (always 0 when concurrent).
     public var pendingCount: Int { lock.withLock { pending.count } }
 
+    /// Whether the calling thread is running one of this object's jobs.
+    var isRunningJob: Bool { Thread.current.threadDictionary[jobKey] != nil }
+    private let jobKey = "ubiquity.background-job.\(UUID().uuidString)"
+
+    private func running(_ run: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+        { [jobKey] in
+            Thread.current.threadDictionary[jobKey] = true
+            defer { Thread.current.threadDictionary[jobKey] = nil }
+            run()
+        }
+    }
+
     func submit(run: @escaping @Sendable () -> Void, cancel: @escaping @Sendable () -> Void) {
+        let run = running(run)
         switch mode {
         case .concurrent: DispatchQueue.global().async(execute: run)
         case .manual: lock.withLock { pending.append(Job(run: run, cancel: cancel)) }

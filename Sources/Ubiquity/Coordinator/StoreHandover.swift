@@ -16,7 +16,7 @@ public struct StoreHandover: Sendable {
     /// `added` sees the first choice as soon as it is made, before the wait.
     public static func run(configuration: PeerConfiguration, event: @escaping @Sendable (CoordinatorEvent) -> Void = { _ in },
                            added: (StoreChoice) -> Void = { _ in }) throws -> StoreHandover {
-        let coordinator = try UbiquitousStoreCoordinator(configuration: configuration)
+        let coordinator = try UbiquitousStoreCoordinator(configuration: configuration, liveImport: .off)
         defer { coordinator.close() }
         let events = EventRecord()
         coordinator.observe { posted in

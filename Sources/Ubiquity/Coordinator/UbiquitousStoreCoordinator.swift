@@ -25,7 +25,16 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     private var currentDevice: Device
     private let deviceLock: FileLock
     private var watcher: DirectoryWatcher?
-    private let switchLock = NSLock()
+    private var liveImporter: LiveImporter?
+    /// How this coordinator imports while it runs.
+    public let liveImport: LiveImport
+    private let liveActivity = EventHub<LiveImportActivity>()
+    /// One round of sync at a time, the app's and live import's.
+    private let syncGate = NSLock()
+    /// Set by `close()`: every later call throws `StoreError.closed`.
+    private var isClosed = false
+    /// Recursive: an observer may close the coordinator from an event posted during a switch or a live round.
+    private let switchLock = NSRecursiveLock()
     private let lock = NSRecursiveLock()
     private var current: UbiquityPeer?
     private var reason = "no store added yet"
@@ -43,12 +52,16 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// Validates the options as Apple did and takes the device. Subscribe before `addStore()`
     /// to see every event. `background` runs the imports (a manual one lets a scenario decide
     /// when); without `watchesDevice`, account changes are noticed only by `checkAccount()`.
-    public init(configuration: PeerConfiguration, background: BackgroundWork = BackgroundWork(), watchesDevice: Bool = true) throws {
+    /// `liveImport`: from `addStore()` until `close()`, other peers' saves are imported as they
+    /// arrive and posted as did-import, with no call from the app (`.off`: only `sync()` imports).
+    public init(configuration: PeerConfiguration, background: BackgroundWork = BackgroundWork(), watchesDevice: Bool = true,
+                liveImport: LiveImport = .automatic) throws {
         try configuration.validate()
         try Self.checkCloud(configuration.cloud)
         self.configuration = configuration
         self.background = background
         self.watchesDevice = watchesDevice
+        self.liveImport = liveImport
         (currentDevice, deviceLock) = try UbiquityPeer.openDevice(configuration)
         var logger = configuration.logger
         logger.peerID = currentDevice.peerID(peerToken: configuration.peerToken)
@@ -72,7 +85,9 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// device signs in, out, or to another account.
     @discardableResult
     public func addStore() throws -> StoreChoice {
+        try refuseIfClosed()
         let choice = try openStore(for: device, transition: nil)
+        startLiveImport()
         if watchesDevice, watcher == nil {
             watcher = try? DirectoryWatcher(directory: configuration.device) { [weak self] name in
                 guard name == Device.plistName, let self else { return }
@@ -167,6 +182,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             current = peer
             self.reason = reason
         }
+        liveImporter?.wake()
         if peer.kind == .account { peer.observe { [weak self] in self?.forward($0) } }
         if let migration = peer.migration { events.post(.storeMigrated(migration)) }
         events.post(.storesDidChange(transition, now: peer.kind))
@@ -228,6 +244,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             reason = "the account store (initial import completed, \(migrated) fallback transaction(s) migrated)"
         }
         fallback.store.handOver(to: account.store, reason: handover, keepsChanges: true)
+        liveImporter?.wake()
         events.post(.storesDidChange(.initialImportCompleted, now: .account))
         logger.notice(.setupAssistant, "finishSetupWithRetry:", "Using local storage: 0")
         fallback.close()
@@ -286,6 +303,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// after an account switch it works on the new account's store once it holds no unsaved
     /// changes of the old one. Each save is exported by the store the app is on then.
     public func newContext() throws -> ObjectContext {
+        try refuseIfClosed()
         guard let peer else { throw PeerError.noStore }
         let context = peer.newContext()
         context.didSave = { [weak self] _, _ in _ = try? self?.peer?.exportPending() }
@@ -296,6 +314,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// `false` on timeout. Throws what the import threw.
     @discardableResult
     public func waitForBackgroundImport(timeout: Double = 600) throws -> Bool {
+        try refuseIfClosed()
         background.runPending()
         guard importDone.wait(timeout: .now() + timeout) == .success else { return false }
         if let error = lock.withLock({ importError }) { throw error }
@@ -303,19 +322,22 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     }
 
     /// One round of sync on the account store; a content removal by another peer is posted
-    /// as will/did-change `contentRemoved`. On the fallback or local store nothing syncs.
+    /// as will/did-change `contentRemoved`. On the fallback or local store nothing syncs. With
+    /// live import on, an app need not call it: it is what live import runs when files land.
     public func sync() throws -> SyncSummary {
+        try refuseIfClosed()
         guard let peer, peer.kind == .account else {
             if let peer, peer.kind == .fallback { retryFailedInitialImport(fallback: peer) }
             var summary = SyncSummary()
             summary.signedOut = peer?.kind == .local
             return summary
         }
-        return try peer.sync()
+        return try syncGate.withLock { try peer.sync() }
     }
 
     /// Removes the content from the cloud and empties this store (Apple's `removeUbiquitousContent`).
     public func removeUbiquitousContent() throws {
+        try refuseIfClosed()
         guard let peer, peer.kind == .account else { throw peer?.kind == .fallback ? SyncError.initialImportPending : SyncError.signedOut }
         try peer.removeUbiquitousContent()
     }
@@ -326,20 +348,80 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// Calls `handler` with every event from now on, on the posting thread, in order.
     public func observe(_ handler: @escaping @Sendable (CoordinatorEvent) -> Void) { events.observe(handler) }
 
-    /// Waits for background work (work not started yet on a manual `background` is dropped,
-    /// as when an app quits mid-import: a fallback left behind is migrated at the next launch),
-    /// then releases the device.
+    /// Calls `handler` with what live import does, from now on, on its thread, in order.
+    public func observeLiveImport(_ handler: @escaping @Sendable (LiveImportActivity) -> Void) { liveActivity.observe(handler) }
+
+    /// What live import does from now on, as an `AsyncStream`; it ends at `close()`.
+    public func liveImportStream() -> AsyncStream<LiveImportActivity> { liveActivity.stream() }
+
+    /// Closes the coordinator for good. Stops live import and the device watch, waits for
+    /// background work (work not started yet on a manual `background` is dropped, as when an
+    /// app quits mid-import: a fallback left behind is migrated at the next launch), closes the
+    /// store and releases the device. A save racing it either completes first or throws; from
+    /// then on every call of the coordinator, of its contexts and of its observers throws
+    /// `StoreError.closed`, and nothing is written to the device. Called again, does nothing.
     public func close() {
+        let first = lock.withLock {
+            defer { isClosed = true }
+            return !isClosed
+        }
+        guard first else { return }
+        liveImporter?.stop()
         watcher?.stop()
         background.cancelPending()
-        _ = importDone.wait(timeout: .now() + 60)
-        lock.withLock { current }?.close()
+        // Not from the import itself (an observer of its events): its store, closed next, refuses the rest.
+        if !background.isRunningJob { importDone.wait() }
+        switchLock.withLock { lock.withLock { current }?.close() }
         events.finish()
+        liveActivity.finish()
         deviceLock.release()
+    }
+
+    /// Whether `close()` was called.
+    public var isClosedForGood: Bool { lock.withLock { isClosed } }
+
+    private func refuseIfClosed() throws {
+        if lock.withLock({ isClosed }) { throw StoreError.closed }
     }
 }
 
 extension UbiquitousStoreCoordinator {
+    /// Starts live import once (`addStore`), unless it is off.
+    private func startLiveImport() {
+        guard liveImport != .off, liveImporter == nil else { return }
+        liveImporter = LiveImporter(mode: liveImport, target: { [weak self] in
+            guard let peer = self?.peer, peer.kind == .account, let location = peer.location else { return nil }
+            return LiveImporter.Target(location: location, peerID: peer.peerID)
+        }, round: { [weak self] in try self?.liveRound() }, report: { [weak self] activity in
+            self?.report(activity)
+        })
+    }
+
+    /// What live import runs: a round of sync on the account store, or a retry of a fallback's
+    /// failed initial import; `nil` when the store the app works on does not sync. Not during
+    /// an account switch, and never after `close()`.
+    private func liveRound() throws -> SyncSummary? {
+        try switchLock.withLock {
+            guard !isClosedForGood, let peer else { return nil }
+            switch peer.kind {
+            case .account: return try syncGate.withLock { try peer.sync() }
+            case .fallback: retryFailedInitialImport(fallback: peer)
+            case .local: break
+            }
+            return nil
+        }
+    }
+
+    private func report(_ activity: LiveImportActivity) {
+        switch activity {
+        case let .watching(root, peerID): logger.log(.info, .setupAssistant, "liveImport", "watching \(root) as \(peerID)")
+        case let .waiting(reason): logger.log(.notice, .setupAssistant, "liveImport", "waiting: \(reason); importing again at the next change")
+        case .resumed: logger.log(.notice, .setupAssistant, "liveImport", "importing again")
+        case .synced, .idle: break
+        }
+        liveActivity.post(activity)
+    }
+
     /// A peer's event as the app sees it: a content removal is the `contentRemoved` transition.
     private func forward(_ event: PeerEvent) {
         switch event {

@@ -39,7 +39,7 @@ extension Doctor {
     /// import finishes and what was saved in the fallback moves into the account's store.
     /// Returns the repair's line. The device must not be open in this process meanwhile.
     public static func finishStaleFallback(configuration: PeerConfiguration) throws -> String {
-        let coordinator = try UbiquitousStoreCoordinator(configuration: configuration)
+        let coordinator = try UbiquitousStoreCoordinator(configuration: configuration, liveImport: .off)
         defer { coordinator.close() }
         try coordinator.addStore()
         try coordinator.waitForBackgroundImport()

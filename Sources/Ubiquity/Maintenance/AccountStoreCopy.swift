@@ -11,7 +11,7 @@ public enum AccountStoreCopy {
     /// Adds the account's store as an app would, waits for its initial import, then copies in
     /// `direction`; objects the target already has (same global ID or natural key) stay as they are.
     public static func run(_ direction: AccountStoreCopyDirection, configuration: PeerConfiguration) throws -> MigrationReport {
-        let coordinator = try UbiquitousStoreCoordinator(configuration: configuration)
+        let coordinator = try UbiquitousStoreCoordinator(configuration: configuration, liveImport: .off)
         defer { coordinator.close() }
         try coordinator.addStore()
         try coordinator.waitForBackgroundImport()

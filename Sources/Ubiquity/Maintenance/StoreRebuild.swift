@@ -32,7 +32,7 @@ public enum StoreRebuild {
     public static func run(configuration: PeerConfiguration) throws -> StoreRebuildReport {
         var configuration = configuration
         configuration.rebuildFromContent = true
-        let coordinator = try UbiquitousStoreCoordinator(configuration: configuration)
+        let coordinator = try UbiquitousStoreCoordinator(configuration: configuration, liveImport: .off)
         defer { coordinator.close() }
         try coordinator.addStore()
         try coordinator.waitForBackgroundImport()

@@ -14,7 +14,8 @@ import UbiquityCore
 /// handler may save, and its own save's report follows its return). `results` equals a fresh fetch once the report of the last change was made. It follows
 /// the store it watches when that store is handed over (the fallback's to the account store
 /// after the initial import; an account switch), reporting the difference as `storeChanged`.
-/// `cancel()` stops it.
+/// `cancel()` stops it; so does the close of its store (its coordinator's `close()`), after which
+/// `refresh()` throws `StoreError.closed`.
 public final class FetchedResultsObserver: @unchecked Sendable {
     public let request: FetchRequest
     private let lock = NSRecursiveLock()
@@ -60,7 +61,8 @@ public final class FetchedResultsObserver: @unchecked Sendable {
     /// Fetches again now and reports the difference (`nil` when there is none).
     @discardableResult
     public func refresh() throws -> FetchedResultsChange? {
-        try update(cause: .refreshed)
+        if let failure = lock.withLock({ failure }), case StoreError.closed? = failure as? StoreError { throw failure }
+        return try update(cause: .refreshed)
     }
 
     /// Stops following the store and ends the change streams.
@@ -87,6 +89,10 @@ public final class FetchedResultsObserver: @unchecked Sendable {
             cause = .imported
         case .reset:
             cause = .storeChanged
+        case .closed:
+            lock.withLock { failure = StoreError.closed }
+            cancel()
+            return
         case let .handedOver(successor):
             lock.withLock {
                 guard subscription != nil else { return }
@@ -151,6 +157,7 @@ extension UbiquitousStoreCoordinator {
     /// A `FetchedResultsObserver` of `request` on the store the app works on now; it follows
     /// the store transitions.
     public func observeResults(_ request: FetchRequest) throws -> FetchedResultsObserver {
+        if isClosedForGood { throw StoreError.closed }
         guard let peer else { throw PeerError.noStore }
         return try FetchedResultsObserver(store: peer.store, request: request)
     }

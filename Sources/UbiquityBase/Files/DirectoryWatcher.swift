@@ -6,6 +6,10 @@ import Glibc
 /// Watches directories with inotify and calls back with the names written, renamed or created
 /// in them. A background thread blocks in `poll`, so nothing polls the disk in a loop;
 /// `stop()` wakes it through a pipe and waits for it to end.
+///
+/// Events can be missed: a watched folder deleted (or moved away) takes its watch with it, and
+/// a full queue drops events. `onLost` is told of both, so its owner rescans and adds the
+/// folders again once they are back.
 public final class DirectoryWatcher: @unchecked Sendable {
     private let inotify: Int32
     private var wakeUp: [Int32] = [-1, -1]
@@ -13,15 +17,28 @@ public final class DirectoryWatcher: @unchecked Sendable {
     /// Signalled by the thread as it ends: `stop()` waits for it, so no `onChange` runs after.
     private let ended = DispatchSemaphore(value: 0)
 
-    /// Starts watching `directory`; `onChange` runs on the watcher's thread with each file name.
-    public init(directory: String, onChange: @escaping @Sendable (String) -> Void) throws(FileError) {
-        inotify = inotify_init1(Int32(IN_CLOEXEC))
-        guard inotify >= 0 else { throw FileError(path: directory, operation: "watch", errno: errno) }
+    /// Starts watching `directory`; `onChange` runs on the watcher's thread with each file name,
+    /// and `onLost` when a watched folder went away or events were dropped.
+    public convenience init(directory: String, onChange: @escaping @Sendable (String) -> Void,
+                            onLost: @escaping @Sendable () -> Void = {}) throws(FileError) {
+        try self.init(naming: directory, onChange: onChange, onLost: onLost)
         guard inotify_add_watch(inotify, directory, Self.mask) >= 0 else {
             let error = FileError(path: directory, operation: "watch", errno: errno)
-            close(inotify)
+            stop()
             throw error
         }
+    }
+
+    /// Starts a watcher that watches nothing yet: `add` gives it its directories (a folder that
+    /// may not exist now, such as a cloud's root while a file-sync tool recreates it).
+    public convenience init(onChange: @escaping @Sendable (String) -> Void, onLost: @escaping @Sendable () -> Void = {}) throws(FileError) {
+        try self.init(naming: "inotify", onChange: onChange, onLost: onLost)
+    }
+
+    /// `path` names what an error is about.
+    private init(naming path: String, onChange: @escaping @Sendable (String) -> Void, onLost: @escaping @Sendable () -> Void) throws(FileError) {
+        inotify = inotify_init1(Int32(IN_CLOEXEC))
+        guard inotify >= 0 else { throw FileError(path: path, operation: "watch", errno: errno) }
         var pipeEnds: [Int32] = [-1, -1]
         _ = pipe(&pipeEnds)
         wakeUp = pipeEnds
@@ -43,12 +60,13 @@ public final class DirectoryWatcher: @unchecked Sendable {
                 guard count > 0 else { continue }
                 var offset = 0
                 while offset + MemoryLayout<inotify_event>.size <= count {
-                    let (length, name) = buffer.withUnsafeBytes { raw -> (Int, String) in
-                        let event = raw.load(fromByteOffset: offset, as: inotify_event.self)
+                    let (length, mask, name) = buffer.withUnsafeBytes { raw -> (Int, UInt32, String) in
+                        let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
                         let start = offset + MemoryLayout<inotify_event>.size
                         let bytes = raw[start..<min(count, start + Int(event.len))].prefix { $0 != 0 }
-                        return (Int(event.len), String(decoding: bytes, as: UTF8.self))
+                        return (Int(event.len), event.mask, String(decoding: bytes, as: UTF8.self))
                     }
+                    if mask & UInt32(IN_IGNORED | IN_Q_OVERFLOW) != 0 { onLost() }
                     if !name.isEmpty { onChange(name) }
                     offset += MemoryLayout<inotify_event>.size + length
                 }

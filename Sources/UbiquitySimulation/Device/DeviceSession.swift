@@ -186,7 +186,7 @@ public final class DeviceSession: @unchecked Sendable {
     private func launch(rebuild: Bool) throws {
         let configuration = try configuration(rebuild: rebuild)
         let background = BackgroundWork(.manual)
-        let coordinator = try UbiquitousStoreCoordinator(configuration: configuration, background: background, watchesDevice: false)
+        let coordinator = try UbiquitousStoreCoordinator(configuration: configuration, background: background, watchesDevice: false, liveImport: .off)
         coordinator.observe { [weak self] event in self?.observe(event) }
         self.coordinator = coordinator
         self.background = background

@@ -60,4 +60,14 @@ struct ArticleSnippetTests {
         #expect(notes.map { $0["title"] } == [.string("Groceries"), .string("Groceries")])
         second.close()
     }
+
+    @Test func twoDevicesLiveImportsWithNoSync() throws {
+        let cloud = try TestCloud()
+        let phone = try startNotes(cloud: cloud.cloud, device: cloud.devicePath("phone"))
+        defer { phone.close() }
+        let mac = try startNotes(cloud: cloud.cloud, device: cloud.devicePath("mac"))
+        defer { mac.close() }
+        #expect(try showLiveImport(phone: phone, mac: mac))
+        #expect(try mac.count(of: "Note", where: "title == 'From the phone'") == 1)
+    }
 }

@@ -2,6 +2,7 @@
 // verbatim (a page's top-level lines may sit indented in a function):
 // here they are compiled, and ArticleSnippetTests checks that every snippet is still found here,
 // line for line, and runs Getting started.
+import Foundation
 import Logging
 import Ubiquity
 import UbiquitySimulation
@@ -19,8 +20,8 @@ func startNotes(cloud: String, device: String) throws -> UbiquitousStoreCoordina
     print(choice.kind, choice.reason)
 
     // On a first launch the store is a fallback while the initial import runs in the
-    // background; it stops taking saves at the hand-over. A short program waits for the
-    // account store; an app saves on the fallback and makes new contexts at did-change.
+    // background. A short program waits for the account store; an app saves on the
+    // fallback at once, and its contexts follow the hand-over by themselves.
     _ = try coordinator.waitForBackgroundImport()
 
     let context = try coordinator.newContext()
@@ -28,9 +29,21 @@ func startNotes(cloud: String, device: String) throws -> UbiquitousStoreCoordina
     note["title"] = .string("Groceries")
     try context.save()                                      // one transaction; its log is exported at once
 
-    let summary = try coordinator.sync()                    // export, import, baselines, garbage
+    let summary = try coordinator.sync()                    // a round now; an app leaves it to live import
     print(summary.line)
     return coordinator                                      // close() it before the program ends
+}
+
+/// Saves a note on `phone` and waits until `mac`'s fetched results hold it; `mac` never syncs.
+func showLiveImport(phone: UbiquitousStoreCoordinator, mac: UbiquitousStoreCoordinator) throws -> Bool {
+    let notes = try mac.observeResults(FetchRequest(entity: "Note"))
+    defer { notes.cancel() }
+    let arrived = DispatchSemaphore(value: 0)
+    notes.observe { change in if change.cause == .imported { arrived.signal() } }
+    let context = try phone.newContext()
+    try context.insert("Note").set("title", "From the phone")
+    try context.save()                                      // exported at once
+    return arrived.wait(timeout: .now() + 10) == .success   // imported by the mac on its own
 }
 
 func printEvents(of coordinator: UbiquitousStoreCoordinator) -> Task<Void, Never> {

@@ -39,6 +39,70 @@ private func readmeSnippet(cloud: String, device: String, opened: (UbiquitousSto
     return printed.events
 }
 
+/// The README's live-import snippet, run as written (its paths made temporary), returning what it printed.
+private func readmeLiveSnippet(cloud: String, root: String) throws -> [String] {
+    let printed = EventLog<String>()
+    @Sendable func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+    // ---- README.md, "Live import" (keep in step) ----
+    // Live import: the mac hears of the phone's save by itself.
+    _ = try Device.openOrCreate(at: root + "/phone", userName: "ann")
+    _ = try Device.openOrCreate(at: root + "/mac", userName: "ann")
+    let phone = try UbiquitousStoreCoordinator(configuration: PeerConfiguration(
+        cloud: cloud, device: root + "/phone", model: .notes, contentName: "Notes"))
+    let mac = try UbiquitousStoreCoordinator(configuration: PeerConfiguration(
+        cloud: cloud, device: root + "/mac", model: .notes, contentName: "Notes"))
+    try phone.addStore()
+    try mac.addStore()
+    try phone.waitForBackgroundImport()                        // a first launch builds the account stores
+    try mac.waitForBackgroundImport()
+    let notes = try mac.observeResults(FetchRequest(entity: "Note"))   // a fetch the mac keeps current
+    let arrived = DispatchSemaphore(value: 0)
+    notes.observe { change in if change.cause == .imported { arrived.signal() } }
+    let draft = try phone.newContext()
+    try draft.insert("Note").set("title", "From the phone")
+    try draft.save()                                           // exported at once; no sync() anywhere
+    print(arrived.wait(timeout: .now() + 10) == .success ? "imported by itself" : "not imported")
+    print(notes.results.count)
+    phone.close()                                              // final: later calls throw StoreError.closed
+    mac.close()
+    // ---- end of the live snippet ----
+    return printed.events
+}
+
+/// The lines of the README's Swift block that starts with `firstLine`, blank lines left out.
+private func readmeBlock(startingWith firstLine: String) throws -> [String] {
+    let tests = URL(fileURLWithPath: #filePath)
+    let root = tests.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    let start = try #require(readme.range(of: "```swift\n" + firstLine))
+    let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
+    return readme[readme.index(start.lowerBound, offsetBy: "```swift\n".count)..<end.lowerBound].split(separator: "\n")
+        .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+}
+
+@Suite("The README's live-import snippet")
+struct ReadmeLiveSnippetTests {
+    @Test func theSnippetRunHereIsTheReadmes() throws {
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let from = try #require(source.range(of: "// ---- README.md, \"Live import\" (keep in step) ----\n"))
+        let to = try #require(source.range(of: "// ---- end of the live snippet ----"))
+        let run = source[from.upperBound..<to.lowerBound].split(separator: "\n")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            .map { $0.replacingOccurrences(of: "root + \"/", with: "\"/tmp/").replacingOccurrences(of: "cloud: cloud,", with: "cloud: \"/tmp/cloud\",") }
+        func words(_ lines: [String]) -> [String] { lines.map { $0.split(separator: " ").joined(separator: " ") } }
+        #expect(words(run) == words(try readmeBlock(startingWith: "// Live import")))
+    }
+
+    @Test func theMacImportsThePhonesSaveByItselfOnEveryLaunch() throws {
+        let root = NSTemporaryDirectory() + "ubiquity-readme-live-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/cloud", withIntermediateDirectories: true)
+        #expect(try readmeLiveSnippet(cloud: root + "/cloud", root: root) == ["imported by itself", "1"])
+        #expect(try readmeLiveSnippet(cloud: root + "/cloud", root: root) == ["imported by itself", "2"])
+    }
+}
+
 @Suite("The README's library snippet, under any timing and on every launch")
 struct ReadmeSnippetTests {
     /// The snippet above is the README's, line for line (its paths and the test's hooks aside):
