@@ -5,16 +5,27 @@ struct EncryptionUnlockCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unlock",
         abstract: "Give this device the key of encrypted content (kept on the device; daily commands need no passphrase).",
-        discussion: "Example: UBIQUITY_PASSPHRASE=… ubiq encryption unlock --device ./laptop")
+        discussion: """
+            Works beside a process that owns the device (a 'ubiq watch', an app): the key is kept \
+            on the device, and that process imports with it from its next round.
+            Example: UBIQUITY_PASSPHRASE=… ubiq encryption unlock --device ./laptop
+            """)
 
     @OptionGroup var global: GlobalOptions
     @Option(help: "A file whose first line is the passphrase (else $UBIQUITY_PASSPHRASE, else a prompt).") var passphraseFile: String?
 
     func run() throws {
         let passphrase = try PassphraseSource(variable: "UBIQUITY_PASSPHRASE", file: passphraseFile, prompt: "Passphrase: ", confirm: false).read()
-        try global.withPeer { peer in
-            try peer.unlockEncryption(passphrase: passphrase)
-            Console.out(try peer.encryptionStatus().line)
+        do {
+            try global.withPeer { peer in
+                try peer.unlockEncryption(passphrase: passphrase)
+                Console.out(try peer.encryptionStatus().line)
+            }
+        } catch PeerError.device(.inUse(_, let pid)) {
+            // A watch or an app owns the device: the key is kept on the device all the same,
+            // and the owner's next round (a live import's comes within a second) takes it up.
+            try UbiquityPeer.unlockEncryption(configuration: try global.configuration(), passphrase: passphrase)
+            Console.out("this device holds the key now; the process that owns it (pid \(pid)) imports with it from its next round")
         }
     }
 }
