@@ -49,8 +49,9 @@ public struct AttributeDescription: Sendable, Equatable {
     public var versionHashModifier: String?
     /// The name this attribute had in an earlier model version (Core Data's `renamingIdentifier`).
     public var renamingIdentifier: String?
-    /// Core Data's "Allows External Storage" (binary and transformable attributes). Read from
-    /// model files and shown; values are stored and logged inline for now.
+    /// Core Data's "Allows External Storage" (binary and transformable attributes): a large value
+    /// is kept in a file beside the store and travels as a file of the container, its log
+    /// naming it by hash (`ExternalDataFolder`); a small one stays inline.
     public var allowsExternalBinaryDataStorage: Bool
     /// The value transformer a transformable attribute's bytes belong to (the app's business).
     public var valueTransformerName: String?
@@ -91,8 +92,9 @@ public struct RelationshipDescription: Sendable, Equatable {
     public var deleteRule: DeleteRule
     /// A required to-one needs a target at save; a required to-many at least one member.
     public var isOptional: Bool
-    /// Core Data's ordered to-many (an `NSOrderedSet`). Read, hashed and shown; members are
-    /// still synced as a set (the order's merge is a later step).
+    /// Core Data's ordered to-many (an `NSOrderedSet`): the members' order is stored and synced
+    /// (each member's position key with the stamp of its last placement), and concurrent moves
+    /// of one member merge as concurrent writes of a value do.
     public var isOrdered: Bool
     /// The fewest members a to-many may hold at save (0: no limit).
     public var minCount: Int
