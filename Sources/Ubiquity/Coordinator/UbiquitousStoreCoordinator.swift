@@ -32,7 +32,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// One round of sync at a time, the app's and live import's.
     private let syncGate = NSLock()
     /// Set by `close()`: every later call throws `StoreError.closed`.
-    private var isClosed = false
+    private var closed = false
     /// Recursive: an observer may close the coordinator from an event posted during a switch or a live round.
     private let switchLock = NSRecursiveLock()
     private let lock = NSRecursiveLock()
@@ -133,7 +133,8 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
             let choice = try install(account, reason: "the account store of '\(device.identityToken ?? "")' (its initial import completed earlier)", transition: transition)
             logger.notice(.setupAssistant, "finishSetupWithRetry:", "Using local storage: 0")
-            runInBackground { _ = try account.sync() }
+            // One round at a time: live import may run one meanwhile.
+            runInBackground { [self] in _ = try syncGate.withLock { try account.sync() } }
             return choice
         } else {
             // A fallback left by an earlier launch still holds saves not yet migrated: reuse it.
@@ -362,8 +363,8 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// `StoreError.closed`, and nothing is written to the device. Called again, does nothing.
     public func close() {
         let first = lock.withLock {
-            defer { isClosed = true }
-            return !isClosed
+            defer { closed = true }
+            return !closed
         }
         guard first else { return }
         liveImporter?.stop()
@@ -378,10 +379,10 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     }
 
     /// Whether `close()` was called.
-    public var isClosedForGood: Bool { lock.withLock { isClosed } }
+    public var isClosed: Bool { lock.withLock { closed } }
 
     private func refuseIfClosed() throws {
-        if lock.withLock({ isClosed }) { throw StoreError.closed }
+        if isClosed { throw StoreError.closed }
     }
 }
 
@@ -402,7 +403,7 @@ extension UbiquitousStoreCoordinator {
     /// an account switch, and never after `close()`.
     private func liveRound() throws -> SyncSummary? {
         try switchLock.withLock {
-            guard !isClosedForGood, let peer else { return nil }
+            guard !isClosed, let peer else { return nil }
             switch peer.kind {
             case .account: return try syncGate.withLock { try peer.sync() }
             case .fallback: retryFailedInitialImport(fallback: peer)

@@ -157,7 +157,7 @@ extension UbiquitousStoreCoordinator {
     /// A `FetchedResultsObserver` of `request` on the store the app works on now; it follows
     /// the store transitions.
     public func observeResults(_ request: FetchRequest) throws -> FetchedResultsObserver {
-        if isClosedForGood { throw StoreError.closed }
+        if isClosed { throw StoreError.closed }
         guard let peer else { throw PeerError.noStore }
         return try FetchedResultsObserver(store: peer.store, request: request)
     }
