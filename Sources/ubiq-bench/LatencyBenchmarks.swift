@@ -3,10 +3,12 @@ import Ubiquity
 
 /// Save-to-visible latency across processes: this process saves one object at a time as an app
 /// would (context save, export into the container); a separate `ubiq watch --json` process on
-/// another device imports it and reports when the import committed. Each save waits until the
+/// another device — a coordinator's live import, printed — imports it and reports when its
+/// did-import was posted. Each save waits until the
 /// previous one was seen, so every figure is the latency of one save on an idle watcher.
 enum LatencyBenchmarks {
-    static func run(_ options: BenchmarkOptions) throws -> String {
+    static func run(_ book: FigureBook) throws -> String {
+        let options = book.options
         let saves = options.smoke ? 20 : 1_000
         let scratch = try ScratchDirectory()
         defer { scratch.cleanUp() }
@@ -34,6 +36,8 @@ enum LatencyBenchmarks {
         }
         let sorted = latencies.sorted()
         func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)] }
+        book.sheet.record("live_import_p50_ms", percentile(0.5) * 1000, "median ms from a save in one process to another process's live did-import")
+        book.sheet.record("live_import_p99_ms", percentile(0.99) * 1000, "99th percentile of the same")
         var table = MarkdownTable("Latency: save in one process → visible in another", ["saves", "median", "p99", "min", "max", "of it: the save itself (median)"])
         table.add([Measurement.grouped(saves), Measurement.ms(percentile(0.5)), Measurement.ms(percentile(0.99)), Measurement.ms(sorted.first ?? 0),
                    Measurement.ms(sorted.last ?? 0), Measurement.ms(Measurement(samples: saveTimes).median)])

@@ -50,7 +50,7 @@ for suite in options.selected {
         case "maintenance": text = try MaintenanceBenchmarks.run(book)
         case "scaling": text = try ScalingBenchmarks.run(book)
         case "logsize": text = try LogSizeBenchmarks.run(options)
-        case "latency": text = try LatencyBenchmarks.run(options)
+        case "latency": text = try LatencyBenchmarks.run(book)
         case "encryption": text = try EncryptionBenchmarks.run(options)
         case "churn": text = try ChurnBenchmark.run(book)
         default: text = PlistBenchmarks.run(book)
