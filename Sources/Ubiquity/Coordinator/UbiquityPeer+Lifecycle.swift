@@ -58,24 +58,51 @@ extension UbiquityPeer {
         if case .locked = location.sealing.refresh() {
             throw location.sealing.isRecordMissing ? SyncError.keyRecordMissing(path: location.encryptionRecordPath) : .encryptedWithoutKey
         }
-        try syncLock.withLock {
-            // The contents this removal removes: the one this store is in, the one the epoch file names, and content never removed.
-            let known: Set<String?> = [nil, try store.contentEpoch(), ContentEpoch.read(location)]
-            let unknown = { (path: String) in ContentEpoch.fileBelongsToUnknownEpoch(path, known: known, in: location) }
-            for peer in ContainerScan.peers(of: location) {
-                // This peer's own files are all of contents it knows: it writes only in the one it is in.
-                Self.removeFiles(under: location.contentDirectory(of: peer), in: location, keeping: peer == peerID ? { _ in false } : unknown)
-            }
-            Self.removeFiles(under: location.baselineVersionsDirectory, in: location, keeping: unknown)
-            // One removal more than the latest this peer knows of: it comes after them all.
-            let before = [try store.contentRemoval(), ContentEpoch.current(location)].compactMap { $0 }.map(\.generation).max() ?? 0
-            let date = store.now
-            let epoch = ContentEpoch.epochID(remover: peerID, generation: before + 1, date: date)
-            let removal = try ContentEpoch.write(location, ContentEpoch.Removal(epoch: epoch, generation: before + 1, date: date))
-            try store.resetToEmpty()
-            try store.setContentEpoch(removal)
-        }
+        try syncLock.withLock { try removeContent(as: try contentRemovalPlan(location), in: location) }
         logger.notice(.setupAssistant, "removeUbiquitousContent", "removed the content \(location.contentName) from the cloud")
+    }
+
+    /// What a removal knows before it deletes anything: the contents it removes.
+    package struct ContentRemovalPlan: Sendable {
+        /// The content epochs whose files it deletes: the one this store is in, the one the
+        /// epoch file names, and content never removed (`nil`).
+        let known: Set<String?>
+    }
+
+    /// The first half of `removeUbiquitousContent()`: what it finds before it deletes. Tests
+    /// step two removals through their halves to interleave them as two processes can.
+    package func planContentRemoval() throws -> ContentRemovalPlan {
+        guard let location else { throw SyncError.signedOut }
+        return try syncLock.withLock { try contentRemovalPlan(location) }
+    }
+
+    /// The second half of `removeUbiquitousContent()`: deletes, writes the new epoch, empties the store.
+    package func removeContent(as plan: ContentRemovalPlan) throws {
+        try refuseIfReadOnly("remove the content")
+        guard let location else { throw SyncError.signedOut }
+        try syncLock.withLock { try removeContent(as: plan, in: location) }
+    }
+
+    /// The caller holds the sync lock.
+    private func contentRemovalPlan(_ location: ContainerLocation) throws -> ContentRemovalPlan {
+        ContentRemovalPlan(known: [nil, try store.contentEpoch(), ContentEpoch.read(location)])
+    }
+
+    /// The caller holds the sync lock.
+    private func removeContent(as plan: ContentRemovalPlan, in location: ContainerLocation) throws {
+        let unknown = { (path: String) in ContentEpoch.fileBelongsToUnknownEpoch(path, known: plan.known, in: location) }
+        for peer in ContainerScan.peers(of: location) {
+            // This peer's own files are all of contents it knows: it writes only in the one it is in.
+            Self.removeFiles(under: location.contentDirectory(of: peer), in: location, keeping: peer == peerID ? { _ in false } : unknown)
+        }
+        Self.removeFiles(under: location.baselineVersionsDirectory, in: location, keeping: unknown)
+        // One removal more than the latest this peer knows of: it comes after them all.
+        let before = [try store.contentRemoval(), ContentEpoch.current(location)].compactMap { $0 }.map(\.generation).max() ?? 0
+        let date = store.now
+        let epoch = ContentEpoch.epochID(remover: peerID, generation: before + 1, date: date)
+        let removal = try ContentEpoch.write(location, ContentEpoch.Removal(epoch: epoch, generation: before + 1, date: date))
+        try store.resetToEmpty()
+        try store.setContentEpoch(removal)
     }
 
     /// Deletes the files below `directory` and keeps the folders: file-sync tools and watchers
