@@ -30,18 +30,11 @@ enum StoreMigration {
                     report.alreadyPresent += 1
                     continue
                 }
-                var record = ChangeRecord(id: snapshot.id, values: snapshot.values)
                 // External values travel with their files (stores of other accounts keep other folders).
                 for case let .externalBinary(reference)? in snapshot.values.values {
                     try target.externalData.copy(reference, from: source.externalData)
                 }
-                for (name, value) in snapshot.toOne { record.relationships[name] = .toOne(value) }
-                for relationship in entity.relationships where relationship.isToMany {
-                    guard case .pairTable(_, _, true) = source.model.storage(of: relationship, in: entity) else { continue }
-                    let targets = try source.targets(of: relationship.name, of: snapshot.id)
-                    if !targets.isEmpty { record.relationships[relationship.name] = .toMany(added: targets, removed: []) }
-                }
-                records.append(record)
+                records.append(try source.reinsertionRecord(of: snapshot))
                 report.copied += 1
                 if records.count >= batch { try flush() }
             }

@@ -28,8 +28,13 @@ public struct SyncSummary: Sendable, Equatable {
     public var importError: String?
     public var knowledge = KnowledgeVector()
     public var signedOut = false
-    /// Another peer removed the content; this store started over empty.
+    /// Another peer removed the content; this store started over empty (or, with `carried`, on
+    /// what it held).
     public var contentRemoved = false
+    /// Another peer removed the content at the same time as this store's own removal, and its
+    /// removal won: the objects this store held, all saved after its own removal, were saved
+    /// again into the winner's content (Docs/Lifecycle.md, "Two removals at once").
+    public var carried: Int?
     /// The author of the baseline this store started from in this sync, if it did.
     public var adoptedBaseline: String?
     public var baseline: BaselineDecision?
@@ -40,7 +45,9 @@ public struct SyncSummary: Sendable, Equatable {
     /// One line for people: `exported 2, imported 5 (3 inserted, 1 updated, 0 deleted), 0 waiting, 0 quarantined`.
     public var line: String {
         if signedOut { return "signed out: working on the local store, nothing to sync" }
-        var text = contentRemoved ? "content removed by another peer: started over empty; " : ""
+        var text = !contentRemoved ? ""
+            : carried.map { "content removed by another peer at the same time as here: its content won, and the \($0) object(s) saved here since were carried into it; " }
+            ?? "content removed by another peer: started over empty; "
         if let adoptedBaseline { text += "started from the baseline of \(adoptedBaseline); " }
         text += "exported \(exported), imported \(imported.applied.count) (\(imported.changes.inserted.count) inserted, \(imported.changes.updated.count) updated, \(imported.changes.deleted.count) deleted), \(imported.waiting) waiting, \(imported.quarantined.count) quarantined"
         if outboxPending > 0 { text += ", \(outboxPending) in outbox" }
@@ -56,7 +63,7 @@ public struct SyncSummary: Sendable, Equatable {
 
 extension SyncSummary {
     /// `{exported, applied, inserted, updated, deleted, waiting, quarantined, outbox, repaired, kv, signedOut,
-    /// contentRemoved, adoptedBaseline?, baselineRolled, deletedLogs, exportError?, importError?}`
+    /// contentRemoved, carried?, adoptedBaseline?, baselineRolled, deletedLogs, exportError?, importError?}`
     public var jsonValue: JSONValue {
         var fields: [String: JSONValue] = [
             "exported": .int(Int64(exported)), "applied": .int(Int64(imported.applied.count)),
@@ -71,6 +78,7 @@ extension SyncSummary {
             "baselineRolled": .bool({ if case .rolled? = baseline { return true } else { return false } }()),
             "deletedLogs": .int(Int64(garbage?.deleted.count ?? 0)),
         ]
+        if let carried { fields["carried"] = .int(Int64(carried)) }
         if let adoptedBaseline { fields["adoptedBaseline"] = .string(adoptedBaseline) }
         if let exportError { fields["exportError"] = .string(exportError) }
         if let importError { fields["importError"] = .string(importError) }

@@ -62,11 +62,14 @@ extension UbiquityPeer {
         logger.notice(.setupAssistant, "removeUbiquitousContent", "removed the content \(location.contentName) from the cloud")
     }
 
-    /// What a removal knows before it deletes anything: the contents it removes.
+    /// What a removal knows before it deletes anything: the contents it removes, and what it is
+    /// (one generation more than the latest removal it knows of, after every removal those knew).
     package struct ContentRemovalPlan: Sendable {
         /// The content epochs whose files it deletes: the one this store is in, the one the
         /// epoch file names, and content never removed (`nil`).
         let known: Set<String?>
+        let generation: Int64
+        let history: KnowledgeVector
     }
 
     /// The first half of `removeUbiquitousContent()`: what it finds before it deletes. Tests
@@ -83,9 +86,16 @@ extension UbiquityPeer {
         try syncLock.withLock { try removeContent(as: plan, in: location) }
     }
 
-    /// The caller holds the sync lock.
+    /// One reading of the store's removal and the epoch file: the removal comes after exactly
+    /// what it clears. Reading the file again after the deletions would count a removal written
+    /// meanwhile as known, although its files were spared. The caller holds the sync lock.
     private func contentRemovalPlan(_ location: ContainerLocation) throws -> ContentRemovalPlan {
-        ContentRemovalPlan(known: [nil, try store.contentEpoch(), ContentEpoch.read(location)])
+        let removals = [try store.contentRemoval(), ContentEpoch.current(location)].compactMap { $0 }
+        var history = KnowledgeVector()
+        for removal in removals { history.formMaximum(removal.history) }
+        history[peerID] += 1
+        return ContentRemovalPlan(known: Set([nil] + removals.map(\.epoch)), generation: (removals.map(\.generation).max() ?? 0) + 1,
+                                  history: history)
     }
 
     /// The caller holds the sync lock.
@@ -96,11 +106,9 @@ extension UbiquityPeer {
             Self.removeFiles(under: location.contentDirectory(of: peer), in: location, keeping: peer == peerID ? { _ in false } : unknown)
         }
         Self.removeFiles(under: location.baselineVersionsDirectory, in: location, keeping: unknown)
-        // One removal more than the latest this peer knows of: it comes after them all.
-        let before = [try store.contentRemoval(), ContentEpoch.current(location)].compactMap { $0 }.map(\.generation).max() ?? 0
         let date = store.now
-        let epoch = ContentEpoch.epochID(remover: peerID, generation: before + 1, date: date)
-        let removal = try ContentEpoch.write(location, ContentEpoch.Removal(epoch: epoch, generation: before + 1, date: date))
+        let epoch = ContentEpoch.epochID(remover: peerID, generation: plan.generation, date: date)
+        let removal = try ContentEpoch.write(location, ContentEpoch.Removal(epoch: epoch, generation: plan.generation, date: date, history: plan.history))
         try store.resetToEmpty()
         try store.setContentEpoch(removal)
     }
@@ -121,28 +129,40 @@ extension UbiquityPeer {
         }
     }
 
+    /// What a sync finds of the content epoch.
+    enum ContentEpochChange: Equatable {
+        case none
+        /// Another peer removed the content: this store starts over empty.
+        case removed
+        /// Another peer removed it at the same time as this store's own removal, and won: this
+        /// store starts over in `winner` carrying what it holds (saved after its own removal).
+        case removedConcurrently(winner: ContentRemoval)
+    }
+
     /// Whether another peer removed the content since this store last looked. Only a removal
     /// writes an epoch: a store that knows none and holds nothing yet simply starts in the
     /// current one; a store that holds data of an epoch that is no longer current lost it.
     /// An epoch file that is missing or unreadable (late or damaged in transfer) is no removal.
     /// Of two removals the later wins: when the file holds an earlier one than this store's (a
     /// file-sync tool kept the other remover's file), this peer writes its own again.
-    public func contentEpochChanged() throws -> Bool {
-        guard let location, let current = ContentEpoch.current(location) else { return false }
+    public func contentEpochChanged() throws -> Bool { try contentEpochChange() != .none }
+
+    func contentEpochChange() throws -> ContentEpochChange {
+        guard let location, let current = ContentEpoch.current(location) else { return .none }
         guard let known = try store.contentRemoval() else {
             if store.knowledge.entries.isEmpty {
                 try store.setContentEpoch(current)
-                return false
+                return .none
             }
-            return true
+            return .removed
         }
-        guard known.epoch != current.epoch else { return false }
+        guard known.epoch != current.epoch else { return .none }
         if known.isLater(than: current) {
             logger.error(.setupAssistant, "contentRemoved", "the content epoch went back to an earlier removal (\(current.epoch)); writing the later one (\(known.epoch)) again")
             try ContentEpoch.write(location, known)
-            return false
+            return .none
         }
-        return true
+        return known.isConcurrent(with: current) ? .removedConcurrently(winner: current) : .removed
     }
 
     /// A new store starts in the content epoch it finds, so a removal made long before is not
@@ -150,6 +170,27 @@ extension UbiquityPeer {
     func recordContentEpochOfNewStore() throws {
         guard let location, store.knowledge.entries.isEmpty, try store.contentEpoch() == nil, let current = ContentEpoch.current(location) else { return }
         try store.setContentEpoch(current)
+    }
+
+    /// Starts over in `winner`, a removal made at the same time as the one this store is in:
+    /// neither remover knew of the other, so neither cleared what was saved after the other.
+    /// Everything this store holds came after its own removal; it is saved again, as new local
+    /// transactions of the winner's content, in the same SQLite transaction that empties the
+    /// store. This peer's own files of its content go, as after any removal. Returns how many
+    /// objects were carried.
+    func carryIntoConcurrentRemoval(_ winner: ContentRemoval) throws -> Int {
+        guard let location else { return 0 }
+        // What the other peers of this content wrote and this store has not imported yet comes along too.
+        do { _ = try importAvailable() } catch { logger.log(.warning, .setupAssistant, "contentRemoved", "before carrying the content over: \(error)") }
+        let carried = try syncLock.withLock {
+            let carried = try store.startOver(in: winner, carrying: true, format: configuration.logFormat)
+            for file in location.entries(in: location.logDirectory(of: peerID)) where file.isRegularFile {
+                unlink(location.logPath(of: peerID, file.name))
+            }
+            return carried
+        }
+        logger.notice(.setupAssistant, "contentRemoved", "another peer removed the content at the same time as this one (\(winner.epoch)), and its removal won: the \(carried) object(s) saved here since were saved again into its content")
+        return carried
     }
 
     /// Starts over on an empty store after another peer removed the content. This peer's own

@@ -215,11 +215,18 @@ public final class UbiquityPeer: @unchecked Sendable {
             // Nothing can be read or written: saves wait in the outbox, nothing is quarantined.
             throw location.sealing.isRecordMissing ? SyncError.keyRecordMissing(path: location.encryptionRecordPath) : .encryptedWithoutKey
         }
-        if try contentEpochChanged() {
+        switch try contentEpochChange() {
+        case .none: break
+        case .removed:
             // Posted from here, so a removal noticed by any sync (the coordinator's, or its
             // catch-up at launch) reaches the app as a transition.
             events.post(.storeWillReset)
             try resetForRemovedContent()
+            events.post(.storeDidReset)
+            summary.contentRemoved = true
+        case let .removedConcurrently(winner):
+            events.post(.storeWillReset)
+            summary.carried = try carryIntoConcurrentRemoval(winner)
             events.post(.storeDidReset)
             summary.contentRemoved = true
         }

@@ -19,7 +19,8 @@ extension PersistentStore {
         try locked {
             guard let epoch = try metadata.value(.contentEpoch) else { return nil }
             return ContentRemoval(epoch: epoch, generation: try metadata.value(.contentEpochGeneration).flatMap(Int64.init) ?? 0,
-                                  date: try metadata.value(.contentEpochDate).flatMap(Double.init) ?? 0)
+                                  date: try metadata.value(.contentEpochDate).flatMap(Double.init) ?? 0,
+                                  history: try metadata.value(.contentEpochHistory).flatMap(KnowledgeVector.init(string:)) ?? KnowledgeVector())
         }
     }
 
@@ -28,6 +29,7 @@ extension PersistentStore {
             try metadata.set(.contentEpoch, removal.epoch)
             try metadata.set(.contentEpochGeneration, String(removal.generation))
             try metadata.set(.contentEpochDate, String(removal.date))
+            try metadata.set(.contentEpochHistory, removal.history.description)
         }
     }
 

@@ -80,21 +80,23 @@ extension PersistentStore {
 
     /// Deletes every object, pair and tombstone and forgets all knowledge (content removed).
     package func resetToEmpty() throws {
-        try locked {
-            try database.transaction {
-                let tables = self.tables.values.map(\.quotedName) + pairTables.values.map(\.quotedName) + orderTables.values.map(\.quotedName)
-                    + ["Z_TOMBSTONES", "Z_WRITERS", "Z_KNOWLEDGE", "Z_OUTBOX", "Z_OUTBOX_PREVIOUS", "Z_SENT"]
-                for table in tables { try database.execute("DELETE FROM \(table)") }
-                // Removed content owes no baseline of what it held.
-                try metadata.remove(.migrationKnowledge)
-                // Numbers start again at 1 in the new epoch.
-                try metadata.remove(.ownNumbersReserved)
-                forgetSlotWriters()
-                knowledgeCache = KnowledgeVector()
-                ownNumbersReserved = 0
-            }
-        }
+        try locked { try database.transaction { try resetToEmptyLocked() } }
         changeObservers.notify(.reset)
+    }
+
+    /// `resetToEmpty`'s transaction: the caller holds the lock and an open transaction, and
+    /// tells the change observers once it committed.
+    func resetToEmptyLocked() throws {
+        let tables = self.tables.values.map(\.quotedName) + pairTables.values.map(\.quotedName) + orderTables.values.map(\.quotedName)
+            + ["Z_TOMBSTONES", "Z_WRITERS", "Z_KNOWLEDGE", "Z_OUTBOX", "Z_OUTBOX_PREVIOUS", "Z_SENT"]
+        for table in tables { try database.execute("DELETE FROM \(table)") }
+        // Removed content owes no baseline of what it held.
+        try metadata.remove(.migrationKnowledge)
+        // Numbers start again at 1 in the new epoch.
+        try metadata.remove(.ownNumbersReserved)
+        forgetSlotWriters()
+        knowledgeCache = KnowledgeVector()
+        ownNumbersReserved = 0
     }
 
     /// The store's size in bytes, for the baseline heuristics: its pages as of its last commit,

@@ -35,34 +35,7 @@ extension PersistentStore {
                 // The caller waits for a save: the WAL's copy into the file is left to the
                 // checkpoint beside (`WALCheckpointer`).
                 return try database.checkpointingBeside { try database.transaction {
-                    // Above every number of this peer the container is known to hold: a store
-                    // behind its own logs (restored from a backup) never writes one twice.
-                    let number = max(knowledgeCache[peerID], ownNumbersReserved) + 1
-                    var knowledge = knowledgeCache
-                    knowledge[peerID] = number
-                    let date = wallClock.now
-                    let log = TransactionLog(
-                        peerID: peerID, transactionNumber: number, knowledge: knowledge, stamp: clock.tick(now: date),
-                        transactionDate: date.timeIntervalSince1970, modelVersionHash: model.hash,
-                        storeName: storeName, contentName: contentName,
-                        inserted: inserted, updated: updated, deleted: deleted, contentEpoch: try meta(.contentEpoch))
-                    // The log's bytes are made beside the rows (a large log on another thread).
-                    let encoding = LocalLogEncoding(log, format: format)
-                    var changes = ObjectChanges()
-                    // Sized once: growing a set of 10,000 IDs rehashed it a dozen times.
-                    changes.reserveCapacity(inserted: inserted.count, updated: updated.count, deleted: deleted.count)
-                    try applyRecords(of: log, into: &changes)
-                    if number == knowledgeCache[peerID] + 1 {
-                        try advanceKnowledge(peer: peerID, to: number)
-                    } else {
-                        // The knowledge stays at what the store applied: the transactions between
-                        // are still imported when their logs come, this one after them again.
-                        try reserveOwnNumbersLocked(through: number)
-                    }
-                    try history.record(log, isLocal: true, applied: now)
-                    try persistClock()
-                    try outbox.add(number: number, fileName: log.fileName, bytes: encoding.bytes())
-                    return (log, changes)
+                    try commitLocalLocked(inserted: inserted, updated: updated, deleted: deleted, format: format)
                 } }
             } catch {
                 // The transaction rolled back: so must everything cached from it.
@@ -72,6 +45,40 @@ extension PersistentStore {
         }
         changeObservers.notify(.committed(committed.1, local: true))
         return committed
+    }
+
+    /// `commitLocal`'s transaction: the caller holds the lock and an open transaction, and
+    /// tells the change observers once it committed.
+    func commitLocalLocked(inserted: [ChangeRecord], updated: [ChangeRecord], deleted: [GlobalID],
+                           format: PlistFormat) throws -> (log: TransactionLog, changes: ObjectChanges) {
+        // Above every number of this peer the container is known to hold: a store
+        // behind its own logs (restored from a backup) never writes one twice.
+        let number = max(knowledgeCache[peerID], ownNumbersReserved) + 1
+        var knowledge = knowledgeCache
+        knowledge[peerID] = number
+        let date = wallClock.now
+        let log = TransactionLog(
+            peerID: peerID, transactionNumber: number, knowledge: knowledge, stamp: clock.tick(now: date),
+            transactionDate: date.timeIntervalSince1970, modelVersionHash: model.hash,
+            storeName: storeName, contentName: contentName,
+            inserted: inserted, updated: updated, deleted: deleted, contentEpoch: try meta(.contentEpoch))
+        // The log's bytes are made beside the rows (a large log on another thread).
+        let encoding = LocalLogEncoding(log, format: format)
+        var changes = ObjectChanges()
+        // Sized once: growing a set of 10,000 IDs rehashed it a dozen times.
+        changes.reserveCapacity(inserted: inserted.count, updated: updated.count, deleted: deleted.count)
+        try applyRecords(of: log, into: &changes)
+        if number == knowledgeCache[peerID] + 1 {
+            try advanceKnowledge(peer: peerID, to: number)
+        } else {
+            // The knowledge stays at what the store applied: the transactions between
+            // are still imported when their logs come, this one after them again.
+            try reserveOwnNumbersLocked(through: number)
+        }
+        try history.record(log, isLocal: true, applied: now)
+        try persistClock()
+        try outbox.add(number: number, fileName: log.fileName, bytes: encoding.bytes())
+        return (log, changes)
     }
 
     /// Applies imported logs in the given order, in one SQLite transaction. Each must be the

@@ -19,7 +19,9 @@ import UbiquityPlist
 /// leave the later removal's deletions without its epoch, so a peer that knows a later epoch
 /// than the file's writes its own again. "Later" is causal first — each removal counts one more
 /// than the removal its remover was in, whatever the clocks say — then, between removals made
-/// without knowing of each other, by the date each remover wrote, then by epoch.
+/// without knowing of each other, by the date each remover wrote, then by epoch. Each removal
+/// also keeps its history (the removals it comes after, per remover), so a peer can tell a
+/// removal made without knowing of its own (Docs/Lifecycle.md, "Two removals at once").
 package enum ContentEpoch {
     package typealias Removal = ContentRemoval
 
@@ -56,7 +58,20 @@ package enum ContentEpoch {
         guard plist["format"]?.int64Value == 1, let epoch = plist["epoch"]?.stringValue, UUID(uuidString: epoch) != nil else {
             return .unreadable("missing or unknown format, or no epoch UUID")
         }
-        return .epoch(Removal(epoch: epoch, generation: plist["generation"]?.int64Value ?? 0, date: plist["date"]?.doubleValue ?? 0))
+        return .epoch(Removal(epoch: epoch, generation: plist["generation"]?.int64Value ?? 0, date: plist["date"]?.doubleValue ?? 0,
+                              history: history(in: plist["history"])))
+    }
+
+    /// A removal's history as its epoch file holds it (peer ID → count); empty when absent or
+    /// malformed, which says nothing of what its remover knew.
+    private static func history(in value: PlistValue?) -> KnowledgeVector {
+        guard case let .dictionary(fields)? = value else { return KnowledgeVector() }
+        var entries: [String: Int64] = [:]
+        for (peer, count) in fields {
+            guard let count = count.int64Value, (1...KnowledgeVector.largestNumber).contains(count) else { return KnowledgeVector() }
+            entries[peer] = count
+        }
+        return KnowledgeVector(entries)
     }
 
     /// The current removal; `nil` when there is none or the file cannot be read (never a removal).
@@ -81,8 +96,10 @@ package enum ContentEpoch {
     /// never read, and this removal supersedes them.
     @discardableResult
     package static func write(_ location: ContainerLocation, _ removal: Removal) throws -> Removal {
-        let value = PlistValue.dictionary(["format": .integer(1), "epoch": .string(removal.epoch), "generation": .integer(removal.generation),
-                                           "date": .real(removal.date)])
+        var fields: [String: PlistValue] = ["format": .integer(1), "epoch": .string(removal.epoch), "generation": .integer(removal.generation),
+                                            "date": .real(removal.date)]
+        if !removal.history.entries.isEmpty { fields["history"] = .dictionary(removal.history.entries.mapValues(PlistValue.integer)) }
+        let value = PlistValue.dictionary(fields)
         do {
             try location.write(PlistSeam.encode(value, format: .xml), to: location.contentEpochPath)
         } catch {

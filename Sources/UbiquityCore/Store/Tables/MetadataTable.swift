@@ -7,7 +7,7 @@ enum StoreMetadataKey: String {
     /// The last stamp issued, so the clock never runs back across launches.
     case lastStamp
     /// The content removal the store is in (`ContentRemoval`); absent: it knows none.
-    case contentEpoch, contentEpochGeneration, contentEpochDate
+    case contentEpoch, contentEpochGeneration, contentEpochDate, contentEpochHistory
     /// "1" once an account store finished its first import: the fallback is no longer needed.
     case initialImportCompleted
     /// The model the store was made for, as an XML plist model file: what a migration starts from.

@@ -6,7 +6,8 @@ struct RemoveContentCommand: ParsableCommand {
         commandName: "remove-content",
         abstract: "Remove the content from the cloud: every peer's logs and receipts, the baselines, and this store's data.",
         discussion: """
-            Other peers notice at their next sync (contentRemoved) and continue on an empty store. \
+            Other peers notice at their next sync (contentRemoved) and continue on an empty store; \
+            one that removed it at the same time and lost carries what it saved since into this content. \
             Nothing can bring the content back: pass --yes to confirm.
             Example: ubiq remove-content --yes --device ./phone
             """)
