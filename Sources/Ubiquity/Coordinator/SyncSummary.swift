@@ -35,6 +35,9 @@ public struct SyncSummary: Sendable, Equatable {
     /// removal won: the objects this store held, all saved after its own removal, were saved
     /// again into the winner's content (Docs/Lifecycle.md, "Two removals at once").
     public var carried: Int?
+    /// The key record was found altered (`KeyRecordAlteration`) while this device holds the
+    /// key: what was done, or why it is left for `repairKeyRecord(passphrase:)`.
+    public var keyRecordAltered: String?
     /// The author of the baseline this store started from in this sync, if it did.
     public var adoptedBaseline: String?
     public var baseline: BaselineDecision?
@@ -57,13 +60,14 @@ public struct SyncSummary: Sendable, Equatable {
         if let deleted = externalDataGarbage?.deleted.count, deleted > 0 { text += ", deleted \(deleted) external data file(s)" }
         if let exportError { text += " — export failed: \(exportError)" }
         if let importError { text += " — import failed: \(importError)" }
+        if let keyRecordAltered { text += " — \(keyRecordAltered)" }
         return text
     }
 }
 
 extension SyncSummary {
     /// `{exported, applied, inserted, updated, deleted, waiting, quarantined, outbox, repaired, kv, signedOut,
-    /// contentRemoved, carried?, adoptedBaseline?, baselineRolled, deletedLogs, exportError?, importError?}`
+    /// contentRemoved, carried?, adoptedBaseline?, baselineRolled, deletedLogs, exportError?, importError?, keyRecordAltered?}`
     public var jsonValue: JSONValue {
         var fields: [String: JSONValue] = [
             "exported": .int(Int64(exported)), "applied": .int(Int64(imported.applied.count)),
@@ -79,6 +83,7 @@ extension SyncSummary {
             "deletedLogs": .int(Int64(garbage?.deleted.count ?? 0)),
         ]
         if let carried { fields["carried"] = .int(Int64(carried)) }
+        if let keyRecordAltered { fields["keyRecordAltered"] = .string(keyRecordAltered) }
         if let adoptedBaseline { fields["adoptedBaseline"] = .string(adoptedBaseline) }
         if let exportError { fields["exportError"] = .string(exportError) }
         if let importError { fields["importError"] = .string(importError) }

@@ -13,14 +13,17 @@ public struct EncryptionStatus: Sendable {
     /// Files of this content in the cloud written before encryption was turned on, still plaintext
     /// (logs, receipts, baselines, the content epoch); garbage collection removes the logs.
     public var plaintextFiles: [String] = []
+    /// How the key record was found altered, if it was.
+    public var alteration: KeyRecordAlteration?
 
     public var line: String {
         switch state {
         case .plain: return "not encrypted"
         case let .sealed(keyID):
             let remaining = plaintextFiles.isEmpty ? "no plaintext file left" : "\(plaintextFiles.count) file(s) from before still plaintext until collected"
-            return "encrypted (key \(keyID.prefix(8))…, scrypt log2 N \(parameters?.logN ?? 0), r \(parameters?.r ?? 0), p \(parameters?.p ?? 0)); this device holds the key; \(remaining)"
-        case .locked: return ContentSealing.noKeyMessage
+            let altered = alteration.map { "; \($0.description)" } ?? ""
+            return "encrypted (key \(keyID.prefix(8))…, scrypt log2 N \(parameters?.logN ?? 0), r \(parameters?.r ?? 0), p \(parameters?.p ?? 0)); this device holds the key; \(remaining)\(altered)"
+        case .locked: return alteration.map { "\($0.description); \(ContentSealing.noKeyMessage)" } ?? ContentSealing.noKeyMessage
         }
     }
 }
@@ -40,6 +43,7 @@ extension UbiquityPeer {
     public func encryptionStatus() throws -> EncryptionStatus {
         guard let location else { throw EncryptionError.signedOut }
         var status = EncryptionStatus(state: location.sealing.refresh())
+        status.alteration = location.sealing.alteration
         if let record = try location.sealing.record() {
             status.parameters = record.parameters
             status.created = Date(timeIntervalSince1970: record.created)
@@ -78,21 +82,27 @@ extension UbiquityPeer {
     }
 
     /// Gives this device the key of encrypted content: the passphrase opens the key record and
-    /// the key is kept on the device. A wrong passphrase changes nothing.
-    public func unlockEncryption(passphrase: String) throws {
+    /// the key is kept on the device. A wrong passphrase changes nothing. A record whose key ID
+    /// was changed opens under the key ID the content's files are sealed under, and is put back
+    /// (returned); one the passphrase opens under neither is `EncryptionError.alteredRecord`.
+    @discardableResult
+    public func unlockEncryption(passphrase: String) throws -> KeyRecordRepair? {
         try refuseUnlessWritable("unlock the content")
         guard let location else { throw EncryptionError.signedOut }
-        try Self.unlock(location, keyFile: Self.keyFile(localDirectory: localDirectory), passphrase: passphrase)
+        let repair = try Self.unlock(location, keyFile: Self.keyFile(localDirectory: localDirectory), passphrase: passphrase)
+        if let repair { logger.notice(.encryption, "unlock", repair.line) }
         logger.notice(.encryption, "unlock", "this device holds the key of \(location.contentName) now")
         try catchUpWithOwnLogs()
+        return repair
     }
 
     /// Gives the device of `configuration` the key of its account's encrypted content without
     /// opening its store: an app running there picks the key up at its next sync (a fallback
     /// store's initial import is tried again then).
-    public static func unlockEncryption(configuration: PeerConfiguration, passphrase: String) throws {
+    @discardableResult
+    public static func unlockEncryption(configuration: PeerConfiguration, passphrase: String) throws -> KeyRecordRepair? {
         guard let (location, keyFile) = try accountLocation(configuration) else { throw EncryptionError.signedOut }
-        try unlock(location, keyFile: keyFile, passphrase: passphrase)
+        return try unlock(location, keyFile: keyFile, passphrase: passphrase)
     }
 
     /// Keeps `key` on the device of `configuration` as the content key of `account`'s content,
@@ -109,11 +119,29 @@ extension UbiquityPeer {
         try accountLocation(configuration)?.location.sealing.state ?? .plain
     }
 
-    private static func unlock(_ location: ContainerLocation, keyFile: String, passphrase: String) throws {
+    private static func unlock(_ location: ContainerLocation, keyFile: String, passphrase: String) throws -> KeyRecordRepair? {
         guard let record = try location.sealing.record() else { throw EncryptionError.notEnabled }
-        let key = try record.unwrap(passphrase: passphrase)
+        let key = try openRecord(record, in: location, passphrase: passphrase)
         try DeviceKey.write(key, to: keyFile)
+        defer { location.sealing.refresh() }
+        guard key.idHex != record.keyID else { return nil }
+        try writeRecord(record.confirmed(for: key), in: location)
+        return .keyIDRestored(from: record.keyID, to: key.idHex)
+    }
+
+    /// The content key `passphrase` opens `record` to, under the record's key ID or one the
+    /// content's files are sealed under (a record whose key ID was changed); a passphrase that
+    /// opens it under neither while the files say the record was altered is told so, never
+    /// called wrong.
+    private static func openRecord(_ record: KeyRecord, in location: ContainerLocation, passphrase: String) throws -> ContentKey {
+        let held = location.sealing.contentKey.map { [$0.idHex] } ?? []
+        let opened = Result { () throws(EncryptionError) in try record.unwrap(passphrase: passphrase, alsoUnder: held + location.sealing.contentKeyIDs()) }
+        guard case let .failure(error) = opened, error == .wrongPassphrase else { return try opened.get() }
         location.sealing.refresh()
+        if case let .keyID(recorded, content, _)? = location.sealing.alteration {
+            throw EncryptionError.alteredRecord(recordedKeyID: recorded, contentKeyID: content)
+        }
+        throw EncryptionError.wrongPassphrase
     }
 
     /// The current account's location with the device's sealing, and where its key is kept.
@@ -138,15 +166,11 @@ extension UbiquityPeer {
         guard !newPassphrase.isEmpty else { throw EncryptionError.emptyPassphrase }
         if let problem = parameters?.problem { throw EncryptionError.invalidParameters(problem) }
         guard let record = try location.sealing.record() else { throw EncryptionError.notEnabled }
-        let key = try record.unwrap(passphrase: currentPassphrase)
+        // A record whose key ID was changed is written again with the content's.
+        let key = try Self.openRecord(record, in: location, passphrase: currentPassphrase)
         let rewrapped = try KeyRecord.wrap(key, passphrase: newPassphrase, parameters: parameters ?? record.parameters,
                                            date: store.now, created: record.created)
-        do {
-            try location.checkWritable((location.encryptionRecordPath as NSString).deletingLastPathComponent)
-            try AtomicFile.write(rewrapped.encoded, to: location.encryptionRecordPath)
-        } catch {
-            throw SyncError.containerUnwritable(path: error.path, reason: error.message)
-        }
+        try Self.writeRecord(rewrapped, in: location)
         try DeviceKey.write(key, to: Self.keyFile(localDirectory: localDirectory))
         location.sealing.refresh()
         logger.notice(.encryption, "changePassphrase", "the key of \(location.contentName) is wrapped under a new passphrase")

@@ -55,9 +55,7 @@ extension UbiquityPeer {
         try refuseUnlessWritable("remove the content")
         guard let location else { throw SyncError.signedOut }
         // Without the key of encrypted content it could delete but not write the new epoch.
-        if case .locked = location.sealing.refresh() {
-            throw location.sealing.isRecordMissing ? SyncError.keyRecordMissing(path: location.encryptionRecordPath) : .encryptedWithoutKey
-        }
+        if case .locked = location.sealing.refresh() { throw location.sealing.lockedError }
         try syncLock.withLock { try removeContent(as: try contentRemovalPlan(location), in: location) }
         logger.notice(.setupAssistant, "removeUbiquitousContent", "removed the content \(location.contentName) from the cloud")
     }
@@ -81,7 +79,7 @@ extension UbiquityPeer {
 
     /// The second half of `removeUbiquitousContent()`: deletes, writes the new epoch, empties the store.
     package func removeContent(as plan: ContentRemovalPlan) throws {
-        try refuseIfReadOnly("remove the content")
+        try refuseUnlessWritable("remove the content")
         guard let location else { throw SyncError.signedOut }
         try syncLock.withLock { try removeContent(as: plan, in: location) }
     }

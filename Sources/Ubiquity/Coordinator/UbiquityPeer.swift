@@ -213,7 +213,10 @@ public final class UbiquityPeer: @unchecked Sendable {
         }
         if case .locked = location.sealing.refresh() {
             // Nothing can be read or written: saves wait in the outbox, nothing is quarantined.
-            throw location.sealing.isRecordMissing ? SyncError.keyRecordMissing(path: location.encryptionRecordPath) : .encryptedWithoutKey
+            throw location.sealing.lockedError
+        }
+        if let alteration = location.sealing.alteration, !isReadOnly {
+            summary.keyRecordAltered = answerAlteredKeyRecord(location, alteration)
         }
         switch try contentEpochChange() {
         case .none: break

@@ -16,6 +16,8 @@ public struct DoctorFinding: Sendable {
         case duplicateCopy
         /// The content is encrypted and this device holds no key.
         case encryptedWithoutKey
+        /// The content's key record was edited in the cloud (`KeyRecordAlteration`).
+        case alteredKeyRecord
         /// A log (or a value from a baseline) waits for an external data file not arrived or damaged.
         case missingExternalData
     }
@@ -58,9 +60,19 @@ public enum Doctor {
                     repair: "put the record back (a backup of the cloud, another machine's copy); saves wait in the outbox meanwhile, and nothing is written in plaintext", fixable: false))
                 return findings
             }
+            if location.sealing.alteration != nil {
+                findings.append(DoctorFinding(kind: .alteredKeyRecord, message: location.sealing.lockedError.description,
+                    repair: "a device holding the key puts it back at its next sync; or run 'ubiq encryption unlock' here with the passphrase; saves wait in the outbox meanwhile", fixable: false))
+                return findings
+            }
             findings.append(DoctorFinding(kind: .encryptedWithoutKey, message: ContentSealing.noKeyMessage,
                 repair: "run 'ubiq encryption unlock' with the passphrase (UBIQUITY_PASSPHRASE, --passphrase-file or the prompt); saves wait in the outbox meanwhile", fixable: false))
             return findings
+        }
+        if let alteration = location.sealing.alteration {
+            findings.append(DoctorFinding(kind: .alteredKeyRecord, message: "\(alteration.description) (\(location.encryptionRecordPath)); this device goes on with the key it holds",
+                repair: alteration.isRestorable ? "'ubiq sync' (or 'ubiq encryption repair') puts its key ID back: the record's check proves the rest as written"
+                    : "run 'ubiq encryption repair' with the passphrase", fixable: false))
         }
         let knowledge = peer.store.knowledge
         let scan = ContainerScan(location: location)

@@ -121,10 +121,13 @@ public struct ContainerLocation: Sendable, Equatable {
     public func sealed(keyFile: String, scratchDirectory: String) -> ContainerLocation {
         var copy = self
         let plain = self
-        copy.sealing = ContentSealing(recordPath: encryptionRecordPath, keyFile: keyFile, scratchDirectory: scratchDirectory) {
+        copy.sealing = ContentSealing(recordPath: encryptionRecordPath, keyFile: keyFile, scratchDirectory: scratchDirectory, sealedWitnesses: {
             // Every peer that synced since encryption went on rewrote its receipt sealed: a few suffice.
             [plain.contentEpochPath, plain.baselinePath] + ContainerScan.peers(of: plain).prefix(4).map(plain.receiptPath(of:))
-        }
+        }, contentFiles: {
+            // Each sealed under the key its writer holds: which key the content is sealed under.
+            [plain.contentEpochPath, plain.baselinePath] + ContainerScan.peers(of: plain).map(plain.receiptPath(of:))
+        })
         return copy
     }
 

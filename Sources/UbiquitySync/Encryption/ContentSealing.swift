@@ -42,18 +42,25 @@ public final class ContentSealing: @unchecked Sendable {
     /// receipts), asked for only when there is no record and no key: one of them sealed still
     /// means the content is encrypted.
     private let sealedWitnesses: @Sendable () -> [String]
+    /// The content's files whose seals say which key it is sealed under (its epoch, its
+    /// baseline, every peer's receipt), read only when the record names another key than the
+    /// one this device holds, or this device holds none.
+    private let contentFiles: @Sendable () -> [String]
     private let lock = NSLock()
     private var key: ContentKey?
     private var current: State = .plain
     private var recordMissing = false
+    private var alterationFound: KeyRecordAlteration?
     /// Whether `encryptedMarker` is known to exist (asked of the disk once, then remembered).
     private var markerExists = false
 
-    package init(recordPath: String?, keyFile: String?, scratchDirectory: String?, sealedWitnesses: @escaping @Sendable () -> [String] = { [] }) {
+    package init(recordPath: String?, keyFile: String?, scratchDirectory: String?, sealedWitnesses: @escaping @Sendable () -> [String] = { [] },
+                 contentFiles: @escaping @Sendable () -> [String] = { [] }) {
         self.recordPath = recordPath
         self.keyFile = keyFile
         self.scratchDirectory = scratchDirectory
         self.sealedWitnesses = sealedWitnesses
+        self.contentFiles = contentFiles
         refresh()
     }
 
@@ -74,6 +81,18 @@ public final class ContentSealing: @unchecked Sendable {
     /// Whether the state is locked because the content is encrypted and its key record is gone.
     package var isRecordMissing: Bool { lock.withLock { recordMissing } }
 
+    /// How the key record was found altered at the last refresh, if it was.
+    package var alteration: KeyRecordAlteration? { lock.withLock { alterationFound } }
+
+    /// Why a locked device reads and writes nothing.
+    package var lockedError: SyncError {
+        if isRecordMissing, let recordPath { return .keyRecordMissing(path: recordPath) }
+        if case let .keyID(recorded, content, _)? = alteration, let recordPath {
+            return .keyRecordAltered(path: recordPath, recordedKeyID: recorded, contentKeyID: content)
+        }
+        return .encryptedWithoutKey
+    }
+
     /// Opens sealed files with the key kept in `keyFile`, whatever the cloud's record says: for
     /// tools that check a cloud from outside (the scenario runner's invariants).
     public static func reading(keyFile: String, scratchDirectory: String) -> ContentSealing {
@@ -87,6 +106,7 @@ public final class ContentSealing: @unchecked Sendable {
         keyFile = nil
         self.scratchDirectory = scratchDirectory
         sealedWitnesses = { [] }
+        contentFiles = { [] }
         self.key = key
         current = .sealed(keyID: key.idHex)
     }
@@ -107,16 +127,22 @@ public final class ContentSealing: @unchecked Sendable {
     @discardableResult
     package func refresh() -> State {
         guard recordPath != nil || keyFile != nil else { return state }
-        let recordKeyID: String??
-        do { recordKeyID = try record().map { .some($0.keyID) } } catch { recordKeyID = .some(nil) }
+        let found: KeyRecord??
+        do { found = try record().map { .some($0) } } catch { found = .some(nil) }
         let deviceKey = keyFile.flatMap { try? DeviceKey.read($0) }
         let next: State
         var missing = false
-        switch (recordKeyID, deviceKey) {
-        case let (.none, key?): next = .sealed(keyID: key.idHex)   // a record gone missing never turns sealing off
-        case let (.some(nil), key?): next = .sealed(keyID: key.idHex)   // nor one damaged
-        case let (.some(id?), key?) where id == key.idHex: next = .sealed(keyID: key.idHex)
-        case let (.some(id), _): next = .locked(keyID: id)
+        var alteration: KeyRecordAlteration?
+        switch (found, deviceKey) {
+        case let (.none, key?), let (.some(nil), key?):
+            next = .sealed(keyID: key.idHex)   // a record gone missing or damaged never turns sealing off
+        case let (.some(record?), key?):
+            (next, alteration) = judge(record, holding: key)
+        case let (.some(record?), nil):
+            next = .locked(keyID: record.keyID)
+            alteration = contentKeyIDs(unlessOne: record.keyID)?.sorted().first.map { .keyID(recorded: record.keyID, content: $0, restorable: false) }
+        case (.some(nil), nil):
+            next = .locked(keyID: nil)
         case (.none, nil):
             // No record, no key: plain only if nothing says otherwise. A device that has seen
             // the content encrypted, or finds one of its files sealed, waits for the record.
@@ -129,9 +155,46 @@ public final class ContentSealing: @unchecked Sendable {
         lock.withLock {
             current = next
             recordMissing = missing
+            alterationFound = alteration
             if case .sealed = next { key = deviceKey } else { key = nil }
         }
         return next
+    }
+
+    /// What a record makes of the content for a device that holds `key`. The record names it:
+    /// sealed (altered when its check says its wrapping changed). It names another key: when its
+    /// check proves it `key`'s own with the ID changed, or the content's files are sealed under
+    /// `key` and none under the ID it names, the record is the one that is wrong and the device
+    /// goes on sealing; otherwise the content is another key's and the device is locked.
+    private func judge(_ record: KeyRecord, holding key: ContentKey) -> (State, KeyRecordAlteration?) {
+        if record.keyID == key.idHex {
+            return (.sealed(keyID: key.idHex), record.isAlteredWrapping(of: key) ? .wrapping(keyID: key.idHex) : nil)
+        }
+        if record.restored(for: key) != nil {
+            return (.sealed(keyID: key.idHex), .keyID(recorded: record.keyID, content: key.idHex, restorable: true))
+        }
+        if contentKeyIDs(unlessOne: record.keyID)?.contains(key.idHex) == true {
+            return (.sealed(keyID: key.idHex), .keyID(recorded: record.keyID, content: key.idHex, restorable: false))
+        }
+        return (.locked(keyID: record.keyID), nil)
+    }
+
+    /// The key IDs the content's files are sealed under; `nil` as soon as one is sealed under
+    /// `recorded` (the record is then the content's, as far as its files tell).
+    private func contentKeyIDs(unlessOne recorded: String) -> Set<String>? {
+        var found: Set<String> = []
+        for path in contentFiles() {
+            guard let id = SealedFile.keyID(ofFile: path) else { continue }
+            if id == recorded { return nil }
+            found.insert(id)
+        }
+        return found
+    }
+
+    /// Every key ID the content's files are sealed under, sorted: the IDs a record whose key ID
+    /// was changed may have been written with.
+    package func contentKeyIDs() -> [String] {
+        Set(contentFiles().compactMap(SealedFile.keyID(ofFile:))).sorted()
     }
 
     /// The plaintext of bytes read from the cloud: sealed ones opened, plaintext ones (content

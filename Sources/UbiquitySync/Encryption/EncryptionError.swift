@@ -11,6 +11,11 @@ public enum EncryptionError: Error, CustomStringConvertible, Equatable, Sendable
     case invalidParameters(String)
     /// The key record in the cloud, or the key kept on this device, cannot be used.
     case damagedRecord(String)
+    /// The key record names key `recordedKeyID`, the content's files are sealed under
+    /// `contentKeyID`, and the passphrase opens the record under neither.
+    case alteredRecord(recordedKeyID: String, contentKeyID: String)
+    /// The key record cannot be repaired without the passphrase (why).
+    case passphraseNeeded(String)
     case signedOut
 
     public var description: String {
@@ -22,6 +27,10 @@ public enum EncryptionError: Error, CustomStringConvertible, Equatable, Sendable
         case .emptyPassphrase: return "the passphrase is empty"
         case let .invalidParameters(reason): return reason
         case let .damagedRecord(reason): return "the content's key record cannot be used: \(reason)"
+        case let .alteredRecord(recorded, content):
+            return "the key record was altered: it names key \(recorded.prefix(8))…, but the content's files are sealed under key \(content.prefix(8))…, and this passphrase opens it under neither (nothing was changed); a device holding the key puts it back ('ubiq encryption repair' there)"
+        case let .passphraseNeeded(reason):
+            return "\(reason): give the passphrase ($UBIQUITY_PASSPHRASE, --passphrase-file or the prompt) to repair it"
         case .signedOut: return "signed out: the local store is not in the cloud and is never encrypted"
         }
     }

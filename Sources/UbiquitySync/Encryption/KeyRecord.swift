@@ -52,6 +52,10 @@ package struct KeyRecord: Sendable, Equatable {
     package var created: Double
     /// When the passphrase last changed (the creation date until then).
     package var changed: Double
+    /// HMAC-SHA256 of the record under a key made from the content key (`KeyRecord+Check.swift`),
+    /// so a device holding the key checks the record without the passphrase; `nil` in records
+    /// written before it was kept.
+    package var keyCheck: [UInt8]?
 
     /// Wraps `key` under `passphrase` with a new salt.
     package static func wrap(_ key: ContentKey, passphrase: String, parameters: ScryptParameters, date: Double, created: Double? = nil) throws -> KeyRecord {
@@ -61,19 +65,26 @@ package struct KeyRecord: Sendable, Equatable {
         let box = try AES.GCM.seal(key.bytes, using: try record.passphraseKey(passphrase), authenticating: record.authenticatedData)
         guard let combined = box.combined else { throw EncryptionError.damagedRecord("the key could not be wrapped") }
         record.wrappedKey = Array(combined)
+        record.keyCheck = record.check(under: key, keyID: record.keyID)
         return record
     }
 
-    /// The content key, when `passphrase` is the one it was wrapped under.
-    package func unwrap(passphrase: String) throws(EncryptionError) -> ContentKey {
+    /// The content key, when `passphrase` is the one it was wrapped under. The seal
+    /// authenticates the key ID: a record whose ID was changed opens only under the ID it was
+    /// written with, so each of `keyIDs` (those the content's files are sealed under) is tried
+    /// after the record's own, and the key returned carries the ID it opened under.
+    package func unwrap(passphrase: String, alsoUnder keyIDs: [String] = []) throws(EncryptionError) -> ContentKey {
         let kek: SymmetricKey
         do { kek = try passphraseKey(passphrase) } catch { throw .damagedRecord("scrypt refused its parameters: \(error)") }
-        guard let box = try? AES.GCM.SealedBox(combined: wrappedKey),
-              let bytes = try? AES.GCM.open(box, using: kek, authenticating: authenticatedData) else { throw .wrongPassphrase }
-        guard let id = ContentKey.bytes(hex: keyID), let key = ContentKey(id: id, bytes: Array(bytes)) else {
-            throw .damagedRecord("the key ID or the key has the wrong length")
+        guard let box = try? AES.GCM.SealedBox(combined: wrappedKey) else { throw .wrongPassphrase }
+        for candidate in [keyID] + keyIDs.filter({ $0 != keyID }) {
+            guard let bytes = try? AES.GCM.open(box, using: kek, authenticating: authenticatedData(keyID: candidate)) else { continue }
+            guard let id = ContentKey.bytes(hex: candidate), let key = ContentKey(id: id, bytes: Array(bytes)) else {
+                throw .damagedRecord("the key ID or the key has the wrong length")
+            }
+            return key
         }
-        return key
+        throw .wrongPassphrase
     }
 
     private func passphraseKey(_ passphrase: String) throws -> SymmetricKey {
@@ -81,27 +92,33 @@ package struct KeyRecord: Sendable, Equatable {
                                  rounds: 1 << parameters.logN, blockSize: parameters.r, parallelism: parameters.p)
     }
 
-    private var authenticatedData: [UInt8] {
+    private var authenticatedData: [UInt8] { authenticatedData(keyID: keyID) }
+
+    /// What the passphrase seal authenticates besides the key: the key ID and the parameters.
+    func authenticatedData(keyID: String) -> [UInt8] {
         Array("ubiquity content key 1|\(keyID)|scrypt|\(parameters.logN)|\(parameters.r)|\(parameters.p)".utf8)
     }
 
     // MARK: The file
 
     var plistValue: PlistValue {
-        .dictionary([
+        var fields: [String: PlistValue] = [
             "format": .integer(1), "keyID": .string(keyID), "cipher": .string("AES-256-GCM"), "kdf": .string("scrypt"),
             "salt": .data(salt), "logN": .integer(Int64(parameters.logN)), "r": .integer(Int64(parameters.r)),
             "p": .integer(Int64(parameters.p)), "wrappedKey": .data(wrappedKey), "created": .real(created), "changed": .real(changed),
-        ])
+        ]
+        if let keyCheck { fields["keyCheck"] = .data(keyCheck) }
+        return .dictionary(fields)
     }
 
-    init(keyID: String, salt: [UInt8], parameters: ScryptParameters, wrappedKey: [UInt8], created: Double, changed: Double) {
+    init(keyID: String, salt: [UInt8], parameters: ScryptParameters, wrappedKey: [UInt8], created: Double, changed: Double, keyCheck: [UInt8]? = nil) {
         self.keyID = keyID
         self.salt = salt
         self.parameters = parameters
         self.wrappedKey = wrappedKey
         self.created = created
         self.changed = changed
+        self.keyCheck = keyCheck
     }
 
     init(decoding bytes: [UInt8]) throws(EncryptionError) {
@@ -118,8 +135,10 @@ package struct KeyRecord: Sendable, Equatable {
         let parameters = ScryptParameters(logN: Int(clamping: logN), r: Int(clamping: r), p: Int(clamping: p))
         if let problem = parameters.problem { throw .damagedRecord(problem) }
         let created = plist["created"]?.doubleValue ?? 0, changed = plist["changed"]?.doubleValue ?? 0
+        // A check of another length is none: the record is then checked as one written before checks were kept.
+        let keyCheck = plist["keyCheck"]?.dataValue.map(Array.init).flatMap { $0.count == Self.checkSize ? $0 : nil }
         self.init(keyID: keyID, salt: Array(salt), parameters: parameters, wrappedKey: Array(wrapped),
-                  created: created.isFinite ? created : 0, changed: changed.isFinite ? changed : 0)
+                  created: created.isFinite ? created : 0, changed: changed.isFinite ? changed : 0, keyCheck: keyCheck)
     }
 
     package var encoded: [UInt8] { PlistSeam.encode(plistValue, format: .xml) }

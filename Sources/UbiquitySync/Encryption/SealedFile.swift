@@ -33,6 +33,17 @@ package enum SealedFile {
         return pread(descriptor, &head, head.count, 0) == head.count && isSealed(head)
     }
 
+    /// The ID (hex) of the content key the regular file at `path` is sealed under, read from its
+    /// header; `nil` when it is not a sealed file.
+    package static func keyID(ofFile path: String) -> String? {
+        guard let descriptor = try? AtomicFile.openRegularFile(path) else { return nil }
+        defer { close(descriptor) }
+        let idStart = magic.count + 4
+        var head = [UInt8](repeating: 0, count: idStart + ContentKey.idSize)
+        guard pread(descriptor, &head, head.count, 0) == head.count, isSealed(head) else { return nil }
+        return ContentKey.hex(Array(head[idStart...]))
+    }
+
     /// The largest sealed file whose plaintext is at most `limit` bytes.
     package static func sealedSize(ofAtMost limit: Int) -> Int {
         limit > Int.max / 2 ? limit : limit + headerSize + (limit / chunkSize + 1) * tagSize

@@ -47,4 +47,39 @@ struct CLIEncryptionTests {
         #expect(json["state"] as? String == "sealed")
         #expect((json["scrypt"] as? [String: Any])?["logN"] as? Int == 10)
     }
+
+    /// The key record's key ID edited in the cloud: the device without the key is told the
+    /// record was altered, the right passphrase opens it and puts it back, and a device holding
+    /// the key puts it back without one (`encryption repair`).
+    @Test func anAlteredKeyRecordIsToldAndRepaired() throws {
+        let sandbox = try CLISandbox()
+        try sandbox.initDevice("phone")
+        try sandbox.initDevice("laptop")
+        let passphrase = sandbox.root + "/passphrase"
+        try Data("river stone 42\n".utf8).write(to: URL(fileURLWithPath: passphrase))
+        try sandbox.succeed(["encryption", "enable", "--passphrase-file", passphrase, "--scrypt-log-n", "10"], device: "phone")
+        try sandbox.succeed(["insert", "Note", "title=Hidden from the cloud"], device: "phone")
+        try sandbox.succeed(["sync"], device: "phone")
+        let paths = FileManager.default.enumerator(atPath: sandbox.cloud)?.allObjects.compactMap { $0 as? String } ?? []
+        let record = sandbox.cloud + "/" + (try #require(paths.first { $0.contains(".encryption/") && $0.hasSuffix(".plist") }))
+        func alter() throws {
+            guard case var .dictionary(fields) = try PlistSeam.decode(try AtomicFile.read(record, limit: 1 << 16)) else { return }
+            fields["keyID"] = .string(String(repeating: "ab", count: 16))
+            try AtomicFile.write(PlistSeam.encode(.dictionary(fields), format: .xml), to: record)
+        }
+
+        try alter()
+        let locked = try sandbox.run(["sync"], device: "laptop")
+        #expect(!locked.succeeded && locked.stderr.contains("the key record \(record) was altered: it names key abababab…"), "\(locked)")
+        let unlocked = try sandbox.succeed(["encryption", "unlock", "--passphrase-file", passphrase], device: "laptop")
+        #expect(unlocked.stdoutLines.first?.hasPrefix("the key record was altered (it named key abababab…): put back") == true, "\(unlocked)")
+        try sandbox.succeed(["sync"], device: "laptop")
+        #expect(try sandbox.dump("laptop").contains("Hidden from the cloud"))
+
+        try alter()
+        #expect(try sandbox.succeed(["encryption", "status"], device: "phone").stdout.contains("the key record was altered"))
+        let repaired = try sandbox.succeed(["encryption", "repair"], device: "phone")
+        #expect(repaired.stdout.hasPrefix("the key record was altered (it named key abababab…): put back"), "\(repaired)")
+        #expect(try sandbox.succeed(["encryption", "repair"], device: "phone").stdout == "the key record is intact: nothing to repair\n")
+    }
 }

@@ -18,7 +18,7 @@ struct EncryptionUnlockCommand: ParsableCommand {
         let passphrase = try PassphraseSource(variable: "UBIQUITY_PASSPHRASE", file: passphraseFile, prompt: "Passphrase: ", confirm: false).read()
         do {
             try global.withPeer { peer in
-                try peer.unlockEncryption(passphrase: passphrase)
+                if let repair = try peer.unlockEncryption(passphrase: passphrase) { Console.out(repair.line) }
                 Console.out(try peer.encryptionStatus().line)
             }
         } catch PeerError.device(.inUse(_, let pid)) {
