@@ -16,8 +16,8 @@ struct Ubiq: ParsableCommand {
               ubiq dump --json --device ./phone
 
             Every command takes --cloud DIR and --device DIR (defaults: $UBIQUITY_CLOUD and \
-            $UBIQUITY_DEVICE, else ./ubiquity-cloud and ./ubiquity-device), before or after the \
-            command's name. New here? Run 'ubiq demo'.
+            $UBIQUITY_DEVICE, else the cloud the device belongs to and ./ubiquity-device), before \
+            or after the command's name. New here? Run 'ubiq demo'.
             """,
         version: UbiquityVersion.string,
         subcommands: [

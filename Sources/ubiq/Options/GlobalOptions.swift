@@ -5,7 +5,7 @@ import UbiquityPlist
 
 /// Options every command takes: where the cloud and the device are, which content and model.
 struct GlobalOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The directory that plays iCloud (default: $UBIQUITY_CLOUD, else ./ubiquity-cloud).", valueName: "dir"))
+    @Option(help: ArgumentHelp("The directory that plays iCloud (default: $UBIQUITY_CLOUD, else the cloud the device belongs to, else ./ubiquity-cloud).", valueName: "dir"))
     var cloud: String?
 
     @Option(help: ArgumentHelp("The device directory (default: $UBIQUITY_DEVICE, else ./ubiquity-device).", valueName: "dir"))
@@ -30,7 +30,21 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: [.customShort("q"), .long], help: "Print no log lines of the library, at any level (the command's own output and errors still print).")
     var quiet = false
 
-    var cloudPath: String { Self.absolute(cloud ?? Self.environment("UBIQUITY_CLOUD") ?? "ubiquity-cloud") }
+    /// The cloud a command works on: the one given (`--cloud`, `$UBIQUITY_CLOUD`), else the one
+    /// the device recorded, else `./ubiquity-cloud`. Only a given cloud can differ from the
+    /// device's, and the library refuses it then.
+    var cloudPath: String {
+        if let givenCloud { return Self.absolute(givenCloud) }
+        if let recorded = (try? Device.load(from: devicePath))?.cloud { return recorded }
+        return Self.absolute(Self.defaultCloud)
+    }
+
+    /// The cloud `device init` records: the one given, else `./ubiquity-cloud`.
+    var newDeviceCloudPath: String { Self.absolute(givenCloud ?? Self.defaultCloud) }
+
+    private var givenCloud: String? { cloud ?? Self.environment("UBIQUITY_CLOUD") }
+    private static let defaultCloud = "ubiquity-cloud"
+
     var devicePath: String { Self.absolute(device ?? Self.environment("UBIQUITY_DEVICE") ?? "ubiquity-device") }
 
     func loadModel() throws -> ObjectModel {

@@ -78,6 +78,38 @@ struct CLIHostileCloudTests {
         #expect(after.succeeded && after.stdout.contains("Note/n1"), "\(after)")
     }
 
+    /// Given no cloud (no --cloud, no $UBIQUITY_CLOUD), a command works on the cloud the device
+    /// recorded, from any folder and without a word; a cloud given in the environment that is
+    /// not the device's is refused as --cloud is; `device init` keeps `./ubiquity-cloud`.
+    @Test func aCommandGivenNoCloudUsesTheDevicesOwn() throws {
+        let sandbox = try CLISandbox()
+        try sandbox.initDevice("phone")
+        try sandbox.initDevice("laptop")
+        let elsewhere = sandbox.root + "/elsewhere"
+        try AtomicFile.makeDirectory(elsewhere)
+        func run(_ command: [String], _ device: String, environment: [String: String] = [:]) throws -> UbiqResult {
+            try UbiqProcess(binary: sandbox.binary, arguments: command + ["--device", sandbox.device(device)],
+                            directory: elsewhere, environment: environment).wait(timeout: 30)
+        }
+        let inserted = try run(["insert", "Note", "--id", "n1", "title=One"], "phone")
+        #expect(inserted.succeeded && inserted.stderr.isEmpty, "\(inserted)")
+        let synced = try run(["sync"], "laptop")
+        #expect(synced.succeeded && synced.stderr.isEmpty, "\(synced)")
+        let fetched = try run(["fetch", "Note"], "laptop")
+        #expect(fetched.succeeded && fetched.stdout.contains("Note/n1"), "the phone's save came through the recorded cloud: \(fetched)")
+        #expect(!FileManager.default.fileExists(atPath: elsewhere + "/ubiquity-cloud"), "no cloud was started in the working folder")
+
+        let typo = sandbox.root + "/clowd"
+        let refused = try run(["sync"], "laptop", environment: ["UBIQUITY_CLOUD": typo])
+        #expect(!refused.succeeded && refused.stderrLines.count == 1 && refused.stderr.contains("ubiq device move-cloud \(typo)"), "\(refused)")
+        #expect(!FileManager.default.fileExists(atPath: typo))
+
+        let made = try UbiqProcess(binary: sandbox.binary, arguments: ["device", "init", "--device", sandbox.device("tablet")],
+                                   directory: elsewhere).wait(timeout: 30)
+        #expect(made.succeeded, "\(made)")
+        #expect(try Device.load(from: sandbox.device("tablet")).cloud == elsewhere + "/ubiquity-cloud")
+    }
+
     /// A device and its cloud copied together still belong together (`device.plist` keeps the
     /// cloud relative to the device's folder), as `cp -r containers/demo /tmp/demo` needs; the
     /// copy's device still refuses the original cloud, which is another folder.

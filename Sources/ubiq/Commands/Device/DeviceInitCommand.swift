@@ -7,8 +7,9 @@ struct DeviceInitCommand: ParsableCommand {
         abstract: "Create a device directory, signed in to an account.",
         discussion: """
             A new device is signed in to the account 'default' unless --account or --signed-out \
-            says otherwise, and belongs to the cloud --cloud names (every later command refuses \
-            another one; 'ubiq device move-cloud' moves it). Prints the device's peer ID and account.
+            says otherwise, and belongs to the cloud --cloud names, else ./ubiquity-cloud (later \
+            commands use it when given no cloud, and refuse another one; 'ubiq device move-cloud' \
+            moves it). Prints the device's peer ID and account.
 
             Example: ubiq device init --device ./phone --user alice --account work
             """)
@@ -27,7 +28,7 @@ struct DeviceInitCommand: ParsableCommand {
     func run() throws {
         if signedOut && account != nil { throw CLIError("--account and --signed-out exclude each other") }
         let device = try Device.create(at: global.devicePath, userName: user,
-                                       identityToken: signedOut ? nil : account ?? Device.defaultAccount, cloud: global.cloudPath)
+                                       identityToken: signedOut ? nil : account ?? Device.defaultAccount, cloud: global.newDeviceCloudPath)
         Console.out("peer ID: \(device.peerID())")
         Console.out("account: \(device.identityToken ?? "none (signed out)")")
     }

@@ -41,7 +41,9 @@ final class UbiqProcess {
     private let stderrPath: String
     private var timedOut = false
 
-    init(binary: String, arguments: [String], directory: String) throws {
+    /// `environment` adds variables for this process only (`UBIQUITY_PASSPHRASE`), on top of
+    /// the test's environment without the tool's own variables.
+    init(binary: String, arguments: [String], directory: String, environment extra: [String: String] = [:]) throws {
         self.arguments = arguments
         let stem = directory + "/.out-" + UUID().uuidString
         stdoutPath = stem + ".stdout"
@@ -55,7 +57,7 @@ final class UbiqProcess {
         // The tests say everything explicitly: the caller's environment must not steer the tool.
         var environment = ProcessInfo.processInfo.environment
         for name in ["UBIQUITY_CLOUD", "UBIQUITY_DEVICE", "UBIQUITY_LOG_LEVEL", "UBIQUITY_PASSPHRASE", "UBIQUITY_NEW_PASSPHRASE"] { environment[name] = nil }
-        process.environment = environment
+        process.environment = environment.merging(extra) { $1 }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
