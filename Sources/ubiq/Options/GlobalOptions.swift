@@ -91,12 +91,43 @@ struct GlobalOptions: ParsableArguments {
         return configuration
     }
 
+    /// The configuration of a command that reads or writes the cloud's content, once the device
+    /// holds the key it needs (`unlockFromEnvironment`).
+    func unlockedConfiguration() throws -> PeerConfiguration {
+        let configuration = try configuration()
+        try Self.unlockFromEnvironment(configuration)
+        return configuration
+    }
+
     /// Opens this device's peer (its configuration changed by `adjust`) for the length of
-    /// `body` and closes it after, releasing the device.
-    func withPeer<T>(adjust: (inout PeerConfiguration) -> Void = { _ in }, _ body: (UbiquityPeer) throws -> T) throws -> T {
+    /// `body` and closes it after, releasing the device. Unless `unlocking` is false
+    /// (`encryption status`, `enable` and `change-passphrase`, which leave the key to the user),
+    /// a device without the key of encrypted content is given it from `$UBIQUITY_PASSPHRASE` first.
+    func withPeer<T>(unlocking: Bool = true, adjust: (inout PeerConfiguration) -> Void = { _ in },
+                     _ body: (UbiquityPeer) throws -> T) throws -> T {
         var configuration = try configuration()
         adjust(&configuration)
+        if unlocking { try Self.unlockFromEnvironment(configuration) }
         return try UbiquityPeer.withPeer(configuration: configuration, body)
+    }
+
+    /// The variable a passphrase is read from first (as `PassphraseSource` reads it).
+    private static let passphraseVariable = "UBIQUITY_PASSPHRASE"
+
+    /// With `$UBIQUITY_PASSPHRASE` set, a device whose content is encrypted and which holds no
+    /// key is given it, as `ubiq encryption unlock` would, and one line on stderr says so: the
+    /// command then works instead of failing for want of the key. A wrong passphrase changes
+    /// nothing and names the variable; a content whose key record is gone is left to the
+    /// command's own error.
+    static func unlockFromEnvironment(_ configuration: PeerConfiguration) throws {
+        guard let passphrase = environment(passphraseVariable),
+              case .locked(keyID: .some) = (try? UbiquityPeer.encryptionState(configuration: configuration)) ?? .plain else { return }
+        do {
+            try UbiquityPeer.unlockEncryption(configuration: configuration, passphrase: passphrase)
+        } catch EncryptionError.wrongPassphrase {
+            throw CLIError("$\(passphraseVariable) does not open the key of this encrypted content (wrong passphrase; nothing was changed): export the right one, or unset it")
+        }
+        Console.note("ubiq: this device was given the content key with the passphrase in $\(passphraseVariable) (it keeps the key from now on)")
     }
 
     /// For the commands that only read (`fetch`, `status`, `dump`, …): the device's peer, or a

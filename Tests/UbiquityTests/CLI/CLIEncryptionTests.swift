@@ -82,4 +82,32 @@ struct CLIEncryptionTests {
         #expect(repaired.stdout.hasPrefix("the key record was altered (it named key abababab…): put back"), "\(repaired)")
         #expect(try sandbox.succeed(["encryption", "repair"], device: "phone").stdout == "the key record is intact: nothing to repair\n")
     }
+
+    /// With $UBIQUITY_PASSPHRASE exported (passed to the child only), `sync` on a device without
+    /// the key gives it the key first and says so in one line; a wrong one fails naming the
+    /// variable and changes nothing; the key is kept, so the next command needs no passphrase.
+    @Test func aPassphraseInTheEnvironmentUnlocksTheDeviceFirst() throws {
+        let sandbox = try CLISandbox()
+        try sandbox.initDevice("phone")
+        try sandbox.initDevice("laptop")
+        let passphrase = "river stone 42"
+        try sandbox.succeed(["encryption", "enable", "--scrypt-log-n", "10"], device: "phone", environment: ["UBIQUITY_PASSPHRASE": passphrase])
+        try sandbox.succeed(["insert", "Note", "title=Hidden from the cloud"], device: "phone")
+        try sandbox.succeed(["sync"], device: "phone")
+
+        let wrong = try sandbox.run(["sync"], device: "laptop", environment: ["UBIQUITY_PASSPHRASE": "not it"])
+        #expect(!wrong.succeeded && wrong.stdout.isEmpty, "\(wrong)")
+        #expect(wrong.stderrLines == ["ubiq: error: $UBIQUITY_PASSPHRASE does not open the key of this encrypted content (wrong passphrase; nothing was changed): export the right one, or unset it"], "\(wrong)")
+        #expect(try sandbox.succeed(["encryption", "status"], device: "laptop").stdout.contains("no key on this device"), "nothing was changed")
+
+        let synced = try sandbox.succeed(["sync"], device: "laptop", environment: ["UBIQUITY_PASSPHRASE": passphrase])
+        #expect(synced.stderrLines == ["ubiq: this device was given the content key with the passphrase in $UBIQUITY_PASSPHRASE (it keeps the key from now on)"], "\(synced)")
+        #expect(try sandbox.dump("laptop").contains("Hidden from the cloud"))
+        let again = try sandbox.succeed(["sync"], device: "laptop", environment: ["UBIQUITY_PASSPHRASE": passphrase])
+        #expect(again.stderr.isEmpty, "a device that holds the key is left as it is: \(again)")
+        try sandbox.succeed(["insert", "Note", "title=From the laptop"], device: "laptop")
+        try sandbox.succeed(["sync"], device: "laptop")
+        try sandbox.succeed(["sync"], device: "phone")
+        #expect(try sandbox.dump("phone").contains("From the laptop"), "the laptop writes sealed logs the phone reads, with no passphrase")
+    }
 }

@@ -21,7 +21,7 @@ struct MigrateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let report = try AccountStoreCopy.run(fromLocal ? .localToAccount : .accountToLocal, configuration: try global.configuration())
+        let report = try AccountStoreCopy.run(fromLocal ? .localToAccount : .accountToLocal, configuration: try global.unlockedConfiguration())
         Console.out("copied \(report.copied) object(s) in \(report.transactions) transaction(s); \(report.alreadyPresent) already present")
     }
 }

@@ -18,7 +18,7 @@ struct EncryptionChangePassphraseCommand: ParsableCommand {
     func run() throws {
         let current = try PassphraseSource(variable: "UBIQUITY_PASSPHRASE", file: passphraseFile, prompt: "Current passphrase: ", confirm: false).read()
         let new = try PassphraseSource(variable: "UBIQUITY_NEW_PASSPHRASE", file: newPassphraseFile, prompt: "New passphrase: ", confirm: true).read()
-        try global.withPeer { peer in
+        try global.withPeer(unlocking: false) { peer in
             let base = try peer.encryptionStatus().parameters ?? .standard
             try peer.changePassphrase(from: current, to: new, parameters: scrypt.isGiven ? scrypt.parameters(from: base) : nil)
             Console.out("the passphrase is changed; devices that hold the key go on as they were")

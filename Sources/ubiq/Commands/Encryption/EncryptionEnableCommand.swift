@@ -13,7 +13,7 @@ struct EncryptionEnableCommand: ParsableCommand {
 
     func run() throws {
         let passphrase = try PassphraseSource(variable: "UBIQUITY_PASSPHRASE", file: passphraseFile, prompt: "New passphrase: ", confirm: true).read()
-        try global.withPeer { peer in
+        try global.withPeer(unlocking: false) { peer in
             try peer.enableEncryption(passphrase: passphrase, parameters: scrypt.parameters())
             Console.out(try peer.encryptionStatus().line)
         }

@@ -12,7 +12,7 @@ struct EncryptionStatusCommand: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let status = try global.withPeer { peer in try peer.encryptionStatus() }
+        let status = try global.withPeer(unlocking: false) { peer in try peer.encryptionStatus() }
         Console.out(json ? status.jsonValue.text() : status.line)
     }
 }

@@ -14,7 +14,7 @@ struct LogsShowCommand: ParsableCommand {
 
     func run() throws {
         if let plist, plist != "xml" { throw CLIError("--plist takes 'xml'") }
-        let log = try LogInspection.read(file, configuration: try global.configuration())
+        let log = try LogInspection.read(file, configuration: try global.unlockedConfiguration())
         if plist != nil {
             Console.outBytes(try PropertyListCodec.encode(log.plistValue, format: .xml))
         } else {

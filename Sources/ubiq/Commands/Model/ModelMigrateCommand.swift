@@ -27,7 +27,7 @@ struct ModelMigrateCommand: ParsableCommand {
     @Flag(help: "Print the result as JSON.") var json = false
 
     func run() throws {
-        var configuration = try global.configuration()
+        var configuration = try global.unlockedConfiguration()
         configuration.model = try ObjectModel.load(contentsOf: GlobalOptions.absolute(to))
         if let from { configuration.previousModels.append(try ObjectModel.load(contentsOf: GlobalOptions.absolute(from))) }
         let report = try StoreModelUpgrade.run(configuration: configuration)

@@ -16,7 +16,7 @@ struct RebuildCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let report = try StoreRebuild.run(configuration: try global.configuration())
+        let report = try StoreRebuild.run(configuration: try global.unlockedConfiguration())
         Console.out("rebuilt: \(report.reason); knowledge \(report.knowledge)")
         // Say so when the data is there, but under another model version.
         if !report.otherVersionsWithData.isEmpty {

@@ -15,7 +15,7 @@ struct StoreCommand: ParsableCommand {
     @Flag(help: "Print JSON: {store, why, now, nowWhy, events: [text]}.") var json = false
 
     func run() throws {
-        let handover = try StoreHandover.run(configuration: try global.configuration(),
+        let handover = try StoreHandover.run(configuration: try global.unlockedConfiguration(),
                                              event: { [json] event in if !json { Console.out("event: \(event)") } },
                                              added: { [json] choice in if !json { Console.out("store: \(choice.kind.rawValue) — \(choice.reason)") } })
         let now = handover.now?.rawValue ?? "none"

@@ -21,18 +21,19 @@ final class CLISandbox {
         arguments + ["--cloud", cloud] + (device.map { ["--device", self.device($0)] } ?? [])
     }
 
-    func start(_ arguments: [String], device: String?) throws -> UbiqProcess {
-        try UbiqProcess(binary: binary, arguments: self.arguments(arguments, device: device), directory: root)
+    /// `environment`: variables for this process only (see `UbiqProcess`).
+    func start(_ arguments: [String], device: String?, environment: [String: String] = [:]) throws -> UbiqProcess {
+        try UbiqProcess(binary: binary, arguments: self.arguments(arguments, device: device), directory: root, environment: environment)
     }
 
-    func run(_ arguments: [String], device: String?, timeout: Double = 60) throws -> UbiqResult {
-        try start(arguments, device: device).wait(timeout: timeout)
+    func run(_ arguments: [String], device: String?, timeout: Double = 60, environment: [String: String] = [:]) throws -> UbiqResult {
+        try start(arguments, device: device, environment: environment).wait(timeout: timeout)
     }
 
     /// Runs a command that must succeed; a failure is thrown with everything the process said.
     @discardableResult
-    func succeed(_ arguments: [String], device: String?, timeout: Double = 60) throws -> UbiqResult {
-        let result = try run(arguments, device: device, timeout: timeout)
+    func succeed(_ arguments: [String], device: String?, timeout: Double = 60, environment: [String: String] = [:]) throws -> UbiqResult {
+        let result = try run(arguments, device: device, timeout: timeout, environment: environment)
         guard result.succeeded else { throw CommandFailed(result: result) }
         return result
     }
