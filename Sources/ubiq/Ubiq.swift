@@ -50,7 +50,8 @@ struct Ubiq: ParsableCommand {
             let code = exitCode(for: error)
             // Help and --version are "errors" that exit cleanly; ArgumentParser prints them best.
             if code == .success { exit(withError: error) }
-            Console.error(message(for: error) + " (see 'ubiq help')")
+            let help = CommandLineHabits.helpCommand(CommandLineHabits.commandPath(in: arguments, root: Ubiq.self))
+            Console.error(message(for: error) + " (see '\(help)')")
             Foundation.exit(code.rawValue)
         }
         do {

@@ -81,9 +81,29 @@ enum CommandLineHabits {
             let nearest = names.min { distance(word, $0) < distance(word, $1) }
             var message = "'\(word)' is not a command of '\(path.joined(separator: " "))'"
             if let nearest, distance(word, nearest) <= max(2, nearest.count / 3) { message += "; did you mean '\(nearest)'?" }
-            return message + " (see '\(path.joined(separator: " ")) --help')"
+            return message + " (see '\(helpCommand(path.dropFirst()))')"
         }
         return nil
+    }
+
+    /// The names of the subcommands `arguments` lead to (`["device", "init"]` for
+    /// `device init --user x`, `["sync"]` for `help sync`): the words from the start, as long
+    /// as each names a subcommand of the one before.
+    static func commandPath(in arguments: [String], root: any ParsableCommand.Type) -> [String] {
+        var command = root
+        var path: [String] = []
+        for word in arguments.drop(while: { $0 == "help" }) {
+            guard let next = command.configuration.subcommands.first(where: { $0._commandName == word || $0.configuration.aliases.contains(word) })
+            else { break }
+            command = next
+            path.append(next._commandName)
+        }
+        return path
+    }
+
+    /// `ubiq help device init`: where a mistake in that command's words is explained.
+    static func helpCommand<Path: Collection<String>>(_ path: Path) -> String {
+        (["ubiq", "help"] + path).joined(separator: " ")
     }
 
     /// Levenshtein distance: how many single-character edits turn `a` into `b`.

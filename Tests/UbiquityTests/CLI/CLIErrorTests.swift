@@ -77,6 +77,30 @@ struct CLIErrorTests {
         }
     }
 
+    /// A mistake in a command's words points at the help of that command, and the command the
+    /// hint names works: it prints that command's usage.
+    @Test func hintsPointAtTheHelpOfTheCommandThatFailed() throws {
+        let sandbox = try CLISandbox()
+        let cases: [([String], String)] = [
+            (["device", "init", "--frobnicate"], "ubiq help device init"),
+            (["insert"], "ubiq help insert"),
+            (["--cloud", "c", "sync", "--bogus"], "ubiq help sync"),
+            (["plist", "convert", "a.plist"], "ubiq help plist convert"),
+            (["device", "int"], "ubiq help device"),
+            (["help", "device", "nope"], "ubiq help device"),
+            (["insrt"], "ubiq help"),
+        ]
+        for (arguments, help) in cases {
+            let result = try UbiqProcess(binary: sandbox.binary, arguments: arguments, directory: sandbox.root).wait(timeout: 30)
+            #expect(result.status != 0 && result.stderrLines.count == 1, "\(result)")
+            #expect(result.stderr.hasSuffix(" (see '\(help)')\n"), "\(arguments) points at '\(help)': \(result)")
+            let words = Array(help.split(separator: " ").map(String.init).dropFirst())
+            let shown = try UbiqProcess(binary: sandbox.binary, arguments: words, directory: sandbox.root).wait(timeout: 30)
+            let usage = (["ubiq"] + words.dropFirst()).joined(separator: " ")
+            #expect(shown.succeeded && shown.stdout.contains("USAGE: \(usage)"), "\(help) shows the usage of '\(usage)': \(shown)")
+        }
+    }
+
     @Test func helpHasAnExampleForEveryCommand() throws {
         let sandbox = try CLISandbox()
         for command in [["device", "init"], ["insert"], ["update"], ["delete"], ["relate"], ["unrelate"], ["fetch"],

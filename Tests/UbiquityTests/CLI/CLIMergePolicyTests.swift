@@ -136,7 +136,7 @@ struct CLIMergePolicyTests {
             (["--expect", "tags=Tag/a"], "ubiq: error: Note.tags is a to-many relationship: only attributes and to-one relationships can be expected"),
             (["--expect", "pinned=maybe"], "ubiq: error: invalid value 'maybe' for Note.pinned: expected a boolean: true/false, yes/no, 1/0 (or nil)"),
             (["--expect", "title=a", "--expect", "title=b"], "ubiq: error: --expect names title twice"),
-            (["--merge-policy", "loser-wins"], "ubiq: error: The value 'loser-wins' is invalid for '--merge-policy <policy>'. Please provide one of 'error', 'store-trump', 'object-trump', 'overwrite' or 'rollback'. (see 'ubiq help')"),
+            (["--merge-policy", "loser-wins"], "ubiq: error: The value 'loser-wins' is invalid for '--merge-policy <policy>'. Please provide one of 'error', 'store-trump', 'object-trump', 'overwrite' or 'rollback'. (see 'ubiq help update')"),
         ]
         for (options, message) in cases {
             let result = try sandbox.run(["update", "Note/n", "title=x"] + options, device: "phone")

@@ -148,15 +148,15 @@ struct CLIPlistTests {
         let folder = try Folder()
         try folder.write("a.plist", "<plist version=\"1.0\"><true/></plist>")
         let cases: [([String], String)] = [
-            (["plist"], "ubiq: error: give a command (lint, print, convert) or plutil's -lint, -p, -convert, and a FILE (see 'ubiq help')"),
-            (["plist", "convert", "a.plist"], "ubiq: error: Missing expected argument '--to <format>' (see 'ubiq help')"),
+            (["plist"], "ubiq: error: give a command (lint, print, convert) or plutil's -lint, -p, -convert, and a FILE (see 'ubiq help plist')"),
+            (["plist", "convert", "a.plist"], "ubiq: error: Missing expected argument '--to <format>' (see 'ubiq help plist convert')"),
             (["plist", "convert", "--to", "yaml", "a.plist"],
-             "ubiq: error: The value 'yaml' is invalid for '--to <format>'. Please provide one of 'xml', 'binary', 'json', 'xml1' or 'binary1'. (see 'ubiq help')"),
-            (["plist", "-convert", "xml1", "a.plist", "a.plist", "-o", "b.plist"], "ubiq: error: -o takes one FILE, not 2 (see 'ubiq help')"),
-            (["plist", "-lint", "-p", "a.plist"], "ubiq: error: give one of -lint, -p and -convert (see 'ubiq help')"),
-            (["plist", "-o", "b.plist", "a.plist"], "ubiq: error: -o applies to -convert only (see 'ubiq help')"),
-            (["plist", "convert", "--to", "xml", "--plain", "a.plist"], "ubiq: error: --plain applies to --to json only (see 'ubiq help')"),
-            (["plist", "lint"], "ubiq: error: give at least one FILE to lint (see 'ubiq help')"),
+             "ubiq: error: The value 'yaml' is invalid for '--to <format>'. Please provide one of 'xml', 'binary', 'json', 'xml1' or 'binary1'. (see 'ubiq help plist convert')"),
+            (["plist", "-convert", "xml1", "a.plist", "a.plist", "-o", "b.plist"], "ubiq: error: -o takes one FILE, not 2 (see 'ubiq help plist')"),
+            (["plist", "-lint", "-p", "a.plist"], "ubiq: error: give one of -lint, -p and -convert (see 'ubiq help plist')"),
+            (["plist", "-o", "b.plist", "a.plist"], "ubiq: error: -o applies to -convert only (see 'ubiq help plist')"),
+            (["plist", "convert", "--to", "xml", "--plain", "a.plist"], "ubiq: error: --plain applies to --to json only (see 'ubiq help plist convert')"),
+            (["plist", "lint"], "ubiq: error: give at least one FILE to lint (see 'ubiq help plist lint')"),
         ]
         for (arguments, message) in cases {
             let result = try ubiq(arguments, in: folder)
