@@ -585,6 +585,8 @@ struct Transfer {
 public struct TransferRecord: Sendable {
     public enum Kind: String, Sendable {
         case upload, download, deleteInCloud, deleteInMirror, duplicate, fault, lost, offline, online
+        /// The faults a daemon or engine is set to inject from now on (its plan), not one that happened.
+        case faultPlan
         /// A file-sync engine set one of two versions of a path aside under a conflict name.
         case conflictCopy
     }

@@ -55,7 +55,7 @@ struct TimelineLayout {
         var labels: [Label]
         /// Transitions whose label found no room: their markers stay, with tooltips.
         var hiddenLabels: Int
-        /// The marks drawn as glyphs: saves, imports, transfers, deletions, faults, notes.
+        /// The marks drawn as glyphs: saves, imports, transfers, deletions, faults, fault plans, conflicts, notes.
         var marks: [Timeline.Mark]
         /// Transitions and labelled notes: drawn as lines across the lane.
         var markers: [(x: Double, tooltip: String, style: LabelStyle)]
@@ -79,7 +79,9 @@ struct TimelineLayout {
 
     static let width = 1240.0, plotLeft = 150.0, right = 24.0
     static let labelSize = 10.0, rowHeight = 13.0, baseline = 10.0, labelGap = 6.0
-    static let marksHeight = 50.0, bandHeight = 16.0, laneMinimum = 58.0
+    /// The marks' rows, from the top: saves, uploads, downloads, imports, deletions with faults
+    /// and notes, then conflicts with fault plans (`TimelineSVG.glyph`).
+    static let marksHeight = 62.0, bandHeight = 16.0, laneMinimum = 58.0
     /// Rows of labels a lane may use before labels are left out (their markers stay).
     static let maxRows = 3
     static let legendSize = 11.0
@@ -350,7 +352,8 @@ struct TimelineLayout {
         ("account", "account store"), ("fallback", "fallback store"), ("local", "local store (signed out)"),
         ("not-running", "not running"), ("offline", "offline"), ("transition", "transition: will/did NAME"),
         ("save", "save"), ("upload", "upload"), ("download", "download"), ("import", "import"),
-        ("deletion", "deletion"), ("fault", "fault"), ("note", "note"), ("knowledge", "knowledge (of everybody's saves)"),
+        ("deletion", "deletion"), ("fault", "fault"), ("fault-plan", "fault plan set"), ("conflict", "conflict recorded"),
+        ("note", "note"), ("knowledge", "knowledge (of everybody's saves)"),
         ("violation", "violation"),
     ]
 

@@ -1,13 +1,15 @@
 import Foundation
 
-/// The report a person reads at a glance: a failing run's violations first, then one lane per
-/// device (and machine, and the cloud when something happened there) over simulated time —
-/// transitions by name, saves, imports, transfers, faults, offline windows, the device's
-/// knowledge, and under each lane a band with the account and store the app was on — then the
-/// run's summary and every event in order. Plain HTML and SVG: no script, nothing fetched.
-/// `TimelineLayout` places everything, `TimelineSVG` draws it.
+/// The report a person reads at a glance: a failing run's violations first, what the scenario
+/// is about, then one lane per device (and machine, and the cloud when something happened
+/// there) over simulated time — transitions by name, saves, imports, transfers, faults and the
+/// fault plans apart, conflicts recorded, offline windows, the device's knowledge, and under
+/// each lane a band with the account and store the app was on — then each expectation and
+/// whether it held, the run's summary and every event in order. Plain HTML and SVG: no
+/// script, nothing fetched. `TimelineLayout` places everything, `TimelineSVG` draws it.
 public enum TimelineReport {
-    /// A standalone HTML page: the verdict, the violations, the SVG timeline, the summary and the events.
+    /// A standalone HTML page: the verdict, the violations, the about line, the SVG timeline,
+    /// the expectations, the summary and the events.
     public static func html(_ result: ScenarioResult) -> String {
         let escape = TimelineSVG.escape
         let limit = 5_000
@@ -36,12 +38,19 @@ public enum TimelineReport {
             table { border-collapse: collapse; font-size: 12px; } td { padding: 2px 8px; border-bottom: 1px solid #eee; vertical-align: top; overflow-wrap: anywhere; }
             th { text-align: left; padding: 2px 8px; }
             tr.violation td { color: #c62828; font-weight: bold; } tr.fault td { color: #b35900; }
+            tr.fault-plan td { color: #9a6700; } tr.conflict td { color: #bf3989; }
+            .about { margin: 0 0 6px; max-width: 900px; }
+            table.expectations td:first-child { font-weight: bold; text-align: center; }
+            table.expectations tr.held td:first-child { color: #1a7f37; }
+            table.expectations tr.failed td { color: #c62828; font-weight: bold; }
+            table.expectations tr.not-reached td { color: #777; }
             </style></head><body>
             <h1>\(escape(result.scenario)) <span class="\(result.passed ? "passed" : "failed")">\(verdict)</span></h1>
-            \(violations(result))<p class="run">\(escape(runLine(result)))</p>
+            \(violations(result))\(about(result))<p class="run">\(escape(runLine(result)))</p>
             <div class="figure">
             \(TimelineSVG.draw(TimelineLayout(result, standalone: false)))
             </div>
+            \(expectations(result))
             <h2>Summary</h2>
             <pre class="summary">\(escape(result.text))</pre>
             <h2>Events</h2>
@@ -70,6 +79,44 @@ public enum TimelineReport {
         }
         let title = result.violations.count == 1 ? "Violation" : "\(result.violations.count) violations"
         return "<section class=\"violations\">\n<h2>\(title)</h2>\n\(items.joined(separator: "\n"))\n</section>\n"
+    }
+
+    /// The scenario's `about` lines, in its author's words.
+    private static func about(_ result: ScenarioResult) -> String {
+        guard !result.about.isEmpty else { return "" }
+        return "<p class=\"about\">\(TimelineSVG.escape(result.about.joined(separator: " ")))</p>\n"
+    }
+
+    /// Each expectation line of the scenario and how it went: held (how often, for a line run
+    /// more than once), failed (when), or not reached (after a violation, or a line of a
+    /// `random` block never drawn).
+    private static func expectations(_ result: ScenarioResult) -> String {
+        guard !result.expectations.isEmpty else {
+            return "<h2>Expectations</h2>\n<p class=\"expectations\">The scenario states no expectation: the run checks the invariants after every step and at the end.</p>"
+        }
+        let escape = TimelineSVG.escape
+        let rows = result.expectations.map { expectation in
+            let (style, sign) = expectation.failedAt != nil ? ("failed", "✗") : expectation.held > 0 ? ("held", "✓") : ("not-reached", "–")
+            return "<tr class=\"\(style)\"><td>\(sign)</td><td>line \(expectation.line)</td><td>\(escape(expectation.text))</td><td>\(escape(outcome(expectation)))</td></tr>"
+        }
+        let held = result.expectations.filter { $0.failedAt == nil && $0.held > 0 }.count
+        let failed = result.expectations.filter { $0.failedAt != nil }.count
+        let unreached = result.expectations.filter { !$0.reached }.count
+        let counts = ["\(held) held", failed > 0 ? "\(failed) failed" : nil, unreached > 0 ? "\(unreached) not reached" : nil].compactMap { $0 }
+        return """
+            <h2>Expectations: \(counts.joined(separator: ", "))</h2>
+            <table class="expectations"><tr><th></th><th>where</th><th>expectation</th><th>outcome</th></tr>
+            \(rows.joined(separator: "\n"))
+            </table>
+            """
+    }
+
+    /// `held`, `held 5 times`, `held 2 times, then failed at +1h`, `failed at +5m`, `not reached`.
+    private static func outcome(_ expectation: ExpectationOutcome) -> String {
+        let held = expectation.held == 1 ? "held" : "held \(expectation.held) times"
+        guard let failed = expectation.failedAt else { return expectation.held > 0 ? held : "not reached" }
+        let failure = "failed at +\(SimulatedDuration.text(failed))"
+        return expectation.held > 0 ? "\(held), then \(failure)" : failure
     }
 
     /// `seed 5, in-process, 3 devices, 56 steps, 31m58s simulated`.

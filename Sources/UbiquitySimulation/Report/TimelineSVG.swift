@@ -119,6 +119,11 @@ enum TimelineSVG {
             return "<rect class=\"deletion\" x=\"\(n(x - 2))\" y=\"\(n(top + 42))\" width=\"4\" height=\"4\" fill=\"\(Colour.deletion)\">\(title)</rect>"
         case .fault:
             return "<path class=\"fault\" d=\"M\(n(x - 3)),\(n(top + 41)) L\(n(x + 3)),\(n(top + 47)) M\(n(x + 3)),\(n(top + 41)) L\(n(x - 3)),\(n(top + 47))\" stroke=\"\(Colour.fault)\" stroke-width=\"1.6\">\(title)</path>"
+        case .faultPlan:
+            // A flag, not a cross: the plan says what may go wrong from here on; crosses are what did.
+            return "<path class=\"fault-plan\" d=\"M\(n(x)),\(n(top + 60)) L\(n(x)),\(n(top + 50)) L\(n(x + 8)),\(n(top + 53)) L\(n(x)),\(n(top + 56))\" fill=\"\(Colour.faultPlan)\" stroke=\"\(Colour.faultPlanEdge)\" stroke-width=\"1.2\" stroke-linejoin=\"round\">\(title)</path>"
+        case .conflict:
+            return "<path class=\"conflict\" d=\"M\(n(x)),\(n(top + 51)) L\(n(x + 4)),\(n(top + 55)) L\(n(x)),\(n(top + 59)) L\(n(x - 4)),\(n(top + 55)) Z\" fill=\"\(Colour.conflict)\">\(title)</path>"
         case .note:
             return "<circle class=\"note\" cx=\"\(n(x))\" cy=\"\(n(top + 44))\" r=\"3\" fill=\"white\" stroke=\"\(Colour.note)\">\(title)</circle>"
         case .transition, .violation, .offline, .online:
@@ -153,6 +158,8 @@ enum TimelineSVG {
             case "import": out.append(glyph(.importChanges, x: x + 7, top: y - 40, title: ""))
             case "deletion": out.append(glyph(.deletion, x: x + 7, top: y - 48, title: ""))
             case "fault": out.append(glyph(.fault, x: x + 7, top: y - 48, title: ""))
+            case "fault-plan": out.append(glyph(.faultPlan, x: x + 4, top: y - 60, title: ""))
+            case "conflict": out.append(glyph(.conflict, x: x + 7, top: y - 60, title: ""))
             case "note": out.append(glyph(.note, x: x + 7, top: y - 48, title: ""))
             default: break
             }
@@ -185,6 +192,7 @@ enum TimelineSVG {
         static let transition = "#d9480f", note = "#57606a", failure = "#c62828", violation = "#c62828"
         static let save = "#1f6feb", upload = "#0969da", download = "#1a7f37", importTick = "#2da44e"
         static let deletion = "#57606a", fault = "#cf222e", knowledge = "#6a5acd"
+        static let faultPlan = "#f2cc60", faultPlanEdge = "#9a6700", conflict = "#bf3989"
 
         static func label(_ style: TimelineLayout.LabelStyle) -> String {
             switch style {

@@ -4,6 +4,10 @@ import Ubiquity
 /// broke (with the line), and the timeline for `--report`.
 public struct ScenarioResult: Sendable {
     public var scenario: String
+    /// What the scenario shows, in its author's words (its `about` lines).
+    public var about: [String] = []
+    /// Each expectation line of the scenario, in the file's order, and how it went.
+    public var expectations: [ExpectationOutcome] = []
     public var seed: UInt64
     /// `in-process`, `processes` or `syncthing`.
     public var mode: String
@@ -123,6 +127,11 @@ public struct SyncthingSummary: Sendable {
 public struct Timeline: Sendable {
     public enum Kind: String, Sendable {
         case save, transition, importChanges = "import", upload, download, deletion, fault, offline, online, violation, note
+        /// The faults a device's daemon (or a machine's engine) is set to inject, and a device's
+        /// clock skew: a plan, set at the start or by a `faults` step, not a fault that happened.
+        case faultPlan = "fault-plan"
+        /// Concurrent overwrites a device recorded in its conflict history.
+        case conflict
     }
 
     public struct Mark: Sendable {

@@ -285,6 +285,8 @@ extension ScenarioRunner {
         var result = ScenarioResult(scenario: scenario.name, seed: seed,
                                     mode: hosts != nil ? "syncthing" : options.deviceExecutable == nil ? "in-process" : "processes")
         result.warnings = warnings
+        result.about = scenario.about
+        result.expectations = expectations
         result.transport = hosts != nil ? "syncthing" : transport.kind.rawValue
         result.machines = transport.machineSummaries
         if let hosts {

@@ -144,6 +144,7 @@ extension ScenarioRunner {
         case .download: return .download
         case .deleteInCloud, .deleteInMirror: return .deletion
         case .duplicate, .fault, .lost: return .fault
+        case .faultPlan: return .faultPlan
         case .conflictCopy: return .note
         case .offline: return .offline
         case .online: return .online

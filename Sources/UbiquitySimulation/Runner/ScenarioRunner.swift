@@ -33,6 +33,8 @@ public final class ScenarioRunner {
     var ledger = SaveLedger()
     var timeline = Timeline()
     var violations: [Violation] = []
+    /// The scenario's expectation lines, and how each went so far.
+    var expectations: [ExpectationOutcome]
     var autoSync: Bool
     var peakLogFiles = 0
     var stepCount = 0
@@ -59,6 +61,7 @@ public final class ScenarioRunner {
         seed = options.seed ?? scenario.seed
         random = SeededGenerator(seed: seed)
         autoSync = scenario.autoSync
+        expectations = ExpectationOutcome.expectations(in: scenario.steps)
         work = options.workDirectory ?? ScenarioScratch.root + "ubiquity-scenario-\(scenario.name)-\(seed)-\(UUID().uuidString.prefix(8))"
         runKey = options.encrypted ? ContentKey.generate() : nil
         let scratch = work + "/.invariants"
@@ -175,7 +178,7 @@ public final class ScenarioRunner {
                                                   cloudRoot: cloudRoot, syncthingHost: syncthingHost, model: model)
             timeline.lanes.append(declaration.name)
             recordJournal()
-            if skew != 0 { timeline.mark(0, declaration.name, .fault, "clock off by \(skew > 0 ? "+" : "")\(SimulatedDuration.signedText(skew))") }
+            if skew != 0 { timeline.mark(0, declaration.name, .faultPlan, "clock off by \(skew > 0 ? "+" : "")\(SimulatedDuration.signedText(skew))") }
         }
         timeline.lanes += transport.lanes
         timeline.lanes.append("cloud")
@@ -216,6 +219,7 @@ public final class ScenarioRunner {
         stepCount += 1
         reportProgress()
         options.onStep?("[+\(SimulatedDuration.text(clock.seconds))] \(Self.substitute(step.text, substitutions))")
+        let violationsBefore = violations.count
         switch step.action {
         case let .device(target, verb):
             let verb = Self.substitute(verb, substitutions)
@@ -243,7 +247,15 @@ public final class ScenarioRunner {
         case .repeated, .random:
             break
         }
+        if ExpectationOutcome.isExpectation(step.action) { recordExpectation(at: step.line, held: violations.count == violationsBefore) }
         if violations.isEmpty { checkAfterStep() }
+    }
+
+    /// Counts one check of the expectation on `line` (before the invariants are checked, so a
+    /// violation they find is not taken for the expectation's).
+    private func recordExpectation(at line: Int, held: Bool) {
+        guard let index = expectations.firstIndex(where: { $0.line == line }) else { return }
+        if held { expectations[index].held += 1 } else { expectations[index].failedAt = clock.seconds }
     }
 
     /// One step of a `random` block: a weighted line, `?` replaced by a random device that can
@@ -402,6 +414,7 @@ public final class ScenarioRunner {
             device.saves += 1
             timeline.mark(now, device.name, .save, "saved \(save.storeKind.rawValue) transaction \(save.number) (\(save.writes.count) objects)")
         }
+        for conflict in reply.conflicts { timeline.mark(now, device.name, .conflict, "conflict recorded: \(conflict)") }
         if case .edit = command, let error = reply.error { violate("\(device.name) edit failed: \(error)") }
         for handover in reply.handovers { checkHandover(handover, of: device) }
         timeline.sample(device.name, time: now, knowledge: reply.knowledgeTotal, store: reply.storeKind.map { "\($0.rawValue)\(reply.account.map { " (\($0))" } ?? "")" })

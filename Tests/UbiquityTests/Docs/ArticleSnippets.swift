@@ -70,7 +70,7 @@ func runScenarioFromSwift() throws {
     options.seed = 7
     options.deviceExecutable = "/path/to/ubiq"                      // each device its own process; omit for in-process
     let result = try ScenarioRunner.run(scenario, options: options)
-    print(result.text)                                              // result.passed, result.violations, result.jsonValue
+    print(result.text)                                              // result.passed, result.violations, result.expectations, result.jsonValue
     try TimelineReport.html(result).write(toFile: "report.html", atomically: true, encoding: .utf8)
 }
 

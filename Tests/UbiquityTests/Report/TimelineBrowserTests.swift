@@ -5,7 +5,9 @@ import Testing
 /// The report in a real browser: headless Chromium lays the page out with real fonts, and a
 /// script added to a copy of the page measures what it drew. No label overlaps another, the
 /// layout's estimate of each text's width is never short, every band text stays inside its
-/// segment, and nothing runs off the page sideways (the summary wraps).
+/// segment, and nothing runs off the page sideways (the summary wraps). The about line and a
+/// row per expectation are on the page; every conflict and fault plan of the run is a glyph in
+/// the plot of its lane, above the band, clear of every text.
 @Suite("Scenario report in a browser")
 struct TimelineBrowserTests {
     static let chromium: String? = {
@@ -28,6 +30,12 @@ struct TimelineBrowserTests {
             var text: String
             var boxX, boxWidth, textX, textWidth: Double
         }
+        /// A glyph in a lane, and where that lane's band starts (`nil`: it has none).
+        struct Glyph: Decodable {
+            var lane: String
+            var x, y, width, height: Double
+            var bandTop: Double?
+        }
         var labels: [Text]
         /// Every text of the SVG.
         var texts: [Text]
@@ -36,6 +44,11 @@ struct TimelineBrowserTests {
         var viewportWidth: Double
         var summaryScrollWidth: Double
         var summaryWidth: Double
+        /// The page's about line and its expectation rows (CSS pixels).
+        var about: Text?
+        var expectationRows: [Text]
+        var conflicts: [Glyph]
+        var plans: [Glyph]
     }
 
     static let script = """
@@ -53,9 +66,21 @@ struct TimelineBrowserTests {
             return { text: g.querySelector('text').textContent, boxX: r.x, boxWidth: r.width, textX: t.x, textWidth: t.width };
           });
           const summary = document.querySelector('pre.summary') || document.body;
+          const rect = e => {
+            const r = e.getBoundingClientRect();
+            return { text: e.textContent, x: r.x, y: r.y, width: r.width, height: r.height };
+          };
+          const glyphs = name => Array.from(svg.querySelectorAll('g.lane .' + name)).map(g => {
+            const b = g.getBBox(), lane = g.closest('g.lane'), band = lane.querySelector('rect.segment-box');
+            return { lane: lane.dataset.lane, x: b.x, y: b.y, width: b.width, height: b.height, bandTop: band ? band.getBBox().y : null };
+          });
+          const about = document.querySelector('p.about');
           document.getElementById('browser-check').textContent = JSON.stringify({
             labels, texts, segments, pageWidth: document.documentElement.scrollWidth, viewportWidth: window.innerWidth,
-            summaryScrollWidth: summary.scrollWidth, summaryWidth: summary.clientWidth });
+            summaryScrollWidth: summary.scrollWidth, summaryWidth: summary.clientWidth,
+            about: about ? rect(about) : null,
+            expectationRows: Array.from(document.querySelectorAll('table.expectations tr')).slice(1).map(rect),
+            conflicts: glyphs('conflict'), plans: glyphs('fault-plan') });
         })();
         </script>
         """
@@ -65,13 +90,18 @@ struct TimelineBrowserTests {
         var options = try ScenarioFixtures.options()
         options.transport = .fileSync
         let accountSwitch = try ScenarioFixtures.run(try ScenarioFixtures.builtIn("account-switch"), options)
-        let pages = [TimelineReportTests.crowded(), accountSwitch].flatMap { result in
+        // Conflicts on two lanes, and a fault plan on each.
+        let offlineEdits = try ScenarioFixtures.run(try ScenarioFixtures.builtIn("offline-edits"), try ScenarioFixtures.options())
+        #expect(accountSwitch.passed && offlineEdits.passed)
+        let pages = [TimelineReportTests.crowded(), accountSwitch, offlineEdits].flatMap { result in
             // The SVG alone, as `--report FILE.svg` writes it, in a page of its own.
-            [(result.scenario, TimelineReport.html(result)),
-             (result.scenario + " (SVG alone)", "<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body>\(TimelineReport.svg(result))</body></html>")]
+            [(result.scenario, result, TimelineReport.html(result), true),
+             (result.scenario + " (SVG alone)", result, "<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body>\(TimelineReport.svg(result))</body></html>", false)]
         }
-        for (name, page) in pages {
+        for (name, result, page, whole) in pages {
             let measured = try Self.measure(page)
+            if whole { Self.checkAboutAndExpectations(measured, of: result, name) }
+            Self.checkGlyphs(measured, of: result, name)
             #expect(!measured.labels.isEmpty && !measured.segments.isEmpty, "\(name): nothing measured")
             for first in measured.labels {
                 // The layout's estimate errs wide, so its spacing holds in the real font.
@@ -92,6 +122,43 @@ struct TimelineBrowserTests {
             }
             #expect(measured.pageWidth <= measured.viewportWidth, "\(name): the page scrolls sideways")
             #expect(measured.summaryScrollWidth <= measured.summaryWidth, "\(name): the summary is cut off sideways")
+        }
+    }
+
+    /// The about line says what the scenario wrote, and each expectation has its row; neither
+    /// runs off the window.
+    static func checkAboutAndExpectations(_ measured: Measured, of result: ScenarioResult, _ name: String) {
+        if result.about.isEmpty {
+            #expect(measured.about == nil, "\(name)")
+        } else if let about = measured.about {
+            #expect(about.text == result.about.joined(separator: " ") && about.height > 0, "\(name): \(about)")
+            #expect(about.x + about.width <= measured.viewportWidth, "\(name): the about line runs off the window")
+        } else {
+            Issue.record("\(name): no about line")
+        }
+        #expect(measured.expectationRows.count == result.expectations.count, "\(name): \(measured.expectationRows.count) rows")
+        for row in measured.expectationRows {
+            #expect(row.height > 0 && row.x + row.width <= measured.viewportWidth, "\(name): '\(row.text)' \(row)")
+        }
+    }
+
+    /// Every conflict and fault plan of the run is drawn: in the plot, above its lane's band,
+    /// over no text.
+    static func checkGlyphs(_ measured: Measured, of result: ScenarioResult, _ name: String) {
+        let marks = result.timeline.marks
+        #expect(measured.conflicts.count == marks.filter { $0.kind == .conflict }.count, "\(name): conflicts drawn")
+        #expect(measured.plans.count == marks.filter { $0.kind == .faultPlan }.count, "\(name): fault plans drawn")
+        if result.scenario == "offline-edits" {
+            #expect(Set(measured.conflicts.map(\.lane)) == ["iphone", "mac"] && Set(measured.plans.map(\.lane)) == ["iphone", "mac"], "\(name)")
+        }
+        for glyph in measured.conflicts + measured.plans {
+            #expect(glyph.width > 0 && glyph.height > 0, "\(name): \(glyph)")
+            #expect(glyph.x >= TimelineLayout.plotLeft - 5 && glyph.x + glyph.width <= TimelineLayout.width - TimelineLayout.right + 5, "\(name): \(glyph) leaves the plot")
+            if let band = glyph.bandTop { #expect(glyph.y + glyph.height <= band, "\(name): \(glyph) runs into the band") }
+            for text in measured.texts {
+                let apart = glyph.x + glyph.width <= text.x || text.x + text.width <= glyph.x || glyph.y + glyph.height <= text.y || text.y + text.height <= glyph.y
+                #expect(apart, "\(name): \(glyph) lies over '\(text.text)' \(text)")
+            }
         }
     }
 

@@ -159,6 +159,42 @@ struct TimelineReportTests {
         }
     }
 
+    /// offline-edits, which records a conflict on both devices under a fault plan: the page says
+    /// what the scenario is about and how each of its expectations went; each device's lane
+    /// marks the conflict it recorded, and the plan is a flag at +0 s, never a fault's cross.
+    @Test func aRunShowsItsAboutExpectationsConflictsAndFaultPlan() throws {
+        let scenario = try ScenarioFixtures.builtIn("offline-edits")
+        let result = try ScenarioFixtures.run(scenario, try ScenarioFixtures.options())
+        #expect(result.passed, "\(result.text)")
+        let page = TimelineReport.html(result)
+        let about = try #require(scenario.about.first)
+        #expect(page.contains("<p class=\"about\">\(TimelineSVG.escape(about))</p>"))
+
+        // Every expect line of the file, in order, held (none of them is in a block).
+        let lines = try String(contentsOfFile: ScenarioFixtures.directory + "/offline-edits.scenario", encoding: .utf8)
+            .components(separatedBy: "\n").enumerated().filter { $0.element.contains(" expect ") || $0.element.hasPrefix("expect ") }
+        #expect(result.expectations.map(\.line) == lines.map { $0.offset + 1 })
+        #expect(result.expectations.allSatisfy { $0.held == 1 && $0.failedAt == nil })
+        #expect(page.contains("<h2>Expectations: \(lines.count) held</h2>"))
+        #expect(page.contains("<tr class=\"held\"><td>✓</td><td>line 24</td><td>iphone expect count Note 8</td><td>held</td></tr>"))
+
+        let drawing = try TimelineDrawing(html: page)
+        try Self.checkReadable(drawing)
+        for lane in drawing.lanes {
+            let name = lane.attributes["data-lane"] ?? ""
+            let conflicts = lane.all { $0.classes.contains("conflict") }.compactMap(\.tooltip)
+            #expect(conflicts.contains { $0.contains(" \(name): conflict recorded: Note/w2.title: mac's write won over iphone's") }, "\(name): \(conflicts)")
+            let plans = lane.all { $0.classes.contains("fault-plan") }
+            let plan = try #require(result.timeline.marks.first { $0.lane == name && $0.kind == .faultPlan })
+            #expect(plan.time == 0 && plan.text.hasPrefix("faults: delay=1s..30s"), "\(plan)")
+            #expect(plans.map(\.tooltip) == ["+0s \(name): \(plan.text)"])
+            #expect(plans.allSatisfy { $0.attributes["d"]?.hasPrefix("M\(TimelineSVG.n(TimelineLayout.plotLeft)),") == true }, "the plan is drawn at +0 s")
+            #expect(lane.all { $0.classes.contains("fault") }.allSatisfy { !($0.tooltip ?? "").contains(": faults: ") }, "no plan drawn as a fault")
+        }
+        let legend = drawing.root.all { $0.classes.contains("legend-text") }.map(\.visibleText)
+        #expect(legend.contains("fault") && legend.contains("fault plan set") && legend.contains("conflict recorded"))
+    }
+
     @Test func aFailingRunNamesItsLineTimeAndStepFirst() throws {
         let text = """
             scenario wrong-count
@@ -169,7 +205,9 @@ struct TimelineReportTests {
             iphone insert Note a title="one"
             iphone save
             settle
+            iphone expect count Note 1
             mac expect count Note 3
+            mac expect count Note 1
             """
         var options = try ScenarioFixtures.options()
         let work = options.workDirectory ?? NSTemporaryDirectory() + "/ubiquity-report-test-" + UUID().uuidString
@@ -182,7 +220,12 @@ struct TimelineReportTests {
         let figure = try #require(page.range(of: "<svg"))
         #expect(block.upperBound < figure.lowerBound)
         let violation = try #require(result.violations.first)
-        #expect(page[block.lowerBound..<figure.lowerBound].contains("wrong-count.scenario, line 9 at +\(SimulatedDuration.text(violation.time))</span>, step <code>mac expect count Note 3</code>"))
+        #expect(page[block.lowerBound..<figure.lowerBound].contains("wrong-count.scenario, line 10 at +\(SimulatedDuration.text(violation.time))</span>, step <code>mac expect count Note 3</code>"))
+        // The expectation before it held, it failed, and the run stopped before the one after.
+        #expect(page.contains("<h2>Expectations: 1 held, 1 failed, 1 not reached</h2>"))
+        #expect(page.contains("<tr class=\"held\"><td>✓</td><td>line 9</td><td>iphone expect count Note 1</td><td>held</td></tr>"))
+        #expect(page.contains("<tr class=\"failed\"><td>✗</td><td>line 10</td><td>mac expect count Note 3</td><td>failed at +\(SimulatedDuration.text(violation.time))</td></tr>"))
+        #expect(page.contains("<tr class=\"not-reached\"><td>–</td><td>line 11</td><td>mac expect count Note 1</td><td>not reached</td></tr>"))
         try Self.checkReadable(try TimelineDrawing(html: page))
     }
 
@@ -204,7 +247,8 @@ struct TimelineReportTests {
         let everything = drawing.root.visibleText
         #expect(everything.range(of: #"\b(will|did) [0-9]"#, options: .regularExpression) == nil, "a raw transition number", sourceLocation: sourceLocation)
         #expect(!drawing.lanes.isEmpty, sourceLocation: sourceLocation)
-        let content: Set<String> = ["save", "upload", "download", "import", "deletion", "fault", "note", "marker", "segment-box", "knowledge"]
+        let content: Set<String> = ["save", "upload", "download", "import", "deletion", "fault", "fault-plan", "conflict", "note", "marker",
+                                    "segment-box", "knowledge"]
         for lane in drawing.lanes {
             #expect(!lane.all(where: { !$0.classes.isDisjoint(with: content) }).isEmpty, "lane \(lane.attributes["data-lane"] ?? "?") is empty", sourceLocation: sourceLocation)
         }
