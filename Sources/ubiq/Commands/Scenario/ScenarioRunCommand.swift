@@ -77,12 +77,16 @@ struct ScenarioRunCommand: ParsableCommand {
         } catch let unavailable as SyncthingUnavailable {
             throw CLIError("--syncthing: \(unavailable)")
         }
+        var written: String?
         if let report {
             let path = GlobalOptions.absolute(report)
             let text = path.hasSuffix(".svg") ? TimelineReport.svg(result) : TimelineReport.html(result)
             try AtomicFile.write(Array(text.utf8), to: path)
+            written = "report written to \(path)"
         }
         Console.out(json ? result.jsonValue.text() : result.text)
+        // Last, where it is seen; beside JSON on stderr, so that stdout stays one document.
+        if let written { json ? Console.note(written) : Console.out(written) }
         if !result.passed { throw ExitCode(1) }
     }
 
