@@ -123,7 +123,8 @@ struct GlobalOptions: ParsableArguments {
         guard let passphrase = environment(passphraseVariable),
               case .locked(keyID: .some) = (try? UbiquityPeer.encryptionState(configuration: configuration)) ?? .plain else { return }
         do {
-            try UbiquityPeer.unlockEncryption(configuration: configuration, passphrase: passphrase)
+            // A key record put back on the way (its key ID had been altered) is said too.
+            if let repair = try UbiquityPeer.unlockEncryption(configuration: configuration, passphrase: passphrase) { Console.note("ubiq: \(repair.line)") }
         } catch EncryptionError.wrongPassphrase {
             throw CLIError("$\(passphraseVariable) does not open the key of this encrypted content (wrong passphrase; nothing was changed): export the right one, or unset it")
         }

@@ -17,7 +17,8 @@ struct EncryptionUnlockCommand: ParsableCommand {
     func run() throws {
         let passphrase = try PassphraseSource(variable: "UBIQUITY_PASSPHRASE", file: passphraseFile, prompt: "Passphrase: ", confirm: false).read()
         do {
-            try global.withPeer { peer in
+            // Not unlocked from the environment first: this command is that unlock.
+            try global.withPeer(unlocking: false) { peer in
                 if let repair = try peer.unlockEncryption(passphrase: passphrase) { Console.out(repair.line) }
                 Console.out(try peer.encryptionStatus().line)
             }
