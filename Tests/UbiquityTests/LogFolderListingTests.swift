@@ -188,6 +188,27 @@ struct LogFolderListingTests {
             #expect(other.file == nil)
         }
     }
+    /// A folder above a watched log folder moved away, and the log folder made again at its
+    /// place: the watches below the moved folder went with it, so the new log folder is watched
+    /// anew, and a log written into it later drops its listing (a watch left on the folder
+    /// that moved would tell nothing of the new one, and its listing would be trusted).
+    @Test func aLogFolderMadeWhereAWatchedOneMovedAwayIsWatchedAnew() throws {
+        defer { try? FileManager.default.removeItem(atPath: cloud) }
+        let location = ContainerLocation(cloud: cloud, identityToken: "token", containerIdentifier: "iCloud.listings", contentURL: "CoreData",
+                                         contentName: "Notes", modelHash: "hash")
+        let peer = "ines~device", folder = location.logDirectory(of: peer), peerFolder = location.peerDirectory(of: peer)
+        try AtomicFile.makeDirectory(folder)
+        try AtomicFile.write([1], to: folder + "/" + TransactionLog.fileName(number: 1))
+        _ = ContainerEntry.list(folder, as: .logs, of: location)
+        try #require(LogFolderListings.isWatched(folder), "inotify watches log folders on Linux")
+        #expect(rename(peerFolder, peerFolder + ".old") == 0)
+        try AtomicFile.makeDirectory(folder)
+        #expect(ContainerEntry.list(folder, as: .logs, of: location).isEmpty)
+        #expect(ContainerEntry.list(folder, as: .logs, of: location).isEmpty)
+        try AtomicFile.write([2], to: folder + "/" + TransactionLog.fileName(number: 2))
+        #expect(ContainerEntry.list(folder, as: .logs, of: location).map(\.logNumber) == [2])
+    }
+
     /// A listing made under watches of its folder and every folder above it is used with no
     /// look at the folder; any folder on the way moved away, replaced by another or by a link
     /// drops it at once: the next listing is the fresh one (nothing, through a link).

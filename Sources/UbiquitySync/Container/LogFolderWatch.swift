@@ -64,7 +64,8 @@ struct LogFolderWatch {
                 var offset = 0
                 while offset + size <= count {
                     let event = UnsafeRawBufferPointer(buffer).loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
-                    offset += size + Int(event.len)
+                    let start = offset + size
+                    offset = start + Int(event.len)
                     if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
                         // Drain what is left: the next listings start from a clean queue.
                         while read(descriptor, buffer.baseAddress, buffer.count) > 0 {}
@@ -72,14 +73,42 @@ struct LogFolderWatch {
                     }
                     guard let paths = folders[event.wd] else { continue }
                     changed.formUnion(paths)
-                    if event.mask & UInt32(IN_IGNORED) != 0 {
-                        // The folder went: a folder made at its path is watched anew.
-                        folders[event.wd] = nil
-                        for path in paths where watches[path] == event.wd { watches[path] = nil }
+                    // A folder that went or moved away takes the watches at and below its path:
+                    // a folder made there later is watched anew (a watch kept on the one that
+                    // moved would tell nothing of it).
+                    if event.mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
+                        for path in paths { forget(path, changed: &changed) }
+                    } else if event.mask & UInt32(IN_ISDIR) != 0, event.mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0,
+                              let name = Self.name(in: UnsafeRawBufferPointer(buffer), from: start, length: Int(event.len), end: count) {
+                        for path in paths { forget(path + "/" + name, changed: &changed) }
                     }
                 }
             }
         }
+    }
+
+    /// Stops watching `path` and every folder below it (they changed: `changed`).
+    private mutating func forget(_ path: String, changed: inout Set<String>) {
+        let below = path + "/"
+        for (folder, watch) in watches where folder == path || folder.hasPrefix(below) {
+            watches[folder] = nil
+            changed.insert(folder)
+            folders[watch]?.remove(folder)
+            guard folders[watch]?.isEmpty != false else { continue }
+            // Its last path: the kernel's watch goes too (its IN_IGNORED then names nothing).
+            inotify_rm_watch(descriptor, watch)
+            folders[watch] = nil
+        }
+    }
+
+    /// The NUL-padded name of an event at `start` in `buffer` (`nil` when there is none: the
+    /// folder's own event).
+    private static func name(in buffer: UnsafeRawBufferPointer, from start: Int, length: Int, end: Int) -> String? {
+        let padded = min(end, start + length) - start
+        guard padded > 0, let base = buffer.baseAddress else { return nil }
+        let bytes = UnsafeRawBufferPointer(start: base + start, count: padded)
+        let used = bytes.firstIndex(of: 0) ?? padded
+        return used > 0 ? String(decoding: bytes[..<used], as: UTF8.self) : nil
     }
 
     /// Stops watching everything (the caller drops the listings that relied on the watches).
