@@ -30,7 +30,7 @@ package enum LogFolderListings {
     /// Seconds a kept listing is used at most before the folder is listed again.
     package static let maximumAge = 1.0
 
-    private struct Listing {
+    fileprivate struct Listing {
         let signature: Signature
         /// The entries as listed, their files asked of one `OpenFolder` of the folder's inode:
         /// kept with the listing, so a sync that uses it neither copies the entries nor opens
@@ -48,9 +48,10 @@ package enum LogFolderListings {
         let trusted: Bool
     }
 
-    /// The kept listings and the watch that tells when one no longer holds.
-    private struct Kept {
-        var listings: [String: Listing] = [:]
+    /// The kept listings and the watch that tells when one no longer holds; and what each
+    /// `FolderFollower` follows, beside the watch that tells it.
+    struct Kept {
+        fileprivate var listings: [String: Listing] = [:]
         var watch = LogFolderWatch()
         /// Looks at the events that found some: a listing's watch is told by this count
         /// before its folder is read, and the listing is kept only when no look since took an
@@ -64,6 +65,11 @@ package enum LogFolderListings {
         /// Folders watched because log folders lie below them: an event naming one drops
         /// every listing below it.
         var ancestors: Set<String> = []
+        /// The names that came into each followed folder since its follower last took them
+        /// (`FolderFollower`), by follower: `nil` once some may have come untold.
+        var arrivals: [ObjectIdentifier: (folder: String, names: [String]?)] = [:]
+        /// What each follower follows (`FolderFollower.look`).
+        var followers: [ObjectIdentifier: FolderFollower.State] = [:]
 
         /// Whether no event for `directory` was taken after the look counted `token`.
         func unchanged(_ directory: String, since token: UInt64) -> Bool {
@@ -73,8 +79,9 @@ package enum LogFolderListings {
         /// Drops the listings of folders the events since the last look name.
         mutating func takeEvents() {
             switch watch.takeChanges() {
-            case let .folders(changed):
+            case let .folders(changed, named):
                 guard !changed.isEmpty else { return }
+                if !named.isEmpty { record(named) }
                 changes &+= 1
                 for directory in changed {
                     drop(directory)
@@ -87,11 +94,12 @@ package enum LogFolderListings {
                 changes &+= 1
                 dropAll()
                 forgetAll()
+                loseArrivals()
             }
         }
 
         /// Keeps `listing` for `directory`, in place of the one kept before.
-        mutating func keep(_ listing: Listing, for directory: String) {
+        fileprivate mutating func keep(_ listing: Listing, for directory: String) {
             listings.updateValue(listing, forKey: directory)?.memo?.invalidate()
         }
 
@@ -134,12 +142,13 @@ package enum LogFolderListings {
             dropAll()
             ancestors.removeAll()
             watch.reset()
+            loseArrivals()
             changes &+= 1
             forgetAll()
         }
     }
 
-    private struct Signature: Equatable {
+    fileprivate struct Signature: Equatable {
         let device: UInt64, inode: UInt64, size: Int64, links: UInt64
         let modified: Int, modifiedNanoseconds: Int, changed: Int, changedNanoseconds: Int
 
@@ -160,7 +169,7 @@ package enum LogFolderListings {
         }
     }
 
-    private static let kept = Mutex(Kept())
+    static let kept = Mutex(Kept())
 
     /// Whether a listing of `directory` is kept (for tests).
     package static func isKept(_ directory: String) -> Bool {

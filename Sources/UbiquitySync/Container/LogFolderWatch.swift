@@ -15,8 +15,12 @@ import Glibc
 struct LogFolderWatch {
     /// What the events since the last `takeChanges()` say.
     enum Changes {
-        /// These folders had a name come or go, or a file written or changed, or lost their watch.
-        case folders(Set<String>)
+        /// These folders had a name come or go, or a file written or changed, or lost their
+        /// watch; `named`, for the folders whose names are told (`tellNames(in:)`), each name
+        /// an event came with — `nil` when the event was the folder's own (moved, deleted, its
+        /// watch lost, its own metadata changed). A name that went (deleted, renamed away) is
+        /// not told.
+        case folders(Set<String>, named: [(folder: String, name: String?)])
         /// Events were lost (the queue overflowed): any folder may have changed.
         case everything
     }
@@ -26,6 +30,8 @@ struct LogFolderWatch {
     /// Watched folders by watch descriptor (one inode may be reached by several paths), and back.
     private var folders: [Int32: Set<String>] = [:]
     private var watches: [String: Int32] = [:]
+    /// The watches whose events' names are told (`tellNames(in:)`).
+    private var named: Set<Int32> = []
 
     private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF
         | IN_MODIFY | IN_ATTRIB | IN_ONLYDIR | IN_DONT_FOLLOW)
@@ -52,15 +58,24 @@ struct LogFolderWatch {
         return true
     }
 
+    /// From now on, tells the names of `directory`'s events (`Changes.folders`, `named`);
+    /// `false` when it is not watched.
+    mutating func tellNames(in directory: String) -> Bool {
+        guard let watch = watches[directory] else { return false }
+        named.insert(watch)
+        return true
+    }
+
     /// The folders named by the events queued since the last call.
     mutating func takeChanges() -> Changes {
-        guard descriptor >= 0, !watches.isEmpty else { return .folders([]) }
+        guard descriptor >= 0, !watches.isEmpty else { return .folders([], named: []) }
         var changed: Set<String> = []
+        var names: [(folder: String, name: String?)] = []
         let size = MemoryLayout<inotify_event>.size
         return withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: MemoryLayout<inotify_event>.alignment) { buffer -> Changes in
             while true {
                 let count = read(descriptor, buffer.baseAddress, buffer.count)
-                guard count > 0 else { return .folders(changed) }
+                guard count > 0 else { return .folders(changed, named: names) }
                 var offset = 0
                 while offset + size <= count {
                     let event = UnsafeRawBufferPointer(buffer).loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
@@ -73,31 +88,42 @@ struct LogFolderWatch {
                     }
                     guard let paths = folders[event.wd] else { continue }
                     changed.formUnion(paths)
+                    let own = event.mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0
+                    let went = event.mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0, isFolder = event.mask & UInt32(IN_ISDIR) != 0
+                    let tells = named.contains(event.wd) && (own || !went)
+                    // Read only when asked for (most events are neither): told, or a folder that went.
+                    let name = own || !(tells || went && isFolder) ? nil
+                        : Self.name(in: UnsafeRawBufferPointer(buffer), from: start, length: Int(event.len), end: count)
+                    if tells {
+                        for path in paths { names.append((path, name)) }
+                    }
                     // A folder that went or moved away takes the watches at and below its path:
                     // a folder made there later is watched anew (a watch kept on the one that
                     // moved would tell nothing of it).
-                    if event.mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
-                        for path in paths { forget(path, changed: &changed) }
-                    } else if event.mask & UInt32(IN_ISDIR) != 0, event.mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0,
-                              let name = Self.name(in: UnsafeRawBufferPointer(buffer), from: start, length: Int(event.len), end: count) {
-                        for path in paths { forget(path + "/" + name, changed: &changed) }
+                    if own {
+                        for path in paths { forget(path, changed: &changed, names: &names) }
+                    } else if went, isFolder, let name {
+                        for path in paths { forget(path + "/" + name, changed: &changed, names: &names) }
                     }
                 }
             }
         }
     }
 
-    /// Stops watching `path` and every folder below it (they changed: `changed`).
-    private mutating func forget(_ path: String, changed: inout Set<String>) {
+    /// Stops watching `path` and every folder below it (they changed: `changed`, and `names`
+    /// for those whose names were told).
+    private mutating func forget(_ path: String, changed: inout Set<String>, names: inout [(folder: String, name: String?)]) {
         let below = path + "/"
         for (folder, watch) in watches where folder == path || folder.hasPrefix(below) {
             watches[folder] = nil
             changed.insert(folder)
+            if named.contains(watch) { names.append((folder, nil)) }
             folders[watch]?.remove(folder)
             guard folders[watch]?.isEmpty != false else { continue }
             // Its last path: the kernel's watch goes too (its IN_IGNORED then names nothing).
             inotify_rm_watch(descriptor, watch)
             folders[watch] = nil
+            named.remove(watch)
         }
     }
 
@@ -119,5 +145,6 @@ struct LogFolderWatch {
         }
         folders.removeAll()
         watches.removeAll()
+        named.removeAll()
     }
 }
