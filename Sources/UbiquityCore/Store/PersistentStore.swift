@@ -39,6 +39,8 @@ public final class PersistentStore: @unchecked Sendable {
     /// The highest of its own transaction numbers this peer knows to be taken in the container
     /// (`StoreOwnNumbers.swift`): a store restored from a backup numbers its saves above it.
     var ownNumbersReserved: Int64 = 0
+    /// How many times this store's quarantine records were added or removed (`quarantineChanges`).
+    var quarantineChangeCount: UInt64 = 0
     /// Set when the store stops taking saves: retired, or handed over to a successor that
     /// contexts follow (StoreHandover.swift).
     var retirement: StoreRetirement?

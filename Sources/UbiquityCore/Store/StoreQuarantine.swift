@@ -64,10 +64,21 @@ extension PersistentStore {
 
     /// Sets `file` at `path` aside for `reason`, until it changes (or, with `retryAfter`, until then).
     package func recordQuarantine(path: String, file: DirectoryEntry, reason: String, retryAfter: Double? = nil) throws {
-        try locked { try quarantine.add(path: path, file: file, reason: reason, now: now, retryAfter: retryAfter) }
+        try locked {
+            quarantineChangeCount &+= 1
+            try quarantine.add(path: path, file: file, reason: reason, now: now, retryAfter: retryAfter)
+        }
     }
 
     package func clearQuarantine(path: String) throws {
-        try locked { try quarantine.remove(path: path) }
+        try locked {
+            quarantineChangeCount &+= 1
+            try quarantine.remove(path: path)
+        }
     }
+
+    /// A count that changes whenever a quarantine record is added or removed through this
+    /// store: what was judged from the records (which files count, which are skipped) holds
+    /// while it stays the same. Another process never writes the store while this one has it.
+    package var quarantineChanges: UInt64 { locked { quarantineChangeCount } }
 }
