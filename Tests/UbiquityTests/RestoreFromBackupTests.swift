@@ -148,6 +148,54 @@ struct RestoreFromBackupTests {
         b.close()
     }
 
+    /// What tells A of its later numbers may reach this machine while A runs — after it opened,
+    /// before its next save: its own logs, B's receipt, or a baseline. The check before the
+    /// save's export reads it, wherever it lies, and the save goes out above, never under a
+    /// number B applied.
+    @Test(arguments: ["its own logs", "B's receipt", "a baseline"])
+    func whatArrivesWhileTheDeviceRunsNumbersItsNextSaveAbove(arriving: String) throws {
+        let cloud = try TestCloud()
+        let eager = BaselinePolicy(transactionThreshold: 1, gracePeriod: 0)
+        var ownFolder = "", ownReceipt = "", receipt = "", baseline = ""
+        let (backup, b) = try prepare(cloud) { a, b in
+            if arriving == "a baseline" {
+                _ = try a.rollBaseline(force: true)
+                _ = try b.sync()
+                _ = try a.sync()
+                _ = a.collectGarbage(policy: eager)
+            }
+            let location = try #require(a.location)
+            ownFolder = location.logDirectory(of: a.peerID)
+            ownReceipt = location.receiptPath(of: a.peerID)
+            receipt = try #require(b.location).receiptPath(of: b.peerID)
+            baseline = location.baselinePath
+        }
+        // Nothing newer of A has reached this machine when A is restored and opened.
+        let aside = cloud.root + "/aside"
+        try FileManager.default.createDirectory(atPath: aside, withIntermediateDirectories: true)
+        var later = try FileManager.default.contentsOfDirectory(atPath: ownFolder).filter { (Int64($0.prefix(10)) ?? 0) > 10 }.map { ownFolder + "/" + $0 }
+        later += [ownReceipt, receipt, baseline].filter { FileManager.default.fileExists(atPath: $0) }
+        for (index, path) in later.enumerated() { try FileManager.default.moveItem(atPath: path, toPath: aside + "/\(index)") }
+        func bringBack(_ paths: [String]) throws {
+            for (index, path) in later.enumerated() where paths.contains(path) {
+                try FileManager.default.moveItem(atPath: aside + "/\(index)", toPath: path)
+            }
+        }
+        try restore(cloud, "a", from: backup)
+        let a = try cloud.peer("a", policy: manual)
+        #expect(a.store.ownNumbersTaken == 10, "nothing newer seen at open")
+        let arrives = arriving == "its own logs" ? later.filter { $0.hasPrefix(ownFolder + "/0") } : [arriving == "B's receipt" ? receipt : baseline]
+        try bringBack(arrives)
+        try save(a, "a21")
+        #expect(try a.store.pendingOutbox().isEmpty, "the save went out")
+        #expect(try logNumbers(of: a).filter { $0 > 10 } == (arriving == "its own logs" ? Array(11...21) : [21]), "\(arriving): sent above 20")
+        try bringBack(later.filter { !arrives.contains($0) })
+        for key in saves(22...25) { try save(a, key) }
+        try expectSound(a, b, "\(arriving) arrived while A ran")
+        a.close()
+        b.close()
+    }
+
     /// Saves made before anything newer of A reached this machine take numbers the container
     /// holds; unsent, they are numbered again above them when it arrives, and nothing is lost.
     @Test func savesMadeBeforeTheNewerFilesArrivedAreNumberedAgain() throws {

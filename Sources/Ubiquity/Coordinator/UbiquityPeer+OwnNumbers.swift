@@ -8,13 +8,14 @@ import UbiquitySync
 // a number again, and whichever of the two logs a peer imports, the other's changes are lost.
 extension UbiquityPeer {
     /// This peer's own log files in the container numbered above `number` (regular files of
-    /// this store's content epoch; a copy of a missing log counts as the log).
-    func ownLogs(_ location: ContainerLocation, above number: Int64) -> [(name: String, number: Int64)] {
+    /// this store's content epoch; a copy of a missing log counts as the log). `entries`: the
+    /// own folder's listing, when the caller has one (this sync round's).
+    func ownLogs(_ location: ContainerLocation, above number: Int64, entries: [ContainerEntry]? = nil) -> [(name: String, number: Int64)] {
         // Own logs of removed content (saved before this peer heard of a removal, and not yet
         // deleted) are not this content's: their numbers say nothing about the store's.
         let epoch = try? store.contentEpoch()
         let quarantined = (try? store.quarantineSignatures()) ?? [:]
-        let entries = ContainerEntry.list(location.logDirectory(of: peerID), as: .logs, of: location)
+        let entries = entries ?? ContainerEntry.list(location.logDirectory(of: peerID), as: .logs, of: location)
         let standIns = ContainerEntry.standInCopies(entries)
         return entries.compactMap { entry in
             guard entry.isRegularFile, let found = entry.logNumber ?? standIns[entry.name], found > number else { return nil }
@@ -27,32 +28,18 @@ extension UbiquityPeer {
         }
     }
 
-    /// The highest transaction number of this peer the container knows of: its own logs, what
-    /// the baselines hold of it, and what each receipt (its own too) says was applied of it —
-    /// the receipts still know of logs collected into a baseline the store cannot see, or not
-    /// yet delivered to this machine.
-    func highestOwnNumberKnown(_ location: ContainerLocation) -> Int64 {
-        let taken = store.ownNumbersTaken
-        var highest = ownLogs(location, above: taken).map(\.number).max() ?? 0
-        highest = max(highest, makeBaseliner(location).catalog().view[peerID])
-        let epoch = try? store.contentEpoch()
-        for folder in ContainerScan(location: location).peerFolders {
-            // A receipt of removed content says nothing of this content's numbers.
-            guard let listed = folder.entries.first(where: { $0.kind == .receipt }),
-                  let receipt = ReceiptCache.shared.receipt(listed: listed, of: location, limit: 1 << 20),
-                  receipt.peerID == folder.peerID, receipt.contentEpoch == epoch ?? nil else { continue }
-            highest = max(highest, receipt.knowledge[peerID], receipt.baselineKnowledge?[peerID] ?? 0)
-        }
-        return highest
-    }
-
-    /// Reserves every own number the container knows of, so the next save goes above, and moves
-    /// unsent saves that took one of them (saved before this device could know) above it too:
-    /// their logs are encoded again with the new numbers, never written over or beside the
-    /// files that hold those numbers. Returns the highest number known. The caller holds the
-    /// sync lock, or runs before anything else may use the peer.
-    func reserveOwnNumbers(_ location: ContainerLocation) throws -> Int64 {
-        let floor = highestOwnNumberKnown(location)
+    /// Reserves every own number the container knows of (`highestOwnNumberKnown`), so the
+    /// next save goes above, and moves unsent saves that took one of them (saved before this
+    /// device could know) above it too: their logs are encoded again with the new numbers,
+    /// never written over or beside the files that hold those numbers. Returns the highest
+    /// number known. Only what changed since the last check is read again; `look` and `scan`:
+    /// a sync round's look (`lookForOwnNumbers`) and the listing it made after, read instead
+    /// of the folders. The caller holds the sync lock, or runs before anything else may use
+    /// the peer.
+    func reserveOwnNumbers(_ location: ContainerLocation, after look: OwnNumbersLook? = nil, scan: ContainerScan? = nil) throws -> Int64 {
+        let look = look ?? lookForOwnNumbers(location)
+        let pending = try store.pendingOutbox()
+        let floor = highestOwnNumberKnown(location, after: look, scan: scan, unsent: pending)
         // Only a store behind what the container knows of it can have saved under a taken
         // number; otherwise a receipt or baseline that knows an unsent number knows this very
         // transaction (a baseline this store rolled holds its unsent saves too).
@@ -60,11 +47,10 @@ extension UbiquityPeer {
         if try store.reserveOwnNumbers(through: floor) {
             logger.log(.warning, .setupAssistant, "catchUp", "the container holds transactions of this peer up to \(floor), beyond the \(store.knowledge[peerID]) this store applied: later saves are numbered above \(floor)")
         }
-        let pending = try store.pendingOutbox()
         guard let lowest = pending.first?.number, lowest <= floor else { return floor }
         // An unsent log whose own file is there already is that transaction, written before a
         // crash; a log file of its number under another name is another transaction.
-        let files = ownLogs(location, above: lowest - 1)
+        let files = ownLogs(location, above: lowest - 1, entries: scan.map { ownEntries($0) })
         let written = Set(files.map(\.name))
         let otherwise = Set(files.filter { TransactionLog.transactionNumber(inFileName: $0.name) != nil }.map(\.number))
         if let first = pending.first(where: { entry in
@@ -76,5 +62,10 @@ extension UbiquityPeer {
             }
         }
         return floor
+    }
+
+    /// The own folder's entries in `scan` (none when it has no folder of this peer).
+    func ownEntries(_ scan: ContainerScan) -> [ContainerEntry] {
+        scan.peerFolders.first { $0.peerID == peerID }?.entries ?? []
     }
 }

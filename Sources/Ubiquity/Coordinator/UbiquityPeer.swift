@@ -28,6 +28,8 @@ public final class UbiquityPeer: @unchecked Sendable {
     let events = EventHub<PeerEvent>()
     let syncLock = NSLock()
     private let closedFlag = Mutex(false)
+    /// What the last check of this peer's own numbers found, under `syncLock` (`nil` without a container).
+    let ownNumbers: OwnNumbersMemo?
 
     /// Opens the peer on the current account's store (or the local store when signed out),
     /// taking the device's lock. A store it has never seen is created empty and catches up
@@ -75,6 +77,8 @@ public final class UbiquityPeer: @unchecked Sendable {
         } else {
             location = nil
         }
+        let peerID = peerID
+        ownNumbers = location.map { OwnNumbersMemo(location: $0, peerID: peerID) }
         let storePath = Self.storePath(localDirectory: localDirectory, kind: kind, storeName: configuration.storeName)
         var migrationLogger = configuration.logger
         migrationLogger.peerID = peerID
@@ -234,8 +238,15 @@ public final class UbiquityPeer: @unchecked Sendable {
             summary.contentRemoved = true
         }
         // Before anything is written: a store behind its own transactions (restored from a
-        // backup) numbers nothing, and sends nothing, under a number the container holds.
-        _ = try syncLock.withLock { try reserveOwnNumbers(location) }
+        // backup) numbers nothing, and sends nothing, under a number the container holds. The
+        // round's one listing serves the check, made after its look (`relist(peer:)` after own
+        // writes; model folders listed only if asked).
+        var scan = try syncLock.withLock { () throws -> ContainerScan in
+            let look = lookForOwnNumbers(location)
+            let scan = ContainerScan(location: location)
+            _ = try reserveOwnNumbers(location, after: look, scan: scan)
+            return scan
+        }
         do {
             // Saves of the old version (made before a migration) wait for its folder alone: the
             // new version's export does not wait for them.
@@ -259,7 +270,8 @@ public final class UbiquityPeer: @unchecked Sendable {
         // The baselines as this round saw them, for as long as it writes none into their folder
         // nor sets one aside: one catalog serves the join, the receipt, the roll and the collection.
         var roundCatalog: BaselineCatalog?
-        var scan = ContainerScan(location: location) // the round's one listing (`relist(peer:)` after own writes); model folders listed only if asked
+        // What this peer wrote since the listing (its exports, repairs) is seen as a new listing would see it.
+        scan.relist(peer: store.peerID)
         do {
             let (catalog, joined) = try syncLock.withLock {
                 let catalog = baseliner.catalog()
