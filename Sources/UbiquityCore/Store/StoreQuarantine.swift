@@ -80,5 +80,5 @@ extension PersistentStore {
     /// A count that changes whenever a quarantine record is added or removed through this
     /// store: what was judged from the records (which files count, which are skipped) holds
     /// while it stays the same. Another process never writes the store while this one has it.
-    package var quarantineChanges: UInt64 { locked { quarantineChangeCount } }
+    package var quarantineChanges: UInt64 { lockedState { quarantineChangeCount } }
 }
