@@ -5,7 +5,9 @@ import Foundation
 /// the same interleaving of app edits and imports for the same seed.
 public final class BackgroundWork: @unchecked Sendable {
     public enum Mode: Sendable {
-        /// Each job starts at once on a global dispatch queue.
+        /// Each job starts at once on a thread of its own. Not on a global dispatch queue: its
+        /// workers are as many as the cores, and an app whose tasks wait for the import (Swift
+        /// concurrency runs them on those same workers) would leave none to run it.
         case concurrent
         /// Jobs wait until `runPending()`; `cancelPending()` drops them (an app quitting mid-import).
         case manual
@@ -40,7 +42,10 @@ public final class BackgroundWork: @unchecked Sendable {
     func submit(run: @escaping @Sendable () -> Void, cancel: @escaping @Sendable () -> Void) {
         let run = running(run)
         switch mode {
-        case .concurrent: DispatchQueue.global().async(execute: run)
+        case .concurrent:
+            let thread = Thread(block: run)
+            thread.name = "ubiquity.background-work"
+            thread.start()
         case .manual: lock.withLock { pending.append(Job(run: run, cancel: cancel)) }
         }
     }
