@@ -13,18 +13,25 @@ extension UbiquityPeer {
     func ownLogs(_ location: ContainerLocation, above number: Int64, entries: [ContainerEntry]? = nil) -> [(name: String, number: Int64)] {
         // Own logs of removed content (saved before this peer heard of a removal, and not yet
         // deleted) are not this content's: their numbers say nothing about the store's.
-        let epoch = try? store.contentEpoch()
-        let quarantined = (try? store.quarantineSignatures()) ?? [:]
+        let epoch = (try? store.contentEpoch()) ?? nil
+        // A file that cannot be read says nothing of its epoch. Without a removal every own file
+        // is of this content, so its number is taken. After one it may be a late copy of the
+        // removed content, and reserving its number would leave a gap that every peer waits on
+        // for good: it counts once it can be read.
+        let unreadableCounts = epoch == nil
+        let quarantined = unreadableCounts ? (try? store.quarantineSignatures()) ?? [:] : [:]
         let entries = entries ?? ContainerEntry.list(location.logDirectory(of: peerID), as: .logs, of: location)
         let standIns = ContainerEntry.standInCopies(entries)
         return entries.compactMap { entry in
             guard entry.isRegularFile, let found = entry.logNumber ?? standIns[entry.name], found > number else { return nil }
-            // A file set aside and unchanged since is not read again (it says nothing of its epoch).
-            if let signature = quarantined[location.relativeLogPath(peerID, entry.name)], signature == entry.file?.signature {
+            // A file set aside and unchanged since is not read again, unless its epoch matters.
+            if unreadableCounts, let signature = quarantined[location.relativeLogPath(peerID, entry.name)], signature == entry.file?.signature {
                 return (entry.name, found)
             }
-            guard !ContentEpoch.logBelongsToOtherEpoch(entry.path, than: epoch, in: location) else { return nil }
-            return (entry.name, found)
+            guard let named = ContentEpoch.logEpoch(atPath: entry.path, in: location) else {
+                return unreadableCounts ? (entry.name, found) : nil
+            }
+            return named == epoch ? (entry.name, found) : nil
         }
     }
 

@@ -139,8 +139,14 @@ package enum ContentEpoch {
     /// `epoch`: a leftover of removed content (or of a removal this store has not seen yet).
     /// A file that cannot be read says nothing.
     package static func logBelongsToOtherEpoch(_ path: String, than epoch: String?, in location: ContainerLocation) -> Bool {
-        guard let bytes = try? location.read(path, limit: 64 << 20) else { return false }
-        return logEpoch(in: bytes).map { $0 != epoch } ?? false
+        logEpoch(atPath: path, in: location).map { $0 != epoch } ?? false
+    }
+
+    /// The content epoch the log file at `path` names (`.some(nil)`: none, content never
+    /// removed); `nil` when it cannot be read as a log.
+    package static func logEpoch(atPath path: String, in location: ContainerLocation) -> String?? {
+        guard let bytes = try? location.read(path, limit: 64 << 20) else { return nil }
+        return logEpoch(in: bytes)
     }
 
     /// `logBelongsToOtherEpoch(log.path, …)` for a log of this round's listing, read by name in

@@ -26,8 +26,9 @@ struct RandomScenarioTests {
     /// mirror for good when its source went away (119), the emulated daemon kept only one of two
     /// baselines rolled concurrently after one's author had collected the logs it covered (391:
     /// iCloud keeps both versions, and so does the daemon now), half an upload left in the cloud
-    /// by an account switch later won over the whole file (576).
-    @Test(arguments: SeededGenerator.testSeeds([1, 2, 3, 4, 5, 102, 108, 119, 158, 217, 236, 244, 248, 387, 391, 403, 414, 422, 576]))
+    /// by an account switch later won over the whole file (576), a damaged late copy of a log
+    /// of removed content made its author skip numbers that every peer then waited for (173).
+    @Test(arguments: SeededGenerator.testSeeds([1, 2, 3, 4, 5, 102, 108, 119, 158, 173, 217, 236, 244, 248, 387, 391, 403, 414, 422, 576]))
     func randomScenariosKeepEveryInvariant(seed: UInt64) throws {
         let result = try Self.run(seed: seed)
         let passed = result.passed
