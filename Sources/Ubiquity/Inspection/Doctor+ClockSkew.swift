@@ -11,7 +11,7 @@ extension Doctor {
     /// date among its transactions up to each number is a running maximum, so a later log
     /// asks each other peer once for the latest date it has seen of it, instead of comparing
     /// itself with every log.
-    static func clockSkewFindings(_ logs: [TransactionLog]) -> [DoctorFinding] {
+    static func clockSkewFindings(_ logs: [LogFacts]) -> [DoctorFinding] {
         let byPeer = Dictionary(grouping: logs, by: \.peerID).mapValues(LatestDates.init)
         let peers = byPeer.keys.sorted()
         var findings: [DoctorFinding] = []
@@ -19,10 +19,10 @@ extension Doctor {
         for later in logs {
             for peer in peers where peer != later.peerID {
                 guard let earlier = byPeer[peer]?.latest(upTo: later.knowledge[peer]) else { continue }
-                let gap = earlier.transactionDate - later.transactionDate
+                let gap = earlier.date - later.date
                 guard gap > skewTolerance, reported.insert([earlier.peerID, later.peerID].sorted().joined(separator: " and ")).inserted else { continue }
                 findings.append(DoctorFinding(kind: .clockSkew,
-                    message: "the clocks of \(earlier.peerID) and \(later.peerID) disagree by at least \(String(format: "%.0f", gap)) s: \(later.peerID) saw transaction \(earlier.transactionNumber) of \(earlier.peerID) yet dated its own transaction \(later.transactionNumber) earlier",
+                    message: "the clocks of \(earlier.peerID) and \(later.peerID) disagree by at least \(String(format: "%.0f", gap)) s: \(later.peerID) saw transaction \(earlier.number) of \(earlier.peerID) yet dated its own transaction \(later.number) earlier",
                     repair: "set the clocks of those machines right (NTP); stamps stay causally ordered, but concurrent edits are won by the clock that is ahead", fixable: false))
             }
         }
@@ -32,21 +32,21 @@ extension Doctor {
     /// One peer's logs by number, with the log of the latest date among those up to each one.
     private struct LatestDates {
         private let numbers: [Int64]
-        private let latest: [TransactionLog]
+        private let latest: [LogFacts]
 
-        init(_ logs: [TransactionLog]) {
-            let sorted = logs.sorted { $0.transactionNumber < $1.transactionNumber }
-            numbers = sorted.map(\.transactionNumber)
-            var running: [TransactionLog] = []
+        init(_ logs: [LogFacts]) {
+            let sorted = logs.sorted { $0.number < $1.number }
+            numbers = sorted.map(\.number)
+            var running: [LogFacts] = []
             running.reserveCapacity(sorted.count)
             for log in sorted {
-                running.append(running.last.map { $0.transactionDate >= log.transactionDate ? $0 : log } ?? log)
+                running.append(running.last.map { $0.date >= log.date ? $0 : log } ?? log)
             }
             latest = running
         }
 
         /// The log dated latest among those numbered at most `number`, if any.
-        func latest(upTo number: Int64) -> TransactionLog? {
+        func latest(upTo number: Int64) -> LogFacts? {
             // The first index whose number is above `number`.
             var low = 0, high = numbers.count
             while low < high {

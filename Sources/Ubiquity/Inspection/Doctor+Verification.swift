@@ -13,10 +13,30 @@ extension Doctor {
         let reason: String
     }
 
+    /// What the checks after verification need of a log. Only this is kept: holding every
+    /// decoded log with its changes made doctor's memory, and its time per log, grow with the
+    /// container.
+    struct LogFacts {
+        let peerID: String
+        let number: Int64
+        let date: Double
+        let knowledge: KnowledgeVector
+        let contentEpoch: String?
+
+        init(_ log: TransactionLog) {
+            peerID = log.peerID
+            number = log.transactionNumber
+            date = log.transactionDate
+            knowledge = log.knowledge
+            contentEpoch = log.contentEpoch
+        }
+    }
+
     /// Reads and verifies every log of `scan` (decode, checksum, model, author, number, stamp).
     static func verifyLogs(_ scan: ContainerScan, location: ContainerLocation, store: PersistentStore, now: Double)
-        -> (decoded: [String: TransactionLog], problems: [LogProblem]) {
-        var decoded: [String: TransactionLog] = [:]
+        -> (decoded: [String: LogFacts], problems: [LogProblem]) {
+        var decoded: [String: LogFacts] = [:]
+        decoded.reserveCapacity(scan.logs.count)
         var problems: [LogProblem] = []
         for file in scan.logs {
             let path = location.relativeLogPath(file.peerID, file.name)
@@ -27,7 +47,7 @@ extension Doctor {
                 guard log.peerID == file.peerID else { throw LogError.wrongAuthor(folder: file.peerID, log: log.peerID) }
                 guard log.transactionNumber == file.number else { throw LogError.wrongNumber(fileName: file.name, log: log.transactionNumber) }
                 guard !log.stamp.isTooFarAhead(of: now) else { throw LogError.stampTooFarAhead(log.stamp, now: now) }
-                decoded[file.peerID + "/" + file.name] = log
+                decoded[file.peerID + "/" + file.name] = LogFacts(log)
             } catch let error as LogError {
                 problems.append(LogProblem(peerID: file.peerID, path: path, reason: error.description))
             } catch {
