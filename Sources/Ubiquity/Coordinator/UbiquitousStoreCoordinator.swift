@@ -29,6 +29,8 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// How this coordinator imports while it runs.
     public let liveImport: LiveImport
     private let liveActivity = EventHub<LiveImportActivity>()
+    private let syncStates = EventHub<SyncState>()
+    private var currentSyncState = SyncState.starting
     /// One round of sync at a time, the app's and live import's.
     private let syncGate = NSLock()
     /// Set by `close()`: every later call throws `StoreError.closed`.
@@ -134,7 +136,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             let choice = try install(account, reason: "the account store of '\(device.identityToken ?? "")' (its initial import completed earlier)", transition: transition)
             logger.notice(.setupAssistant, "finishSetupWithRetry:", "Using local storage: 0")
             // One round at a time: live import may run one meanwhile.
-            runInBackground { [self] in _ = try syncGate.withLock { try account.sync() } }
+            runInBackground { [self] in _ = try syncRound(account) }
             return choice
         } else {
             // A fallback left by an earlier launch still holds saves not yet migrated: reuse it.
@@ -183,6 +185,11 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             current = peer
             self.reason = reason
         }
+        switch peer.kind {
+        case .account: setSyncState(.starting)
+        case .fallback: setSyncState(.notSyncing(.initialImport))
+        case .local: setSyncState(.notSyncing(.signedOut))
+        }
         liveImporter?.wake()
         if peer.kind == .account { peer.observe { [weak self] in self?.forward($0) } }
         if let migration = peer.migration { events.post(.storeMigrated(migration)) }
@@ -226,7 +233,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
         if let migration = account.migration { events.post(.storeMigrated(migration)) }
         account.observe { [weak self] in self?.forward($0) }
-        _ = try account.store.withBulkImportCache { try account.sync(importBatchSize: Self.initialImportBatch) }
+        let imported = try account.store.withBulkImportCache { try account.sync(importBatchSize: Self.initialImportBatch) }
         try beforeHandover?()
 
         events.post(.storesWillChange(.initialImportCompleted))
@@ -245,6 +252,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             reason = "the account store (initial import completed, \(migrated) fallback transaction(s) migrated)"
         }
         fallback.store.handOver(to: account.store, reason: handover, keepsChanges: true)
+        setSyncState(SyncState(imported, at: configuration.clock.now))
         liveImporter?.wake()
         events.post(.storesDidChange(.initialImportCompleted, now: .account))
         logger.notice(.setupAssistant, "finishSetupWithRetry:", "Using local storage: 0")
@@ -333,8 +341,18 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             summary.signedOut = peer?.kind == .local
             return summary
         }
-        return try syncGate.withLock { try peer.sync() }
+        return try syncRound(peer)
     }
+
+    /// What the last round of sync found, or that one runs: the answer to "am I synced?"
+    public var syncState: SyncState { lock.withLock { currentSyncState } }
+
+    /// Calls `handler` with every change of `syncState` from now on, on the thread of the
+    /// round that changed it, in order.
+    public func observeSyncState(_ handler: @escaping @Sendable (SyncState) -> Void) { syncStates.observe(handler) }
+
+    /// The changes of `syncState` from now on, as an `AsyncStream`; it ends at `close()`.
+    public func syncStateStream() -> AsyncStream<SyncState> { syncStates.stream() }
 
     /// Removes the content from the cloud and empties this store (Apple's `removeUbiquitousContent`).
     public func removeUbiquitousContent() throws {
@@ -375,6 +393,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         switchLock.withLock { lock.withLock { current }?.close() }
         events.finish()
         liveActivity.finish()
+        syncStates.finish()
         deviceLock.release()
     }
 
@@ -405,12 +424,36 @@ extension UbiquitousStoreCoordinator {
         try switchLock.withLock {
             guard !isClosed, let peer else { return nil }
             switch peer.kind {
-            case .account: return try syncGate.withLock { try peer.sync() }
+            case .account: return try syncRound(peer)
             case .fallback: retryFailedInitialImport(fallback: peer)
             case .local: break
             }
             return nil
         }
+    }
+
+    /// One round of sync on the account store, one at a time, told in `syncState`.
+    private func syncRound(_ peer: UbiquityPeer) throws -> SyncSummary {
+        try syncGate.withLock {
+            setSyncState(.syncing)
+            do {
+                let summary = try peer.sync()
+                setSyncState(SyncState(summary, at: configuration.clock.now))
+                return summary
+            } catch {
+                setSyncState(SyncState(failure: error))
+                throw error
+            }
+        }
+    }
+
+    /// Posts `state` when it differs from the current one.
+    private func setSyncState(_ state: SyncState) {
+        let changed = lock.withLock {
+            defer { currentSyncState = state }
+            return currentSyncState != state
+        }
+        if changed { syncStates.post(state) }
     }
 
     private func report(_ activity: LiveImportActivity) {
