@@ -43,8 +43,8 @@ extension Doctor {
     private static func sameContent(_ entry: ContainerEntry, _ original: String, in folder: ContainerScan.PeerFolder,
                                     location: ContainerLocation) -> Bool? {
         guard folder.entries.contains(where: { $0.name == original && $0.isRegularFile }),
-              let bytes = try? location.read(entry.directory + "/" + original, limit: 64 << 20),
-              let copy = try? location.read(entry.path, limit: 64 << 20) else { return nil }
+              let bytes = try? location.read(entry.directory + "/" + original, limit: TransactionLog.maximumFileSize),
+              let copy = try? location.read(entry.path, limit: TransactionLog.maximumFileSize) else { return nil }
         return bytes == copy
     }
 }

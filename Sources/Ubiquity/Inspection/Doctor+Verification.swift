@@ -42,7 +42,7 @@ extension Doctor {
             let path = location.relativeLogPath(file.peerID, file.name)
             do {
                 let bytes: [UInt8]
-                do { bytes = try location.read(file.path, limit: 64 << 20) } catch { throw LogError.unreadable(error.message) }
+                do { bytes = try location.read(file.path, limit: TransactionLog.maximumFileSize) } catch { throw LogError.unreadable(error.message) }
                 let log = try TransactionLog(decoding: bytes, model: store.model)
                 guard log.peerID == file.peerID else { throw LogError.wrongAuthor(folder: file.peerID, log: log.peerID) }
                 guard log.transactionNumber == file.number else { throw LogError.wrongNumber(fileName: file.name, log: log.transactionNumber) }

@@ -22,7 +22,7 @@ public enum LogInspectionError: Error, CustomStringConvertible, Sendable {
 /// One transaction log read and decoded for a person to look at (`ubiq logs show`).
 public enum LogInspection {
     /// The largest log read.
-    public static let sizeLimit = 64 << 20
+    public static let sizeLimit = TransactionLog.maximumFileSize
 
     /// Reads and decodes the log `file`: a path (absolute or from the working folder) or, when
     /// no file is there, a path relative to the ubiquity root of the device's account, as

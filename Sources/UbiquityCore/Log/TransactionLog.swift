@@ -5,6 +5,9 @@ import UbiquityPlist
 /// One local transaction of one peer, as it travels through the cloud (Docs/ContainerFormat.md).
 public struct TransactionLog: Sendable, Equatable {
     public static let formatVersion: Int64 = 1
+    /// The largest log file any reader takes (64 MiB); a larger one is refused as damaged, so
+    /// a forged or runaway file never fills memory.
+    public static let maximumFileSize = 64 << 20
 
     public var peerID: String
     public var transactionNumber: Int64

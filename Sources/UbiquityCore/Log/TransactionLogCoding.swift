@@ -53,7 +53,7 @@ extension TransactionLog {
     /// range, finite numbers and dates), required attributes, whole merge groups, a finite date.
     /// A log that passes holds nothing the store refuses. Any failure is a `LogError` whose text
     /// says what is wrong.
-    public init(decoding bytes: [UInt8], model: ObjectModel, maxBytes: Int = 64 << 20) throws(LogError) {
+    public init(decoding bytes: [UInt8], model: ObjectModel, maxBytes: Int = Self.maximumFileSize) throws(LogError) {
         guard bytes.count <= maxBytes else { throw .tooLarge(bytes.count, limit: maxBytes) }
         // Binary logs as this library writes them are read straight from the object table;
         // whatever that reader does not accept is read again as a tree, which judges it.

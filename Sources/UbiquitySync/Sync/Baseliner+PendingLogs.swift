@@ -15,7 +15,7 @@ extension Baseliner {
         var pending: [PendingLog] = []
         for log in try unimportedLogs(scan) {
             // Read as `ContentEpoch.logBelongsToOtherEpoch` reads it: a file that cannot be read says nothing.
-            let plist = (try? location.read(log.path, limit: 64 << 20)).flatMap { try? PlistSeam.decode($0) }
+            let plist = (try? location.read(log.path, limit: TransactionLog.maximumFileSize)).flatMap { try? PlistSeam.decode($0) }
             if let plist, plist["transactionNumber"] != nil, plist["contentEpoch"]?.stringValue != epoch { continue }
             let knowledge = plist?["kvStr"]?.stringValue.flatMap(KnowledgeVector.init(string:))
             pending.append(PendingLog(peer: log.peerID, number: log.number, knowledge: knowledge))

@@ -117,7 +117,7 @@ package enum ContentEpoch {
         let name = (path as NSString).lastPathComponent
         let epoch: String?
         if TransactionLog.transactionNumber(inFileName: name) != nil || DuplicateCopy.original(of: name).map({ $0 != ContainerLocation.receiptName }) == true {
-            guard let bytes = try? location.read(path, limit: 64 << 20), let plist = try? PlistSeam.decode(bytes),
+            guard let bytes = try? location.read(path, limit: TransactionLog.maximumFileSize), let plist = try? PlistSeam.decode(bytes),
                   plist["transactionNumber"] != nil else { return false }
             epoch = plist["contentEpoch"]?.stringValue
         } else if isBaselineFile(name) {
@@ -145,7 +145,7 @@ package enum ContentEpoch {
     /// The content epoch the log file at `path` names (`.some(nil)`: none, content never
     /// removed); `nil` when it cannot be read as a log.
     package static func logEpoch(atPath path: String, in location: ContainerLocation) -> String?? {
-        guard let bytes = try? location.read(path, limit: 64 << 20) else { return nil }
+        guard let bytes = try? location.read(path, limit: TransactionLog.maximumFileSize) else { return nil }
         return logEpoch(in: bytes)
     }
 
@@ -157,7 +157,7 @@ package enum ContentEpoch {
         guard let file = log.file else { return false }
         let signature = file.settledSignature
         if let signature, let known = logEpochs.withLock({ $0[path] }), known.signature == signature { return known.epoch.map { $0 != epoch } ?? false }
-        guard let raw = try? log.folder.read(log.name, limit: SealedFile.sealedSize(ofAtMost: 64 << 20)),
+        guard let raw = try? log.folder.read(log.name, limit: SealedFile.sealedSize(ofAtMost: TransactionLog.maximumFileSize)),
               let bytes = try? location.sealing.open(raw, path: path) else { return false }
         let found = logEpoch(in: bytes)
         // Kept only under a signature that still holds after the read (it then names the bytes read), and only plaintext.

@@ -53,7 +53,7 @@ extension GarbageCollector {
     /// Whether the files `copy` and `log` of `directory` read the same (opened when sealed);
     /// `false` when either cannot be read or there is no log.
     private func sameContent(_ copy: String, _ log: String?, in directory: String) -> Bool {
-        guard let log, let original = try? location.read(directory + "/" + log, limit: 64 << 20) else { return false }
+        guard let log, let original = try? location.read(directory + "/" + log, limit: TransactionLog.maximumFileSize) else { return false }
         return (try? location.read(directory + "/" + copy, limit: original.count + 1)) == original
     }
 }

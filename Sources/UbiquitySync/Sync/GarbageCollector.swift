@@ -162,7 +162,7 @@ extension GarbageCollector {
         }
         var named = Set(catalog.entries.flatMap(\.metadata.externalData))
         for log in scan.logs {
-            guard let bytes = try? location.read(log.path, limit: 64 << 20), let references = try? ExternalDataReference.all(inLog: bytes) else {
+            guard let bytes = try? location.read(log.path, limit: TransactionLog.maximumFileSize), let references = try? ExternalDataReference.all(inLog: bytes) else {
                 return keepAll("log \(log.peerID)/\(log.name) cannot be read: it may name any of them")
             }
             named.formUnion(references.map(\.sha256))

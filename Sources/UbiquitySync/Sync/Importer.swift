@@ -14,7 +14,7 @@ package struct Importer {
     let quarantineDirectory: String
     let logger: UbiquityLogger
     /// The largest log file read; larger ones are quarantined.
-    var maxLogBytes = 64 << 20
+    var maxLogBytes = TransactionLog.maximumFileSize
     /// Fewer applied logs than this are freed on the calling thread: a thread would cost more.
     var releaseElsewhereMinimum = 64
     /// Fewer candidate logs than this are decoded on the calling thread, one after the other:
