@@ -596,4 +596,11 @@ public struct TransferRecord: Sendable {
     public let kind: Kind
     public let path: String
     public let detail: String
+    /// For `faultPlan`: the plan set, typed (the detail says it in words).
+    public var plan: FaultPlan? = nil
+
+    /// The record of `plan` set on `device`'s lane (a device's daemon, or a machine's engine).
+    static func faultPlan(_ plan: FaultPlan, time: Double, device: String) -> TransferRecord {
+        TransferRecord(time: time, device: device, kind: .faultPlan, path: "", detail: "faults: \(plan.summary)", plan: plan)
+    }
 }

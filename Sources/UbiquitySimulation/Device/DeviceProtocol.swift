@@ -77,9 +77,8 @@ public struct DeviceReply: Codable, Sendable {
     public var storeKind: StoreKind?
     public var account: String?
     public var knowledgeTotal: Int64?
-    /// Conflicts the store the app works on recorded since the last answer, described for
-    /// the timeline (`Note/w2.title: mac's write won over iphone's`).
-    public var conflicts: [String] = []
+    /// Conflicts the store the app works on recorded since the last answer.
+    public var conflicts: [RecordedConflict] = []
     /// The command may have written into the device's mirror (a daemon must look again).
     public var wroteFiles = true
 

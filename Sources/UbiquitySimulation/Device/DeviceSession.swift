@@ -316,22 +316,14 @@ public final class DeviceSession: @unchecked Sendable {
 
     // MARK: Probes
 
-    /// The conflicts the current store recorded since they were last told, described.
-    private func newConflicts() -> [String] {
+    /// The conflicts the current store recorded since they were last told.
+    private func newConflicts() -> [RecordedConflict] {
         guard let store = coordinator?.peer?.store, let last = try? store.lastConflictID() else { return [] }
         // A history shorter than what was told belongs to a store made anew (a rebuild).
         let told = conflictsTold[store.path].map { $0 <= last ? $0 : 0 } ?? 0
         conflictsTold[store.path] = last
         guard last > told else { return [] }
-        return ((try? store.conflicts()) ?? []).filter { $0.id > told }.map(Self.describe)
-    }
-
-    /// `Note/w2.title: mac's write won over iphone's` (devices by the user part of their peer IDs,
-    /// which is the device's name in a scenario).
-    static func describe(_ conflict: ConflictRecord) -> String {
-        func device(_ peer: String) -> String { String(peer.prefix { $0 != "~" }) }
-        let winner = conflict.kind == .delete ? "\(device(conflict.winnerPeer))'s delete" : "\(device(conflict.winnerPeer))'s write"
-        return "\(conflict.object).\(conflict.property): \(winner) won over \(device(conflict.loserPeer))'s"
+        return ((try? store.conflicts()) ?? []).filter { $0.id > told }.map(RecordedConflict.init)
     }
 
     private func probe(full: Bool) throws -> DeviceState {

@@ -90,6 +90,11 @@ struct TimelineLayout {
     var titleColour: String
     /// The violations, wrapped, under the title (only in a standalone SVG: the HTML page has them above).
     var violationLines: [String]
+    /// The scenario's about line, wrapped, under the violations (standalone only, as above).
+    var aboutLines: [String]
+    /// Under the axis (standalone only; the page has a table): a heading, then each
+    /// expectation and how it went, wrapped; `style` is `heading` or the outcome.
+    var expectationLines: [(text: String, style: String, y: Double)] = []
     var legend: [LegendItem]
     /// Labels of the violations, in their own strip above the lanes, which starts at `violationsTop`.
     var violationLabels: [Label]
@@ -120,8 +125,9 @@ struct TimelineLayout {
         titleColour = passed ? "#1a7f37" : "#c62828"
         let textWidth = Self.width - Self.right - 8
         violationLines = standalone ? result.violations.flatMap { Self.wrap("✗ " + $0.description, width: textWidth, size: 12) } : []
-        // Baselines: the title's at 18, each violation line 16 below, the legend's first row 22 below that.
-        var y = standalone ? 18 + Double(violationLines.count) * 16 + 22 : 14
+        aboutLines = standalone && !result.about.isEmpty ? Self.wrap(result.about.joined(separator: " "), width: textWidth, size: 12) : []
+        // Baselines: the title's at 18, each violation and about line 16 below, the legend's first row 22 below that.
+        var y = standalone ? 18 + Double(violationLines.count + aboutLines.count) * 16 + 22 : 14
 
         // The legend, wrapped to the width.
         legend = []
@@ -175,6 +181,24 @@ struct TimelineLayout {
         axisY = y + 8
         ticks = Self.tickTimes(duration: duration).map { (x($0), "+" + SimulatedDuration.text($0)) }
         height = axisY + (emptyLanes.isEmpty ? 26 : 42)
+        if standalone { placeExpectations(result.expectations, width: textWidth) }
+    }
+
+    /// The expectations under the axis, a line 16 below the other, and the height to hold them.
+    private mutating func placeExpectations(_ expectations: [ExpectationOutcome], width: Double) {
+        var baseline = height + 8
+        let heading = expectations.isEmpty ? "Expectations: none stated; the run checks the invariants after every step and at the end"
+            : "Expectations: \(ExpectationOutcome.counts(expectations))"
+        expectationLines.append((heading, "heading", baseline))
+        for expectation in expectations {
+            let reason = expectation.failure.map { ": " + $0 } ?? ""
+            let text = "\(expectation.sign) line \(expectation.line): \(expectation.text) — \(expectation.outcomeText)\(reason)"
+            for line in Self.wrap(text, width: width, size: 11) {
+                baseline += 16
+                expectationLines.append((line, expectation.outcome, baseline))
+            }
+        }
+        height = baseline + 12
     }
 
     // MARK: Lanes

@@ -62,7 +62,8 @@ public enum TimelineReport {
             """
     }
 
-    /// The timeline alone, as SVG: with the verdict and a failing run's violations above the lanes.
+    /// The timeline alone, as SVG: with the verdict, a failing run's violations and the about
+    /// line above the lanes, and the expectations under them.
     public static func svg(_ result: ScenarioResult) -> String {
         TimelineSVG.draw(TimelineLayout(result, standalone: true))
     }
@@ -96,27 +97,15 @@ public enum TimelineReport {
         }
         let escape = TimelineSVG.escape
         let rows = result.expectations.map { expectation in
-            let (style, sign) = expectation.failedAt != nil ? ("failed", "✗") : expectation.held > 0 ? ("held", "✓") : ("not-reached", "–")
-            return "<tr class=\"\(style)\"><td>\(sign)</td><td>line \(expectation.line)</td><td>\(escape(expectation.text))</td><td>\(escape(outcome(expectation)))</td></tr>"
+            let reason = expectation.failure.map { ": " + escape($0) } ?? ""
+            return "<tr class=\"\(expectation.outcome)\"><td>\(expectation.sign)</td><td>line \(expectation.line)</td><td>\(escape(expectation.text))</td><td>\(escape(expectation.outcomeText))\(reason)</td></tr>"
         }
-        let held = result.expectations.filter { $0.failedAt == nil && $0.held > 0 }.count
-        let failed = result.expectations.filter { $0.failedAt != nil }.count
-        let unreached = result.expectations.filter { !$0.reached }.count
-        let counts = ["\(held) held", failed > 0 ? "\(failed) failed" : nil, unreached > 0 ? "\(unreached) not reached" : nil].compactMap { $0 }
         return """
-            <h2>Expectations: \(counts.joined(separator: ", "))</h2>
+            <h2>Expectations: \(ExpectationOutcome.counts(result.expectations))</h2>
             <table class="expectations"><tr><th></th><th>where</th><th>expectation</th><th>outcome</th></tr>
             \(rows.joined(separator: "\n"))
             </table>
             """
-    }
-
-    /// `held`, `held 5 times`, `held 2 times, then failed at +1h`, `failed at +5m`, `not reached`.
-    private static func outcome(_ expectation: ExpectationOutcome) -> String {
-        let held = expectation.held == 1 ? "held" : "held \(expectation.held) times"
-        guard let failed = expectation.failedAt else { return expectation.held > 0 ? held : "not reached" }
-        let failure = "failed at +\(SimulatedDuration.text(failed))"
-        return expectation.held > 0 ? "\(held), then \(failure)" : failure
     }
 
     /// `seed 5, in-process, 3 devices, 56 steps, 31m58s simulated`.

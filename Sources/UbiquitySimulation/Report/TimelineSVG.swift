@@ -16,6 +16,9 @@ enum TimelineSVG {
         for (index, line) in layout.violationLines.enumerated() {
             out.append(text(8, 38 + Double(index) * 16, line, size: 12, weight: "bold", colour: Colour.violation, cls: "violation-text"))
         }
+        for (index, line) in layout.aboutLines.enumerated() {
+            out.append(text(8, 38 + Double(layout.violationLines.count + index) * 16, line, size: 12, colour: "#333", cls: "about"))
+        }
         out += legend(layout)
 
         // Time grid behind the lanes.
@@ -44,6 +47,11 @@ enum TimelineSVG {
         if !layout.emptyLanes.isEmpty {
             let note = "Not drawn, since nothing happened on them: " + layout.emptyLanes.joined(separator: ", ")
             out.append(text(8, layout.axisY + 32, TextMetrics.truncate(note, toFit: TimelineLayout.width - 16, size: 10), size: 10, colour: "#777", cls: "empty-lanes"))
+        }
+        for line in layout.expectationLines {
+            let heading = line.style == "heading"
+            out.append(text(8, line.y, line.text, size: heading ? 12 : 11, weight: heading || line.style == "failed" ? "bold" : "normal",
+                            colour: Colour.expectation(line.style), cls: heading ? "expectations" : "expectation \(line.style)"))
         }
         out.append("</svg>")
         return out.joined(separator: "\n")
@@ -193,6 +201,16 @@ enum TimelineSVG {
         static let save = "#1f6feb", upload = "#0969da", download = "#1a7f37", importTick = "#2da44e"
         static let deletion = "#57606a", fault = "#cf222e", knowledge = "#6a5acd"
         static let faultPlan = "#f2cc60", faultPlanEdge = "#9a6700", conflict = "#bf3989"
+
+        /// An expectation's line by its outcome (`held`, `failed`, `not-reached`), or the heading.
+        static func expectation(_ style: String) -> String {
+            switch style {
+            case "held": return "#1a7f37"
+            case "failed": return violation
+            case "not-reached": return "#777777"
+            default: return "#222222"
+            }
+        }
 
         static func label(_ style: TimelineLayout.LabelStyle) -> String {
             switch style {

@@ -1,14 +1,16 @@
 import Ubiquity
 
 extension ScenarioResult {
-    /// `{scenario, seed, mode, transport, passed, steps, simulatedSeconds, saves, conflicts,
-    /// peakLogFiles, logBound, transfers, devices: [{name, peerID, machine, saves, imports,
-    /// conflicts, transitions, finalState, transfers}], machines: [{name, devices, connected,
-    /// transfers}], violations: [text], replay, warnings: [text], syncthing: null or {hosts,
-    /// separation, realSeconds, waits, waitsAtLimit}}`
+    /// `{scenario, about: [text], seed, mode, transport, passed, steps, simulatedSeconds, saves,
+    /// conflicts, peakLogFiles, logBound, transfers, devices: [{name, peerID, machine, saves,
+    /// imports, conflicts, transitions, finalState, transfers}], machines: [{name, devices,
+    /// connected, transfers}], expectations: [ExpectationOutcome.jsonValue], conflictsRecorded:
+    /// [ConflictMark.jsonValue], faultPlans: [FaultPlanMark.jsonValue], violations: [text],
+    /// replay, warnings: [text], syncthing: null or {hosts, separation, realSeconds, waits,
+    /// waitsAtLimit}}` (Docs/Scenarios.md, "The JSON report")
     public var jsonValue: JSONValue {
         .object([
-            "scenario": .string(scenario), "seed": .string(String(seed)), "mode": .string(mode), "transport": .string(transport), "passed": .bool(passed),
+            "scenario": .string(scenario), "about": .array(about.map(JSONValue.string)), "seed": .string(String(seed)), "mode": .string(mode), "transport": .string(transport), "passed": .bool(passed),
             "steps": .int(Int64(steps)), "simulatedSeconds": .double(simulatedSeconds), "saves": .int(Int64(saves)),
             "conflicts": .int(Int64(conflicts)), "peakLogFiles": .int(Int64(peakLogFiles)), "logBound": .int(Int64(logBound)),
             "transfers": transfers.jsonValue,
@@ -27,6 +29,9 @@ extension ScenarioResult {
                     "connected": .bool(machine.connected), "transfers": machine.transfers.jsonValue,
                 ])
             }),
+            "expectations": .array(expectations.map(\.jsonValue)),
+            "conflictsRecorded": .array(timeline.conflicts.map(\.jsonValue)),
+            "faultPlans": .array(timeline.faultPlans.map(\.jsonValue)),
             "violations": .array(violations.map { .string($0.description) }),
             "replay": .string(replay),
             "warnings": .array(warnings.map(JSONValue.string)),

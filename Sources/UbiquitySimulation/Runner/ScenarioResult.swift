@@ -34,10 +34,12 @@ public struct ScenarioResult: Sendable {
 
     public var passed: Bool { violations.isEmpty }
 
-    /// The report for people: verdict first, then the figures, each device, and what broke.
+    /// The report for people: verdict first, what the scenario is about, then the figures,
+    /// each device, each expectation and how it went, and what broke.
     public var text: String {
         let transport = self.transport == ScenarioTransport.fileSync.rawValue ? ", file-sync on \(machines.count) machine\(machines.count == 1 ? "" : "s")" : ""
         var lines = ["Scenario \(scenario) (seed \(seed), \(mode)\(transport), \(devices.count) devices): \(passed ? "PASSED" : "FAILED")"]
+        if !about.isEmpty { lines.append("  about: \(about.joined(separator: " "))") }
         lines.append("  steps \(steps), simulated time \(SimulatedDuration.text(simulatedSeconds)), \(saves) saves, \(conflicts) conflicts recorded, log files at most \(peakLogFiles) (bound \(logBound))")
         if let syncthing {
             lines.append("  hosts: \(syncthing.line)")
@@ -52,6 +54,10 @@ public struct ScenarioResult: Sendable {
             lines.append("  \(device.name)\(place): \(device.saves) saves, \(device.imports) imports, \(device.conflicts) conflicts; \(device.finalState)")
             lines.append("    events: \(device.transitions.isEmpty ? "none" : device.transitions.joined(separator: ", "))")
             if syncthing == nil && device.machine == nil { lines.append("    transfers: \(device.transfers.line)") }
+        }
+        if !expectations.isEmpty {
+            lines.append("Expectations: \(ExpectationOutcome.counts(expectations))")
+            lines += expectations.map { "  \($0.sign) line \($0.line): \($0.text): \($0.outcomeText)\($0.failure.map { ": " + $0 } ?? "")" }
         }
         lines += warnings.map { "Warning: \($0)" }
         if !violations.isEmpty {
@@ -144,6 +150,9 @@ public struct Timeline: Sendable {
 
     public var lanes: [String] = []
     public var marks: [Mark] = []
+    /// The conflicts devices recorded and the fault plans set, typed (each is a mark too).
+    public var conflicts: [ConflictMark] = []
+    public var faultPlans: [FaultPlanMark] = []
     /// Per device: the sum of its knowledge vector over time (how much it has seen).
     public var knowledge: [String: [(time: Double, total: Int64)]] = [:]
     /// Per device: which store it worked on from when (`nil`: not running).

@@ -68,6 +68,10 @@ extension ScenarioRunner {
     /// The transport's news of the last moments, onto the timeline.
     func recordJournal() {
         for record in transport.takeJournal() {
+            if let plan = record.plan {
+                timeline.markFaultPlan(record.time, record.device, .faults(plan))
+                continue
+            }
             let what = record.path.isEmpty ? record.detail : "\(record.kind.rawValue) \(Self.shortPath(record.path)) \(record.detail)"
             timeline.mark(record.time, record.device, Self.kind(record.kind), what)
         }

@@ -178,7 +178,7 @@ public final class ScenarioRunner {
                                                   cloudRoot: cloudRoot, syncthingHost: syncthingHost, model: model)
             timeline.lanes.append(declaration.name)
             recordJournal()
-            if skew != 0 { timeline.mark(0, declaration.name, .faultPlan, "clock off by \(skew > 0 ? "+" : "")\(SimulatedDuration.signedText(skew))") }
+            if skew != 0 { timeline.markFaultPlan(0, declaration.name, .clockSkew(skew)) }
         }
         timeline.lanes += transport.lanes
         timeline.lanes.append("cloud")
@@ -247,15 +247,23 @@ public final class ScenarioRunner {
         case .repeated, .random:
             break
         }
-        if ExpectationOutcome.isExpectation(step.action) { recordExpectation(at: step.line, held: violations.count == violationsBefore) }
+        if ExpectationOutcome.isExpectation(step.action) {
+            recordExpectation(at: step.line, failure: violations.count > violationsBefore ? violations[violationsBefore].message : nil)
+        }
         if violations.isEmpty { checkAfterStep() }
     }
 
-    /// Counts one check of the expectation on `line` (before the invariants are checked, so a
-    /// violation they find is not taken for the expectation's).
-    private func recordExpectation(at line: Int, held: Bool) {
+    /// Counts one check of the expectation on `line`, which held unless it gave `failure`
+    /// (before the invariants are checked, so a violation they find is not taken for the
+    /// expectation's).
+    private func recordExpectation(at line: Int, failure: String?) {
         guard let index = expectations.firstIndex(where: { $0.line == line }) else { return }
-        if held { expectations[index].held += 1 } else { expectations[index].failedAt = clock.seconds }
+        if let failure {
+            expectations[index].failedAt = clock.seconds
+            expectations[index].failure = failure
+        } else {
+            expectations[index].held += 1
+        }
     }
 
     /// One step of a `random` block: a weighted line, `?` replaced by a random device that can
@@ -414,7 +422,7 @@ public final class ScenarioRunner {
             device.saves += 1
             timeline.mark(now, device.name, .save, "saved \(save.storeKind.rawValue) transaction \(save.number) (\(save.writes.count) objects)")
         }
-        for conflict in reply.conflicts { timeline.mark(now, device.name, .conflict, "conflict recorded: \(conflict)") }
+        for conflict in reply.conflicts { timeline.markConflict(now, device.name, conflict) }
         if case .edit = command, let error = reply.error { violate("\(device.name) edit failed: \(error)") }
         for handover in reply.handovers { checkHandover(handover, of: device) }
         timeline.sample(device.name, time: now, knowledge: reply.knowledgeTotal, store: reply.storeKind.map { "\($0.rawValue)\(reply.account.map { " (\($0))" } ?? "")" })

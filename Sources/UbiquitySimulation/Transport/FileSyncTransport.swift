@@ -96,7 +96,7 @@ final class FileSyncTransport: Transport {
         plans[machine] = plan
         var shown = plan
         shown.skew = 0...0   // the devices' clocks, not the machine's
-        if !shown.isQuiet { note(machine, .faultPlan, "", "faults: \(shown.summary)") }
+        if !shown.isQuiet { journal.append(.faultPlan(shown, time: now, device: Self.lane(machine))) }
     }
 
     func deviceWrote(_ device: String, at now: Double) {
@@ -350,7 +350,7 @@ final class FileSyncTransport: Transport {
             var plan = plans[machine] ?? FaultPlan()
             for (key, value) in pairs { _ = plan.set(key, value) }
             plans[machine] = plan
-            journal.append(TransferRecord(time: now, device: Self.lane(machine), kind: .faultPlan, path: "", detail: "faults: \(plan.summary)"))
+            journal.append(.faultPlan(plan, time: now, device: Self.lane(machine)))
         }
     }
 

@@ -34,7 +34,7 @@ final class ICloudTransport: Transport {
         directories[device] = directory
         if mirrorsCloud {
             daemons[device] = TransferDaemon(name: device, device: directory, cloud: cloud, plan: plan, seed: seed, watchMirror: watchMirrors)
-            if !plan.isQuiet { journal.append(TransferRecord(time: 0, device: device, kind: .faultPlan, path: "", detail: "faults: \(plan.summary)")) }
+            if !plan.isQuiet { journal.append(.faultPlan(plan, time: 0, device: device)) }
         } else {
             syncedGeneration[device] = -1
         }
@@ -118,7 +118,7 @@ final class ICloudTransport: Transport {
         for name in order where device == nil || device == name {
             guard let daemon = daemons[name] else { continue }
             for (key, value) in pairs { _ = daemon.plan.set(key, value) }
-            journal.append(TransferRecord(time: now, device: name, kind: .faultPlan, path: "", detail: "faults: \(daemon.plan.summary)"))
+            journal.append(.faultPlan(daemon.plan, time: now, device: name))
         }
     }
 

@@ -224,9 +224,126 @@ struct TimelineReportTests {
         // The expectation before it held, it failed, and the run stopped before the one after.
         #expect(page.contains("<h2>Expectations: 1 held, 1 failed, 1 not reached</h2>"))
         #expect(page.contains("<tr class=\"held\"><td>✓</td><td>line 9</td><td>iphone expect count Note 1</td><td>held</td></tr>"))
-        #expect(page.contains("<tr class=\"failed\"><td>✗</td><td>line 10</td><td>mac expect count Note 3</td><td>failed at +\(SimulatedDuration.text(violation.time))</td></tr>"))
+        #expect(page.contains("<tr class=\"failed\"><td>✗</td><td>line 10</td><td>mac expect count Note 3</td><td>failed at +\(SimulatedDuration.text(violation.time)): \(TimelineSVG.escape(violation.message))</td></tr>"))
         #expect(page.contains("<tr class=\"not-reached\"><td>–</td><td>line 11</td><td>mac expect count Note 1</td><td>not reached</td></tr>"))
         try Self.checkReadable(try TimelineDrawing(html: page))
+    }
+
+    /// `Tests/Fixtures/scenarios`: scenarios made for the tests (and the docs' examples).
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/scenarios").path
+
+    /// The fields of `ScenarioResult.jsonValue` this suite reads, decoded as a client would.
+    struct ReportJSON: Decodable {
+        struct Expectation: Decodable, Equatable {
+            var line: Int
+            var text: String
+            var held: Bool
+            var outcome: String
+            var timesHeld: Int
+            var failedAt: Double?
+            var reason: String?
+        }
+        struct Conflict: Decodable, Equatable {
+            var time: Double
+            var device, object, property, kind, winner, loser: String
+        }
+        struct Faults: Decodable, Equatable {
+            struct Range: Decodable, Equatable { var from, to: Double }
+            var delay: Range?
+            var retry: Range?
+            var drop, truncate, duplicate, lose: Double?
+            var reorder: Bool?
+            var skew: Range?
+        }
+        struct FaultPlan: Decodable {
+            var time: Double
+            var lane: String
+            var kind: String
+            var faults: Faults?
+            var seconds: Double?
+        }
+        var passed: Bool
+        var about: [String]
+        var expectations: [Expectation]
+        var conflictsRecorded: [Conflict]
+        var faultPlans: [FaultPlan]
+    }
+
+    /// late-edit: an about line, a fault plan, a conflict on both devices, an expectation that
+    /// holds, one that fails and one never reached. The JSON report has each of them, typed
+    /// (decoded here as a client would), and so do the text, the page and the SVG alone.
+    @Test func everyFormCarriesTheAboutLineExpectationsConflictsAndFaultPlans() throws {
+        let scenario = try ScenarioParser.load(path: Self.fixtures + "/late-edit.scenario")
+        let result = try ScenarioFixtures.run(scenario, try ScenarioFixtures.options(), expectingViolations: true)
+        let violation = try #require(result.violations.first, "\(result.text)")
+        #expect(result.violations.count == 1 && violation.line == 24, "\(result.text)")
+        let about = try #require(scenario.about.first)
+        let failedAt = "failed at +\(SimulatedDuration.text(violation.time))"
+
+        let json = try JSONDecoder().decode(ReportJSON.self, from: Data(result.jsonValue.text().utf8))
+        #expect(!json.passed && json.about == [about])
+        #expect(json.expectations == [
+            .init(line: 23, text: "iphone expect conflicts 1", held: true, outcome: "held", timesHeld: 1, failedAt: nil, reason: nil),
+            .init(line: 24, text: "mac expect count Note 2", held: false, outcome: "failed", timesHeld: 0, failedAt: violation.time, reason: violation.message),
+            .init(line: 25, text: "expect converged", held: false, outcome: "not-reached", timesHeld: 0, failedAt: nil, reason: nil),
+        ])
+        // The Mac's edit came an hour after the iPhone's: it won on both devices.
+        #expect(json.conflictsRecorded.map(\.device).sorted() == ["iphone", "mac"], "\(json.conflictsRecorded)")
+        for conflict in json.conflictsRecorded {
+            #expect(conflict.object == "Note/n1" && conflict.property == "title" && conflict.kind == "update", "\(conflict)")
+            #expect(conflict.winner == "mac" && conflict.loser == "iphone", "\(conflict)")
+            #expect(result.timeline.marks.contains { $0.kind == .conflict && $0.lane == conflict.device && $0.time == conflict.time })
+        }
+        #expect(json.faultPlans.map(\.lane) == ["iphone", "mac"])
+        for plan in json.faultPlans {
+            #expect(plan.time == 0 && plan.kind == "faults" && plan.seconds == nil)
+            #expect(plan.faults == .init(delay: .init(from: 1, to: 30), drop: 0.05), "\(plan)")
+        }
+
+        // The text report.
+        let text = result.text.components(separatedBy: "\n")
+        #expect(text.dropFirst().first == "  about: \(about)")
+        #expect(text.contains("Expectations: 1 held, 1 failed, 1 not reached"))
+        #expect(text.contains("  ✓ line 23: iphone expect conflicts 1: held"))
+        #expect(text.contains("  ✗ line 24: mac expect count Note 2: \(failedAt): \(violation.message)"))
+        #expect(text.contains("  – line 25: expect converged: not reached"))
+
+        // The page, which needs no script to show any of it.
+        let page = TimelineReport.html(result)
+        #expect(!page.contains("<script"))
+        #expect(page.contains("<p class=\"about\">\(TimelineSVG.escape(about))</p>"))
+        #expect(page.contains("<h2>Expectations: 1 held, 1 failed, 1 not reached</h2>"))
+        #expect(page.contains("<tr class=\"held\"><td>✓</td><td>line 23</td><td>iphone expect conflicts 1</td><td>held</td></tr>"))
+        #expect(page.contains("<tr class=\"failed\"><td>✗</td><td>line 24</td><td>mac expect count Note 2</td><td>\(failedAt): \(TimelineSVG.escape(violation.message))</td></tr>"))
+        #expect(page.contains("<tr class=\"not-reached\"><td>–</td><td>line 25</td><td>expect converged</td><td>not reached</td></tr>"))
+
+        // The SVG alone: the about line under the verdict and the violation, the expectations under the axis.
+        let svg = try TimelineDrawing(svg: TimelineReport.svg(result))
+        try Self.checkReadable(svg)
+        let texts = svg.root.all { $0.name == "text" }
+        #expect(texts.filter { $0.classes.contains("about") }.map(\.visibleText).joined(separator: " ") == about)
+        #expect(texts.firstIndex { $0.classes.contains("about") } == texts.lastIndex { $0.classes.contains("violation-text") }.map { $0 + 1 })
+        #expect(texts.filter { $0.classes.contains("expectations") }.map(\.visibleText) == ["Expectations: 1 held, 1 failed, 1 not reached"])
+        func lines(_ outcome: String) -> String {
+            texts.filter { $0.classes.isSuperset(of: ["expectation", outcome]) }.map(\.visibleText).joined(separator: " ")
+        }
+        #expect(lines("held") == "✓ line 23: iphone expect conflicts 1 — held")
+        #expect(lines("failed") == "✗ line 24: mac expect count Note 2 — \(failedAt): \(violation.message)")
+        #expect(lines("not-reached") == "– line 25: expect converged — not reached")
+        let axis = try #require(texts.last { $0.classes.isEmpty && $0.visibleText.hasPrefix("+") })
+        #expect(texts.filter { $0.classes.contains("expectation") }.allSatisfy { $0.number("y") > axis.number("y") }, "under the axis")
+
+        // Both drawings mark the conflict and the plan on each device's lane.
+        for drawing in [try TimelineDrawing(html: page), svg] {
+            for lane in drawing.lanes {
+                let name = lane.attributes["data-lane"] ?? ""
+                let conflicts = lane.all { $0.classes.contains("conflict") }.compactMap(\.tooltip)
+                #expect(conflicts.contains { $0.hasSuffix(" \(name): conflict recorded: Note/n1.title: mac's write won over iphone's") }, "\(name): \(conflicts)")
+                let plans = lane.all { $0.classes.contains("fault-plan") }.compactMap(\.tooltip)
+                #expect(plans == ["+0s \(name): faults: delay=1s..30s drop=0.05"], "\(name): \(plans)")
+            }
+        }
     }
 
     // MARK: What every drawing must hold
