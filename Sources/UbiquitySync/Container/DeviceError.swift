@@ -2,7 +2,8 @@
 public enum DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
     case notInitialized(String)
     case alreadyExists(String)
-    case inUse(String, pid: String)
+    /// Another peer or coordinator owns the device: `owner` says which process.
+    case inUse(String, owner: DeviceOwner)
     case unusable(String, String)
     /// A user name that cannot name a peer (peer IDs start with it).
     case invalidUserName(String)
@@ -17,7 +18,7 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
         switch self {
         case let .notInitialized(path): return "no device at \(path) (run 'ubiq device init' first)"
         case let .alreadyExists(path): return "a device already exists at \(path)"
-        case let .inUse(path, pid): return "the device at \(path) is in use by another process (pid \(pid))"
+        case let .inUse(path, owner): return "the device at \(path) is in use by \(owner)"
         case let .unusable(path, reason): return "cannot use the device at \(path): \(reason)"
         case let .invalidUserName(name): return "user name \(CloudNames.quoted(name)) must be 1 to 200 letters, digits, '.', '_', '-', '@', '+'"
         case let .invalidIdentityToken(token):

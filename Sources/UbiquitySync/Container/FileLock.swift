@@ -9,8 +9,10 @@ import Glibc
 public final class FileLock: @unchecked Sendable {
     private var descriptor: Int32
 
-    /// Takes the lock on `<directory>/<name>`, or throws `DeviceError.inUse` naming the owner's
-    /// pid. With `wait`, blocks until the lock is free instead (for short critical sections).
+    /// Takes the lock on `<directory>/<name>`, or throws `DeviceError.inUse` naming its holder
+    /// (`DeviceOwner`: found by the kernel's list of locks, since the pid a holder writes into the
+    /// file may not be there yet). With `wait`, blocks until the lock is free instead (for short
+    /// critical sections).
     public init(directory: String, name: String = ".lock", wait: Bool = false) throws(DeviceError) {
         let path = directory + "/" + name
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -18,9 +20,10 @@ public final class FileLock: @unchecked Sendable {
         guard flock(descriptor, LOCK_EX | (wait ? 0 : LOCK_NB)) == 0 else {
             var buffer = [UInt8](repeating: 0, count: 32)
             let count = pread(descriptor, &buffer, buffer.count, 0)
-            let owner = count > 0 ? String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : "?"
+            let written = count > 0 ? String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : ""
+            let owner = DeviceOwner.holding(descriptor: descriptor, fallbackText: written)
             close(descriptor)
-            throw .inUse(directory, pid: owner)
+            throw .inUse(directory, owner: owner)
         }
         let pid = Array("\(getpid())\n".utf8)
         ftruncate(descriptor, 0)

@@ -22,11 +22,11 @@ struct EncryptionUnlockCommand: ParsableCommand {
                 if let repair = try peer.unlockEncryption(passphrase: passphrase) { Console.out(repair.line) }
                 Console.out(try peer.encryptionStatus().line)
             }
-        } catch PeerError.device(.inUse(_, let pid)) {
+        } catch PeerError.device(.inUse(_, let owner)) {
             // A watch or an app owns the device: the key is kept on the device all the same,
             // and the owner's next round (a live import's comes within a second) takes it up.
             try UbiquityPeer.unlockEncryption(configuration: try global.configuration(), passphrase: passphrase)
-            Console.out("this device holds the key now; the process that owns it (pid \(pid)) imports with it from its next round")
+            Console.out("this device holds the key now; \(owner), which owns it, imports with it from its next round")
         }
     }
 }
