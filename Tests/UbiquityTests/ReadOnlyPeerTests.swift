@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ubiquity
+import UbiquityCore
 import UbiquityTestSupport
 
 /// `UbiquityPeer.openReadOnly`: reads a device another peer owns, takes no lock and writes nothing.
@@ -78,5 +79,68 @@ struct ReadOnlyPeerTests {
             "\($0)" == "this device has no store of account 'default' yet (nothing was saved or synced there)"
         }
         #expect(files(under: cloud.devicePath("fresh")).keys.sorted() == ["device.plist"], "and nothing was made")
+    }
+
+    /// A device whose store was made once and is gone (its folder and `tokens.plist` stand),
+    /// and the store's path.
+    func deviceWithoutItsStore(_ cloud: TestCloud, _ name: String) throws -> String {
+        let owner = try cloud.peer(name)
+        let path = owner.store.path
+        owner.close()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        return path
+    }
+
+    @Test func aReaderOfNoStoreYetMakesNothing() throws {
+        let cloud = try TestCloud()
+        let path = try deviceWithoutItsStore(cloud, "phone")
+        let before = files(under: cloud.devicePath("phone"))
+        // No owner holds the device: the reader still opens it read-only, and makes no store.
+        #expect(throws: StoreError.missing(path)) {
+            try UbiquityPeer.withReadablePeer(configuration: cloud.configuration("phone")) { _ in }
+        }
+        #expect(files(under: cloud.devicePath("phone")) == before, "nothing was made on the device")
+    }
+
+    @Test func aStoreBeingCreatedIsSaidSoAndMakesNothing() throws {
+        let cloud = try TestCloud()
+        let path = try deviceWithoutItsStore(cloud, "phone")
+        // The owner makes a new store under this name, and renames it once its schema is whole.
+        #expect(FileManager.default.createFile(atPath: path + ".creating", contents: Data("half a store".utf8)))
+        let before = files(under: cloud.devicePath("phone"))
+        #expect(throws: StoreError.beingCreated(path)) {
+            try UbiquityPeer.withReadablePeer(configuration: cloud.configuration("phone")) { _ in }
+        }
+        #expect(StoreError.beingCreated(path).description == "the store at \(path) is being created by the process that owns the device; try again in a moment")
+        #expect(files(under: cloud.devicePath("phone")) == before, "nothing was made on the device")
+
+        // The owner starts a creating file a crash left afresh, and leaves none behind.
+        let owner = try cloud.peer("phone")
+        #expect(try owner.store.fetch(FetchRequest(entity: "Note")).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: path + ".creating"))
+        owner.close()
+    }
+
+    @Test func aStoreBeingRebuiltIsSaidSoWhileItsOwnerLives() throws {
+        let cloud = try TestCloud()
+        let owner = try cloud.peer("phone")
+        let path = owner.store.path
+        owner.close()
+        try StoreMarker.mark(path, .rebuild)
+        #expect(throws: StoreError.beingReplaced(path, .rebuild)) {
+            try UbiquityPeer.withReadablePeer(configuration: cloud.configuration("phone")) { _ in }
+        }
+        #expect(StoreError.beingReplaced(path, .rebuild).description
+                == "the store at \(path) is being rebuilt from the container by the process that owns the device; try again when it is done")
+
+        // A mark left by a process that died marks nothing.
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        try Data("\(gone.processIdentifier) rebuild\n".utf8).write(to: URL(fileURLWithPath: StoreMarker.rebuildingPath(path)))
+        let count = try UbiquityPeer.withReadablePeer(configuration: cloud.configuration("phone")) { try $0.store.fetch(FetchRequest(entity: "Note")).count }
+        #expect(count == 0)
+        StoreMarker.clear(path)
     }
 }

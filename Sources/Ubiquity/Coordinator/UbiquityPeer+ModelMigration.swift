@@ -12,19 +12,11 @@ extension UbiquityPeer {
     /// one. Returns what was done, `nil` when the store is new or already on the model.
     static func migrateStoreIfNeeded(_ configuration: PeerConfiguration, device: Device, kind: StoreKind, path: String,
                                      logger: UbiquityLogger) throws -> ModelMigration? {
-        let model = configuration.model
-        guard let stored = PersistentStore.storedModelHash(atPath: path), stored != model.hash else { return nil }
-        let known = PersistentStore.storedModel(atPath: path).flatMap { $0.hash == stored ? $0 : nil }
-            ?? configuration.previousModels.first { $0.hash == stored }
-        guard let source = known else {
-            throw PeerError.storeNeedsMigration(.storeModelUnknown(path: path, storedHash: stored, model: model.name, hash: model.hash))
-        }
-        let plan: ModelMigrationPlan
-        do throws(ModelMigrationError) { plan = try ModelMigrationPlan(from: source, to: model) } catch { throw PeerError.migrationRefused(error) }
-        guard configuration.migratesStore else {
-            throw PeerError.storeNeedsMigration(.migrationNotEnabled(source: source.name, storedHash: stored, model: model.name, hash: model.hash,
-                                                                     changes: plan.diff.changes.filter { $0.mapping != .noMigration }.count))
-        }
+        guard let (source, plan) = try migrationPlan(configuration, path: path) else { return nil }
+        guard configuration.migratesStore else { throw migrationNotEnabled(configuration, source: source, plan: plan) }
+        // Readers beside this owner say the store is being migrated rather than read it meanwhile.
+        try StoreMarker.mark(path, .migration)
+        defer { StoreMarker.clear(path) }
         if kind == .account, device.identityToken != nil {
             // The old version's peers get this store's last saves, and the store takes theirs
             // into the new version: one sync on the old model first (best effort: offline, the
@@ -43,6 +35,28 @@ extension UbiquityPeer {
         let migration = try PersistentStore.migrate(atPath: path, plan: plan)
         logger.notice(.setupAssistant, "migrateStore", migration.description)
         return migration
+    }
+
+    /// The migration the store at `path` needs to be opened with the configuration's model:
+    /// `nil` when the store is new or already on it; thrown when the store's model is unknown or
+    /// the change cannot be inferred.
+    static func migrationPlan(_ configuration: PeerConfiguration, path: String) throws -> (source: ObjectModel, plan: ModelMigrationPlan)? {
+        let model = configuration.model
+        guard let stored = PersistentStore.storedModelHash(atPath: path), stored != model.hash else { return nil }
+        let known = PersistentStore.storedModel(atPath: path).flatMap { $0.hash == stored ? $0 : nil }
+            ?? configuration.previousModels.first { $0.hash == stored }
+        guard let source = known else {
+            throw PeerError.storeNeedsMigration(.storeModelUnknown(path: path, storedHash: stored, model: model.name, hash: model.hash))
+        }
+        do throws(ModelMigrationError) { return (source, try ModelMigrationPlan(from: source, to: model)) } catch { throw PeerError.migrationRefused(error) }
+    }
+
+    /// The error of a store that needs `plan` and is not migrated (the configuration does not
+    /// migrate, or the peer only reads): it says how to migrate it.
+    static func migrationNotEnabled(_ configuration: PeerConfiguration, source: ObjectModel, plan: ModelMigrationPlan) -> PeerError {
+        let model = configuration.model
+        return .storeNeedsMigration(.migrationNotEnabled(source: source.name, storedHash: source.hash, model: model.name, hash: model.hash,
+                                                         changes: plan.diff.changes.filter { $0.mapping != .noMigration }.count))
     }
 
     /// While the new version's baselines lack what the store held when it was migrated: join

@@ -84,8 +84,16 @@ public final class UbiquityPeer: @unchecked Sendable {
         migrationLogger.peerID = peerID
         migrationLogger.storeName = configuration.storeName
         migration = readOnly ? nil : try Self.migrateStoreIfNeeded(configuration, device: device, kind: kind, path: storePath, logger: migrationLogger)
-        store = try PersistentStore(path: storePath, model: configuration.model, peerID: peerID, storeName: configuration.storeName,
-                                    contentName: configuration.contentName, readOnly: readOnly)
+        do {
+            store = try PersistentStore(path: storePath, model: configuration.model, peerID: peerID, storeName: configuration.storeName,
+                                        contentName: configuration.contentName, readOnly: readOnly)
+        } catch let error as StoreError where readOnly {
+            // A reader of another model version is told how to migrate, as the owner would be.
+            if case .modelMismatch = error, let (source, plan) = try Self.migrationPlan(configuration, path: storePath) {
+                throw Self.migrationNotEnabled(configuration, source: source, plan: plan)
+            }
+            throw error
+        }
         store.wallClock = configuration.clock
         let storeFolder = (store.path as NSString).deletingLastPathComponent
         fallbackBeside = (storeFolder as NSString).lastPathComponent == "store" ? (storeFolder as NSString).deletingLastPathComponent + "/fallback" : nil

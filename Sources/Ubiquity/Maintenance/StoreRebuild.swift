@@ -1,4 +1,5 @@
 import UbiquityCore
+import UbiquitySync
 
 /// What a rebuild of the account's store from the container gave.
 public struct StoreRebuildReport: Sendable {
@@ -34,6 +35,16 @@ public enum StoreRebuild {
         configuration.rebuildFromContent = true
         let coordinator = try UbiquitousStoreCoordinator(configuration: configuration, liveImport: .off)
         defer { coordinator.close() }
+        // From the deletion until the import is done, readers beside this owner say the store
+        // is being rebuilt rather than read a store that is not there, or holds part of the data.
+        var marked: String?
+        if coordinator.device.identityToken != nil {
+            let directory = try UbiquityPeer.localDirectory(configuration, device: coordinator.device, kind: .account)
+            let path = UbiquityPeer.storePath(localDirectory: directory, kind: .account, storeName: configuration.storeName)
+            try StoreMarker.mark(path, .rebuild)
+            marked = path
+        }
+        defer { marked.map(StoreMarker.clear) }
         try coordinator.addStore()
         try coordinator.waitForBackgroundImport()
         guard let peer = coordinator.peer else { throw StoreRebuildError.noStore }

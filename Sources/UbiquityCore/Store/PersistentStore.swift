@@ -58,7 +58,38 @@ public final class PersistentStore: @unchecked Sendable {
     /// write it (WAL readers never block the writer): nothing is created or written, a store
     /// that would need writing to open (a missing file, an older schema) is refused, and every
     /// save throws.
-    public init(path: String, model: ObjectModel, peerID: String, storeName: String, contentName: String, readOnly: Bool = false) throws {
+    ///
+    /// A new store is made whole under another name (`StoreMarker.creatingPath`) and renamed
+    /// into place, so a reader never opens a store whose schema is not there yet; a reader finds
+    /// a store its owner is making, or replacing, refused in one line (`StoreError.beingCreated`,
+    /// `.beingReplaced`).
+    public convenience init(path: String, model: ObjectModel, peerID: String, storeName: String, contentName: String, readOnly: Bool = false) throws {
+        if readOnly {
+            if let replacement = StoreMarker.replacement(of: path) { throw StoreError.beingReplaced(path, replacement) }
+            if !FileManager.default.fileExists(atPath: path) {
+                throw FileManager.default.fileExists(atPath: StoreMarker.creatingPath(path)) ? StoreError.beingCreated(path) : StoreError.missing(path)
+            }
+        } else if !FileManager.default.fileExists(atPath: path) {
+            try Self.create(path: path, model: model, peerID: peerID, storeName: storeName, contentName: contentName)
+        }
+        try self.init(opening: path, model: model, peerID: peerID, storeName: storeName, contentName: contentName, readOnly: readOnly)
+    }
+
+    /// Makes the store at `path` under its creating name, schema and metadata complete and in
+    /// one file (rollback journal: nothing left in a WAL under the other name), then renames it
+    /// into place. A creating file left by a crash is started afresh.
+    private static func create(path: String, model: ObjectModel, peerID: String, storeName: String, contentName: String) throws {
+        let creating = StoreMarker.creatingPath(path)
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(creating + suffix) }
+        let fresh = try PersistentStore(opening: creating, model: model, peerID: peerID, storeName: storeName, contentName: contentName, readOnly: false)
+        try fresh.locked { try fresh.database.execute("PRAGMA journal_mode=DELETE") }
+        fresh.close()
+        guard rename(creating, path) == 0 else {
+            throw FileError(path: path, operation: "rename", errno: errno)
+        }
+    }
+
+    private init(opening path: String, model: ObjectModel, peerID: String, storeName: String, contentName: String, readOnly: Bool) throws {
         self.model = model
         isReadOnly = readOnly
         self.peerID = peerID
@@ -99,6 +130,7 @@ public final class PersistentStore: @unchecked Sendable {
         knowledgeCache = KnowledgeVector()
         if readOnly {
             try checkMetaForReading(model: model, peerID: peerID)
+            try addMissingBookkeepingForReading()
         } else {
             try createOrCheckSchema(tables: tables, pairTables: pairTables)
             database.checkpointInBackground()
@@ -133,6 +165,21 @@ public final class PersistentStore: @unchecked Sendable {
         guard hash == model.hash else { throw StoreError.modelMismatch(store: hash, model: model.hash) }
         guard peer == peerID else { throw StoreError.peerMismatch(store: peer, peer: peerID) }
         guard schema == String(StoreSchema.version) else { throw StoreError.schemaMismatch(schema) }
+    }
+
+    /// A bookkeeping table a later build added without a new schema version (`Z_OUTBOX_PREVIOUS`)
+    /// is made in the file by its owner's next open; a reader, which writes nothing, reads it
+    /// empty: made in its own connection's temporary schema, which shadows nothing in the file.
+    private func addMissingBookkeepingForReading() throws {
+        let prefix = "CREATE TABLE IF NOT EXISTS "
+        let existing = Set(try database.statement("SELECT name FROM main.sqlite_master WHERE type = 'table'").rows { $0.string(0) ?? "" })
+        for statement in StoreSchema.bookkeepingSQL.split(separator: ";") {
+            let sql = statement.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard sql.hasPrefix(prefix), let qualified = sql.dropFirst(prefix.count).split(separator: " ").first else { continue }
+            let name = qualified.hasPrefix("main.") ? String(qualified.dropFirst(5)) : String(qualified)
+            guard !existing.contains(name) else { continue }
+            try database.execute("CREATE TEMP TABLE " + name + sql.dropFirst(prefix.count + qualified.count))
+        }
     }
 
     private var lockDepth = 0

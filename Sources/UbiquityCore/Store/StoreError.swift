@@ -17,6 +17,13 @@ public enum StoreError: Error, CustomStringConvertible, Equatable, Sendable {
     case closed
     /// A store opened read-only does not exist (or was never set up): nothing was saved there yet.
     case missing(String)
+    /// A store opened read-only is not there yet: its owner is making it (`StoreMarker`).
+    case beingCreated(String)
+    /// A store opened read-only is being replaced by its owner (rebuilt or migrated): it is read
+    /// once that is done.
+    case beingReplaced(String, StoreReplacement)
+    /// A store opened read-only kept failing to read while its owner replaced its files.
+    case unsettled(String)
     /// A save refers, through a relationship, to an object that neither the store nor the save holds.
     case missingTarget(object: GlobalID, relationship: String, target: GlobalID)
     /// A log was handed to the store out of causal order (a bug in the caller, never in the cloud).
@@ -41,6 +48,9 @@ public enum StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case .readOnly: return "this store was opened read-only: it takes no saves"
         case .closed: return "the store was closed (its coordinator or peer was closed): open the device again to use it"
         case let .missing(path): return "no store at \(path) yet (nothing was saved or synced there)"
+        case let .beingCreated(path): return "the store at \(path) is being created by the process that owns the device; try again in a moment"
+        case let .beingReplaced(path, replacement): return "the store at \(path) is \(replacement.words) by the process that owns the device; try again when it is done"
+        case let .unsettled(path): return "the store at \(path) kept changing while it was read (the process that owns the device is replacing its files); try again"
         case let .missingTarget(object, relationship, target):
             return "\(object).\(relationship) refers to \(target), which does not exist: insert it first (or in the same save), or sync if another peer made it"
         case let .notApplicable(peer, number): return "transaction \(number) of \(peer) is not the next applicable one"

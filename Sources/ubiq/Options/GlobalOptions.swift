@@ -131,8 +131,9 @@ struct GlobalOptions: ParsableArguments {
         Console.note("ubiq: this device was given the content key with the passphrase in $\(passphraseVariable) (it keeps the key from now on)")
     }
 
-    /// For the commands that only read (`fetch`, `status`, `dump`, …): the device's peer, or a
-    /// read-only one while another process owns the device (`UbiquityPeer.withReadablePeer`).
+    /// For the commands that only read (`fetch`, `status`, `dump`, …): the device's peer opened
+    /// read-only, whether or not another process owns the device (`UbiquityPeer.withReadablePeer`),
+    /// so a reader never keeps the owner from writing.
     func withReadablePeer<T>(_ body: (UbiquityPeer) throws -> T) throws -> T {
         try UbiquityPeer.withReadablePeer(configuration: try configuration(), body)
     }

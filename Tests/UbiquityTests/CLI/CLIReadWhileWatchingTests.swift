@@ -87,13 +87,17 @@ struct CLIReadWhileWatchingTests {
         #expect(try sandbox.dump("watcher") == sandbox.dump("writer"))
     }
 
-    /// A device this process can own is opened as before (the read-only path is for a device
-    /// another process owns): a read on a fresh device still makes its store.
-    @Test func aFreeDeviceIsOpenedAsBefore() throws {
+    /// A device no process owns is read read-only all the same (a reader never takes the lock an
+    /// owner may want next): a read of a fresh device makes no store, and says there is none.
+    @Test func aFreeDeviceIsReadReadOnlyToo() throws {
         let sandbox = try CLISandbox()
         try sandbox.initDevice("phone")
-        let fetch = try sandbox.succeed(["fetch", "Note"], device: "phone")
-        #expect(fetch.stdout.isEmpty, "\(fetch)")
+        for command in [["fetch", "Note"], ["status"]] {
+            let read = try sandbox.run(command, device: "phone")
+            #expect(!read.succeeded && read.stderrLines == ["ubiq: error: this device has no store of account 'default' yet (nothing was saved or synced there)"], "\(read)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.device("phone")) == ["device.plist"], "the readers made nothing")
+        try sandbox.succeed(["insert", "Note", "title=x"], device: "phone")
         let status = try sandbox.succeed(["status"], device: "phone")
         #expect(status.stdoutLines.contains("  outbox      0 log(s) waiting"), "\(status)")
     }
