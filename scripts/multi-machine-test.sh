@@ -180,6 +180,25 @@ for probe in 1 2 3 4 5 6; do
     python3 -c "print(f'{$(now) - $saved:.3f}')" >>"$LATENCIES"
 done
 converge "saves on every host"
+# Syncthing's own time for a plain file between the same hosts: written under a temporary name
+# and renamed, as our files are, and seen once it is there on the other host.
+PLAIN=$MM_ROOT/plain-latencies
+: >"$PLAIN"
+for probe in 1 2 3 4 5 6; do
+    from=$(((probe - 1) % HOSTS + 1))
+    to=$((from % HOSTS + 1))
+    name="plain-probe-$probe.txt"
+    echo "probe $probe" >"$MM_ROOT/h$from/cloud/.$name.tmp"
+    mv "$MM_ROOT/h$from/cloud/.$name.tmp" "$MM_ROOT/h$from/cloud/$name"
+    saved=$(now)
+    deadline=$((SECONDS + TIMEOUT))
+    until [[ -f $MM_ROOT/h$to/cloud/$name ]]; do
+        ((SECONDS < deadline)) || fail "a plain file never reached host $to"
+        sleep 0.01
+    done
+    python3 -c "print(f'{$(now) - $saved:.3f}')" >>"$PLAIN"
+done
+for ((host = 1; host <= HOSTS; host++)); do rm -f "$MM_ROOT/h$host/cloud"/plain-probe-*.txt; done
 
 # 4. An update and a delete of another host's objects.
 other=$(grep -m1 . "$IDS")
@@ -257,10 +276,12 @@ doctor_json=$(on 1 e doctor --json) || (($? == 1)) || fail "doctor on host 1 fai
 kinds=$(printf '%s' "$doctor_json" | python3 -c 'import json,sys; print(" ".join(sorted({f["kind"] for f in json.load(sys.stdin)["findings"]})) or "none")')
 say "conflict copies in the clouds: $copies (never imported); doctor on host 1: $kinds"
 say "every device holds the same $(wc -l <"$IDS" | tr -d ' ') saved notes"
-python3 - "$LATENCIES" "$HOSTS${CUT:+ cut}" "$MM_MODE" <<'PY'
+python3 - "$LATENCIES" "$PLAIN" "$HOSTS${CUT:+ cut}" "$MM_MODE" <<'PY'
 import statistics, sys
-values = [float(line) for line in open(sys.argv[1]) if line.strip()]
-print(f"multi-machine[{sys.argv[2]}]: save -> visible on another host ({sys.argv[3]}, Syncthing fsWatcherDelayS=1): "
-      f"median {statistics.median(values):.2f} s, min {min(values):.2f} s, max {max(values):.2f} s over {len(values)} saves")
+def figures(path, what):
+    values = [float(line) for line in open(path) if line.strip()]
+    return f"median {statistics.median(values):.2f} s, min {min(values):.2f} s, max {max(values):.2f} s over {len(values)} {what}"
+print(f"multi-machine[{sys.argv[3]}]: save -> visible on another host ({sys.argv[4]}, Syncthing fsWatcherDelayS=1): "
+      f"{figures(sys.argv[1], 'saves')}; a plain file alone: {figures(sys.argv[2], 'files')}")
 PY
 say "passed"
