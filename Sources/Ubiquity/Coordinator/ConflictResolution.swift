@@ -13,12 +13,15 @@ public enum ImportResolution: Sendable, Equatable {
 
 extension UbiquityPeer {
     /// Saves the losing value of conflict `id` again, as a new local transaction that every peer
-    /// imports (so the loser wins everywhere from now on). Returns the transaction's log.
+    /// imports (so the loser wins everywhere from now on); a uniqueness loser's value goes to
+    /// the object it was merged into. Returns the transaction's log.
     @discardableResult
     public func restoreLoser(ofConflict id: Int64) throws -> TransactionLog? {
         try refuseUnlessWritable("restore a conflict")
         guard let conflict = try store.conflict(id) else { throw ConflictResolutionError.unknownConflict(id) }
-        return try save(conflict.loserValue, as: conflict.property, of: conflict.object, kind: conflict.kind)
+        // An object that lost under a uniqueness constraint is gone: its value goes to the object it became.
+        let object = try store.uniquenessWinner(of: conflict.object)
+        return try save(conflict.loserValue, as: conflict.property, of: object, kind: conflict.kind == .uniqueness ? .update : conflict.kind)
     }
 
     /// Writes `value` into `property` of `object` in a new local transaction.

@@ -140,7 +140,7 @@ extension ObjectModel {
             }
             for group in entity.mergeGroups { lines.append("  merge group: \(group.joined(separator: ", "))") }
             for constraint in entity.uniquenessConstraints {
-                lines.append("  unique: \(constraint.joined(separator: ", ")) (not enforced)")
+                lines.append("  unique: \(constraint.joined(separator: ", "))")
             }
         }
         let warnings = unhonouredFeatures

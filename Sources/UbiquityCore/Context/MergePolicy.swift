@@ -24,6 +24,10 @@ public struct MergeConflict: Sendable, CustomStringConvertible {
         case deletedInStore
         /// The context deleted it; the store changed it.
         case deletedInContext
+        /// The context inserted an object holding a uniqueness constraint's values of this one
+        /// (`changes`: the new object's values; `snapshot` and `persisted`: this one's). The new
+        /// object becomes this one; the policy decides which values it keeps.
+        case uniqueness
     }
 
     public let object: GlobalID

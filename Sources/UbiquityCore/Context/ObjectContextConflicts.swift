@@ -72,6 +72,8 @@ extension ObjectContext {
         switch conflict.kind {
         case .deletedInStore, .deletedInContext:
             try keepStore(conflict)
+        case .uniqueness:
+            break   // found after this pass (ObjectContextUniqueness.swift)
         case .updated:
             for name in object.changedValues.names where conflict.persisted[name] != conflict.snapshot[name] {
                 object.changedValues[name] = nil

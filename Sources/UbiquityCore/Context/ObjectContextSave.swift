@@ -24,6 +24,7 @@ extension ObjectContext {
             return nil
         }
         try resolveConflicts()
+        try resolveUniquenessCollisions()
         // The merge policy may have dropped every change (rollback, store trump): nothing to log.
         guard hasChanges else { return nil }
         let doomed = try deletionClosure()

@@ -149,8 +149,8 @@ public struct EntityDescription: Sendable, Equatable {
     public var transientRelationships: [RelationshipDescription] = []
     /// Core Data's uniqueness constraints: each one names the properties (attributes or to-one
     /// relationships) whose values, together, no two objects of the entity may share. A
-    /// sub-entity has its parent's too. Kept, hashed and shown; not enforced (objects merge by
-    /// global ID, and two devices may each insert an object with the same values).
+    /// sub-entity has its parent's too. Kept at save and across devices (Docs/SyncSemantics.md,
+    /// uniqueness constraints; `ObjectModel.uniquenessConstraints(of:)` gives each its scope).
     public var uniquenessConstraints: [[String]] = []
 
     public init(_ name: String, attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [], mergeGroups: [[String]] = [],

@@ -392,14 +392,15 @@ public enum ModelError: Error, CustomStringConvertible, Equatable, Sendable {
 
 extension ObjectModel {
     /// What the model declares that Ubiquity keeps (in the model, its hash and its file) but
-    /// does not honour yet, one sentence each: uniqueness constraints, which no store enforces
-    /// across devices, and derived attributes, whose values are not computed. A peer opening
-    /// such a model logs each at level 1.
+    /// does not honour yet, one sentence each: derived attributes, whose values are not
+    /// computed, and so the uniqueness constraints that name one. A peer opening such a model
+    /// logs each at level 1.
     public var unhonouredFeatures: [String] {
         var features: [String] = []
         for entity in declaredEntities {
-            for constraint in entity.uniquenessConstraints {
-                features.append("\(entity.name): the uniqueness constraint (\(constraint.joined(separator: ", "))) is not enforced: objects merge by global ID, and two objects with the same values are both kept")
+            for constraint in entity.uniquenessConstraints
+            where constraint.contains(where: { entity.transientAttribute($0)?.derivation != nil }) {
+                features.append("\(entity.name): the uniqueness constraint (\(constraint.joined(separator: ", "))) names a derived attribute, which holds no value: it is never enforced")
             }
             for attribute in entity.attributes + entity.transientAttributes {
                 guard let derivation = attribute.derivation else { continue }

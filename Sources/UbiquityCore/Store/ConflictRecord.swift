@@ -7,6 +7,10 @@ public struct ConflictRecord: Sendable, Equatable {
         case update
         /// A write concurrent with a delete; the delete won (`winnerValue` holds no value).
         case delete
+        /// The object (the loser) was inserted concurrently with another holding the same
+        /// values of a uniqueness constraint, and merged into it: one record per property the
+        /// loser held, its value beside the one the winner kept.
+        case uniqueness
     }
 
     public let id: Int64

@@ -36,7 +36,7 @@ extension PersistentStore {
     }
 
     /// The whole merge state — every row (dead ones too) with its slot stamps and writers, every
-    /// pair with its stamp, every tombstone — but nothing local (versions, history, conflicts).
+    /// pair with its stamp, every tombstone, every uniqueness loser's winner — but nothing local (versions, history, conflicts).
     /// Peers that applied the same set of logs have equal merge states: the invariant of Docs/SyncSemantics.md.
     public func mergeState() throws -> JSONValue {
         try locked {
@@ -69,6 +69,12 @@ extension PersistentStore {
             state["tombstones"] = .array(try database.statement("SELECT gid, peer, number, stamp FROM Z_TOMBSTONES ORDER BY gid, peer, number").rows { row in
                 .array((0..<4).map { row.value(Int32($0)).jsonValue })
             })
+            // Which object each loser of a uniqueness constraint became (only models with constraints have any).
+            if model.hasUniquenessConstraints {
+                state["merged"] = .array(try database.statement("SELECT loser, winner FROM Z_MERGED ORDER BY loser").rows { row in
+                    .array((0..<2).map { row.value(Int32($0)).jsonValue })
+                })
+            }
             return .object(state)
         }
     }

@@ -61,6 +61,8 @@ struct MergePolicyOptions: ParsableArguments {
             return "\(conflict.object) changed in the store since it was read (\(changed.joined(separator: ", "))): your delete conflicts"
         case .deletedInStore:
             return "\(conflict.object) was deleted in the store since it was read: your change conflicts"
+        case .uniqueness:
+            return "\(conflict.object) holds the values of a uniqueness constraint your new object has"
         }
     }
 
@@ -74,6 +76,8 @@ struct MergePolicyOptions: ParsableArguments {
         case .deletedInContext:
             return "conflict on \(conflict.object) resolved by \(policy.rawValue): the delete was dropped; "
                 + names.map { "\($0)=\(show($0, current[$0]))" }.joined(separator: " ")
+        case .uniqueness:
+            return "the new object merged into \(conflict.object) by \(policy.rawValue) (a uniqueness constraint)"
         case .updated, .deletedInStore:
             return names.map { name in
                 "conflict on \(conflict.object).\(name) resolved by \(policy.rawValue): the store had \(show(name, conflict.persisted[name])), yours \(show(name, conflict.changes[name])); now \(show(name, current[name]))"

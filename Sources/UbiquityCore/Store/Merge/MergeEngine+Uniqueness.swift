@@ -1,0 +1,214 @@
+import Foundation
+import UbiquityBase
+import UbiquityPlist
+
+// Uniqueness constraints in the merge (Docs/SyncSemantics.md, uniqueness constraints). Two
+// objects of a constraint's scope are one when their inserts carried the same constrained
+// values and neither insert's author had seen the other: the one with the lowest global ID
+// wins, the other (the loser) is joined into it slot by slot — the larger stamp wins, as for
+// any write — and every later write naming the loser goes to the winner. The decision rests on
+// the inserts' values and knowledge alone, never on what arrived first, so every peer that
+// applied the same logs keeps the same winner with the same slots.
+//
+// `Z_UNIQUE` holds each insert's constrained values (with its author's transaction), `Z_MERGED`
+// each loser's winner. A local save goes the same way; its context merged what it could see.
+extension MergeEngine {
+    /// `record` with every global ID it names that lost to another given that one's.
+    func redirected(_ record: ChangeRecord) throws -> ChangeRecord {
+        var record = record
+        record.id = try winner(of: record.id)
+        for (name, change) in record.relationships {
+            switch change {
+            case let .toOne(target?): record.relationships[name] = .toOne(try winner(of: target))
+            case let .toMany(added, removed): record.relationships[name] = .toMany(added: try added.map(winner), removed: try removed.map(winner))
+            case .toOne(nil): break
+            }
+        }
+        for (name, placed) in record.positions {
+            var moved: [GlobalID: String] = [:]
+            for (member, key) in placed { moved[try winner(of: member)] = key }
+            record.positions[name] = moved
+        }
+        return record
+    }
+
+    /// The object `id` was merged into, or `id`.
+    func winner(of id: GlobalID) throws -> GlobalID {
+        guard model.uniquenessConstraints(of: id.entity).isEmpty == false else { return id }
+        let statement = try database.statement("SELECT winner FROM Z_MERGED WHERE loser = ?")
+        try statement.bind(id.description, at: 1)
+        guard try statement.step(), let text = statement.string(0) else { return id }
+        return try GlobalID(text)
+    }
+
+    /// Applies an insert of an object of a constrained entity: notes its constrained values,
+    /// and merges it with the objects it collides with (it, or they, may lose).
+    func applyConstrainedInsert(_ record: ChangeRecord, writer: TransactionWriter, changes: inout ObjectChanges) throws {
+        let constraints = model.uniquenessConstraints(of: record.id.entity)
+        var colliding: Set<GlobalID> = []
+        for constraint in constraints {
+            guard let key = Self.key(of: record, constraint) else { continue }
+            let properties = constraint.properties.joined(separator: ",")
+            let select = try database.statement("SELECT gid, peer, number FROM Z_UNIQUE WHERE scope = ? AND properties = ? AND key = ? AND gid <> ?")
+            try select.bind([.text(constraint.scope), .text(properties), .text(key), .text(record.id.description)])
+            while try select.step() {
+                guard let other = try? GlobalID(select.string(0) ?? ""),
+                      writer.isConcurrent(withWriteOf: select.string(1) ?? "", number: select.int64(2)) else { continue }
+                colliding.insert(try winner(of: other))
+            }
+            try database.run("INSERT OR IGNORE INTO Z_UNIQUE (scope, properties, key, gid, peer, number) VALUES (?, ?, ?, ?, ?, ?)",
+                             [.text(constraint.scope), .text(properties), .text(key), .text(record.id.description), .text(writer.peer), .integer(writer.number)])
+        }
+        colliding.remove(record.id)
+        guard let lowest = colliding.min(), lowest < record.id else {
+            try apply(record, isInsert: true, writer: writer, changes: &changes)
+            for loser in colliding.sorted() { try join(loser, into: record.id, writer: writer, changes: &changes) }
+            return
+        }
+        // The new object loses: its insert is a write of the winner's slots, and what its log
+        // made point at it before the insert points at the winner.
+        try noteMerged(record.id, into: lowest)
+        try repointReferences(from: record.id, to: lowest, changes: &changes)
+        var moved = record
+        moved.id = lowest
+        try apply(moved, isInsert: true, writer: writer, changes: &changes)
+        try recordLoser(record.id, values: record, winner: lowest, writer: writer)
+        for loser in colliding.sorted() where loser != lowest { try join(loser, into: lowest, writer: writer, changes: &changes) }
+    }
+
+    /// The constrained values of an insert as one text (their canonical bytes), or `nil` when
+    /// one has no value: a missing value collides with none.
+    static func key(of record: ChangeRecord, _ constraint: UniquenessConstraint) -> String? {
+        let values = record.values
+        var items: [PlistValue] = []
+        for property in constraint.properties {
+            if let value = values[property] {
+                guard let value else { return nil }
+                items.append(value.plistValue)
+            } else if case let .toOne(target?)? = record.relationships[property] {
+                items.append(.string(target.description))
+            } else {
+                return nil
+            }
+        }
+        var bytes: [UInt8] = []
+        CanonicalEncoding.append(.array(items), to: &bytes)
+        return bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    }
+
+    private func noteMerged(_ loser: GlobalID, into winner: GlobalID) throws {
+        try database.run("UPDATE Z_MERGED SET winner = ? WHERE winner = ?", [.text(winner.description), .text(loser.description)])
+        try database.run("INSERT OR REPLACE INTO Z_MERGED (loser, winner) VALUES (?, ?)", [.text(loser.description), .text(winner.description)])
+    }
+
+    /// Joins the row of `loser`, which holds an object already, into `winner`'s: each slot the
+    /// loser wrote later is the winner's now (with its writer), the loser's pairs and the
+    /// references to it move to the winner, a deleted loser deletes the winner (delete wins, as
+    /// its deletes would have had they come after), and the loser's row goes.
+    func join(_ loser: GlobalID, into winner: GlobalID, writer: TransactionWriter, changes: inout ObjectChanges) throws {
+        try noteMerged(loser, into: winner)
+        let loserTable = try table(loser.entity), winnerTable = try table(winner.entity)
+        guard let lost = try loadRow(loserTable, loser), var row = try loadRow(winnerTable, winner) else { return }
+        let existing = row
+        for slot in loserTable.slots {
+            guard let writerColumn = winnerTable.slotWriterColumn[slot.name], let theirs = try slotWriter(lost, loserTable, slot) else { continue }
+            let mine = try slotWriter(row, winnerTable, slot)
+            if let mine, mine.stamp >= theirs.stamp { continue }
+            for (property, from, to) in Self.columns(of: slot, from: loserTable, to: winnerTable) {
+                // The winner's value the loser's later write replaces is recorded, as any concurrent overwrite.
+                if let mine, row[to] != lost[from] {
+                    try recordConflict(id: winner, property: property, kind: .update, winner: (lost[from], theirs.stamp, theirs.number),
+                                       loser: (row[to], mine.stamp, mine.number), at: writer.appliedAt)
+                }
+                row[to] = lost[from]
+            }
+            row[writerColumn] = lost[loserTable.slotWriterColumn[slot.name]!]
+        }
+        let wasAlive = existing[EntityTable.aliveColumn] == .integer(1)
+        if lost[EntityTable.aliveColumn] != .integer(1) { row[EntityTable.aliveColumn] = .integer(0) }
+        if case let .integer(version) = row[EntityTable.versionColumn] { row[EntityTable.versionColumn] = .integer(version + 1) }
+        try writeRow(winnerTable, row, existing: existing)
+        try database.run("INSERT OR IGNORE INTO Z_TOMBSTONES (gid, peer, number, stamp) SELECT ?, peer, number, stamp FROM Z_TOMBSTONES WHERE gid = ?",
+                         [.text(winner.description), .text(loser.description)])
+        try database.run("DELETE FROM Z_TOMBSTONES WHERE gid = ?", [.text(loser.description)])
+        try recordLoser(loser, row: lost, table: loserTable, winnerRow: row, winnerTable: winnerTable, at: writer.appliedAt)
+        try repointReferences(from: loser, to: winner, changes: &changes)
+        try database.run("DELETE FROM \(loserTable.quotedName) WHERE gid = ?", [.text(loser.description)])
+        changes.note(loser, wasAlive: lost[EntityTable.aliveColumn] == .integer(1), isAlive: false, changed: true)
+        changes.note(winner, wasAlive: wasAlive, isAlive: row[EntityTable.aliveColumn] == .integer(1), changed: true)
+    }
+
+    /// To-ones naming the loser name the winner (their slots keep their writers); pairs of the
+    /// loser become the winner's, the larger stamp winning where the winner has the pair too.
+    private func repointReferences(from loser: GlobalID, to winner: GlobalID, changes: inout ObjectChanges) throws {
+        for table in tables.values {
+            for relationship in table.entity.relationships where !relationship.isToMany && model.isKind(loser.entity, of: relationship.destination) {
+                guard let column = table.toOneColumn[relationship.name] else { continue }
+                let quoted = SQLiteDatabase.quote(table.columns[column])
+                let referring = try database.statement("SELECT gid FROM \(table.quotedName) WHERE \(quoted) = ?").bind([.text(loser.description)]).rows { $0.string(0) ?? "" }
+                guard !referring.isEmpty else { continue }
+                try database.run("UPDATE \(table.quotedName) SET \(quoted) = ? WHERE \(quoted) = ?", [.text(winner.description), .text(loser.description)])
+                for gid in referring { if let id = try? GlobalID(gid) { changes.note(id, wasAlive: true, isAlive: true, changed: true) } }
+            }
+        }
+        for pairs in pairTables.values {
+            for (mine, theirs) in [("source", "target"), ("target", "source")] {
+                let rows = try database.statement("SELECT \(theirs), present, stamp, number FROM \(pairs.quotedName) WHERE \(mine) = ?")
+                    .bind([.text(loser.description)]).rows { ($0.string(0) ?? "", $0.int64(1), $0.string(2) ?? "", $0.int64(3)) }
+                for (other, present, stampText, number) in rows {
+                    let (source, target) = mine == "source" ? (winner.description, other) : (other, winner.description)
+                    let current = try database.statement(pairs.selectPairSQL).bind([.text(source), .text(target)])
+                    if try current.step(), let held = current.string(1).flatMap(Stamp.init), let incoming = Stamp(stampText), held >= incoming { continue }
+                    try database.statement(pairs.writePairSQL).bind([.text(source), .text(target), .integer(present), .text(stampText), .integer(number)]).run()
+                }
+                try database.run("DELETE FROM \(pairs.quotedName) WHERE \(mine) = ?", [.text(loser.description)])
+            }
+        }
+    }
+
+    /// The columns of `slot`'s properties in a row of `source` and of `destination` (the winner
+    /// may be of a sub-entity or a parent of the loser's: the properties of the scope are in both).
+    static func columns(of slot: MergeSlot, from source: EntityTable, to destination: EntityTable) -> [(property: String, from: Int, to: Int)] {
+        var columns: [(property: String, from: Int, to: Int)] = []
+        for attribute in slot.attributes {
+            if let from = source.attributeColumn[attribute], let to = destination.attributeColumn[attribute] { columns.append((attribute, from, to)) }
+        }
+        if let relationship = slot.relationship, let from = source.toOneColumn[relationship], let to = destination.toOneColumn[relationship] {
+            columns.append((relationship, from, to))
+        }
+        return columns
+    }
+
+    /// The loser's values in the conflict history (kind `uniqueness`, on the loser's ID): each
+    /// property it wrote, beside the winner's value after the merge (none where the winner, of
+    /// another entity of the scope, has no such property).
+    private func recordLoser(_ loser: GlobalID, row lost: [SQLiteValue], table: EntityTable, winnerRow: [SQLiteValue], winnerTable: EntityTable, at recorded: Double) throws {
+        for slot in table.slots {
+            guard let writer = try slotWriter(lost, table, slot) else { continue }
+            let kept = winnerTable.slotWriterColumn[slot.name] == nil ? nil : try slotWriter(winnerRow, winnerTable, slot)
+            var properties = slot.attributes.compactMap { name in table.attributeColumn[name].map { (name, $0, winnerTable.attributeColumn[name]) } }
+            if let name = slot.relationship, let column = table.toOneColumn[name] { properties.append((name, column, winnerTable.toOneColumn[name])) }
+            for (property, from, to) in properties {
+                try recordConflict(id: loser, property: property, kind: .uniqueness,
+                                   winner: (to.map { winnerRow[$0] } ?? .null, kept?.stamp ?? writer.stamp, kept?.number ?? writer.number),
+                                   loser: (lost[from], writer.stamp, writer.number), at: recorded)
+            }
+        }
+    }
+
+    /// `recordLoser` for an insert that lost as it arrived: its record's values.
+    private func recordLoser(_ loser: GlobalID, values record: ChangeRecord, winner: GlobalID, writer: TransactionWriter) throws {
+        let table = try self.table(loser.entity), winnerTable = try self.table(winner.entity)
+        guard let winnerRow = try loadRow(winnerTable, winner) else { return }
+        var lost = table.emptyRow(id: loser)
+        for (name, value) in record.values { if let column = table.attributeColumn[name] { lost[column] = value.sqliteValue } }
+        for (name, change) in record.relationships {
+            if case let .toOne(target) = change, let column = table.toOneColumn[name] { lost[column] = target.map { .text($0.description) } ?? .null }
+        }
+        for slot in table.slots {
+            let touched = slot.attributes.contains { record.values[$0] != nil } || slot.relationship.map { record.relationships[$0] != nil } ?? false
+            if touched { lost[table.slotWriterColumn[slot.name]!] = writer.id }
+        }
+        try recordLoser(loser, row: lost, table: table, winnerRow: winnerRow, winnerTable: winnerTable, at: writer.appliedAt)
+    }
+}
