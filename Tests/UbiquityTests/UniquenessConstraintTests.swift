@@ -249,4 +249,25 @@ struct UniquenessConstraintTests {
         for _ in 0..<2 { for peer in scene.peers { _ = try peer.sync() } }
         for peer in scene.peers { #expect(try peer.store.snapshot(of: winner)?.values["age"] == .some(.integer(21))) }
     }
+
+    /// A baseline carries the merges: a newcomer that joins one, and a peer that joins one over
+    /// an unsent insert of the same value, end as the peers that imported every log.
+    @Test func aBaselineCarriesTheMergesToANewcomerAndToAPeerWithADuplicate() throws {
+        let scene = try scene()
+        _ = try scene.peers[0].sync()
+        _ = try scene.peers[1].sync()
+        let path = scene.cloud.root + "/state.sqlite"
+        let knowledge = try scene.peers[1].store.writeStateFile(to: path)
+        let newcomer = try scene.cloud.peer("newcomer", policy: nil)
+        defer { newcomer.close() }
+        _ = try newcomer.store.joinStateFile(at: path, knowledge: knowledge)
+        // Peer 2 holds its own x and y, sent nowhere yet: the join meets them.
+        _ = try scene.peers[2].store.joinStateFile(at: path, knowledge: knowledge)
+        try run(scene, order: [0, 1, 2, 3])
+        _ = try newcomer.sync()
+        let state = try scene.peers[0].mergeStateText()
+        #expect(try people(scene.peers[0], email: "x@example.com").map(\.id) == [scene.people[0]["x@example.com"]!])
+        #expect(try newcomer.mergeStateText() == state, "the newcomer")
+        #expect(try scene.peers[2].mergeStateText() == state, "the peer with the duplicate")
+    }
 }

@@ -72,9 +72,12 @@ extension PersistentStore {
                 if copies {
                     // A version-1 file was just upgraded in this transaction: only this connection sees it so.
                     changes = try copyAttachedState(from: path, validator: validator, checkAlongside: baselineVersion != "1")
+                    try copyAttachedUniqueness()
                 } else {
                     let (writers, _) = try validator.validate()
-                    changes = try mergeAttachedState(writers: writers, knowledge: knowledge, validator: validator)
+                    var merged = try mergeAttachedState(writers: writers, knowledge: knowledge, validator: validator)
+                    try mergeAttachedUniqueness(into: &merged)
+                    changes = merged
                 }
                 for (peer, number) in knowledge.entries { try advanceKnowledge(peer: peer, to: number) }
                 // As after an import: what this peer stamps next is later than everything it now holds.

@@ -2,7 +2,7 @@ import CSQLite
 import Foundation
 
 // A store's merge state as a standalone SQLite file: what a baseline carries. It holds the
-// entity and pair tables and the tombstones — never the outbox, history, conflicts or
+// entity and pair tables, the tombstones and the uniqueness merges — never the outbox, history, conflicts or
 // quarantine, which are one peer's own business.
 extension PersistentStore {
     static let localTables = ["Z_OUTBOX", "Z_OUTBOX_PREVIOUS", "Z_SENT", "Z_TRANSACTIONS", "Z_CONFLICTS", "Z_QUARANTINE", "Z_KNOWLEDGE"]
@@ -78,7 +78,7 @@ extension PersistentStore {
         }
     }
 
-    /// Deletes every object, pair and tombstone and forgets all knowledge (content removed).
+    /// Deletes every object, pair, tombstone and uniqueness merge and forgets all knowledge (content removed).
     package func resetToEmpty() throws {
         try locked { try database.transaction { try resetToEmptyLocked() } }
         changeObservers.notify(.reset)
@@ -88,7 +88,7 @@ extension PersistentStore {
     /// tells the change observers once it committed.
     func resetToEmptyLocked() throws {
         let tables = self.tables.values.map(\.quotedName) + pairTables.values.map(\.quotedName) + orderTables.values.map(\.quotedName)
-            + ["Z_TOMBSTONES", "Z_WRITERS", "Z_KNOWLEDGE", "Z_OUTBOX", "Z_OUTBOX_PREVIOUS", "Z_SENT"]
+            + ["Z_TOMBSTONES", "Z_WRITERS", "Z_UNIQUE", "Z_MERGED", "Z_KNOWLEDGE", "Z_OUTBOX", "Z_OUTBOX_PREVIOUS", "Z_SENT"]
         for table in tables { try database.execute("DELETE FROM \(table)") }
         // Removed content owes no baseline of what it held.
         try metadata.remove(.migrationKnowledge)

@@ -62,7 +62,7 @@ extension MergeEngine {
         colliding.remove(record.id)
         guard let lowest = colliding.min(), lowest < record.id else {
             try apply(record, isInsert: true, writer: writer, changes: &changes)
-            for loser in colliding.sorted() { try join(loser, into: record.id, writer: writer, changes: &changes) }
+            for loser in colliding.sorted() { try join(loser, into: record.id, at: writer.appliedAt, changes: &changes) }
             return
         }
         // The new object loses: its insert is a write of the winner's slots, and what its log
@@ -73,7 +73,7 @@ extension MergeEngine {
         moved.id = lowest
         try apply(moved, isInsert: true, writer: writer, changes: &changes)
         try recordLoser(record.id, values: record, winner: lowest, writer: writer)
-        for loser in colliding.sorted() where loser != lowest { try join(loser, into: lowest, writer: writer, changes: &changes) }
+        for loser in colliding.sorted() where loser != lowest { try join(loser, into: lowest, at: writer.appliedAt, changes: &changes) }
     }
 
     /// The constrained values of an insert as one text (their canonical bytes), or `nil` when
@@ -105,7 +105,8 @@ extension MergeEngine {
     /// loser wrote later is the winner's now (with its writer), the loser's pairs and the
     /// references to it move to the winner, a deleted loser deletes the winner (delete wins, as
     /// its deletes would have had they come after), and the loser's row goes.
-    func join(_ loser: GlobalID, into winner: GlobalID, writer: TransactionWriter, changes: inout ObjectChanges) throws {
+    /// Conflicts are recorded as of `recorded` (seconds since 1970).
+    func join(_ loser: GlobalID, into winner: GlobalID, at recorded: Double, changes: inout ObjectChanges) throws {
         try noteMerged(loser, into: winner)
         let loserTable = try table(loser.entity), winnerTable = try table(winner.entity)
         guard let lost = try loadRow(loserTable, loser), var row = try loadRow(winnerTable, winner) else { return }
@@ -118,7 +119,7 @@ extension MergeEngine {
                 // The winner's value the loser's later write replaces is recorded, as any concurrent overwrite.
                 if let mine, row[to] != lost[from] {
                     try recordConflict(id: winner, property: property, kind: .update, winner: (lost[from], theirs.stamp, theirs.number),
-                                       loser: (row[to], mine.stamp, mine.number), at: writer.appliedAt)
+                                       loser: (row[to], mine.stamp, mine.number), at: recorded)
                 }
                 row[to] = lost[from]
             }
@@ -131,7 +132,7 @@ extension MergeEngine {
         try database.run("INSERT OR IGNORE INTO Z_TOMBSTONES (gid, peer, number, stamp) SELECT ?, peer, number, stamp FROM Z_TOMBSTONES WHERE gid = ?",
                          [.text(winner.description), .text(loser.description)])
         try database.run("DELETE FROM Z_TOMBSTONES WHERE gid = ?", [.text(loser.description)])
-        try recordLoser(loser, row: lost, table: loserTable, winnerRow: row, winnerTable: winnerTable, at: writer.appliedAt)
+        try recordLoser(loser, row: lost, table: loserTable, winnerRow: row, winnerTable: winnerTable, at: recorded)
         try repointReferences(from: loser, to: winner, changes: &changes)
         try database.run("DELETE FROM \(loserTable.quotedName) WHERE gid = ?", [.text(loser.description)])
         changes.note(loser, wasAlive: lost[EntityTable.aliveColumn] == .integer(1), isAlive: false, changed: true)
