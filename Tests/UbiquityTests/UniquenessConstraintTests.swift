@@ -270,4 +270,43 @@ struct UniquenessConstraintTests {
         #expect(try newcomer.mergeStateText() == state, "the newcomer")
         #expect(try scene.peers[2].mergeStateText() == state, "the peer with the duplicate")
     }
+
+    /// A model version that renames the constrained entity keeps the merges: what was known of
+    /// `Person` is known of `Member`, and a later concurrent insert of the value still merges.
+    @Test func aRenamedEntityKeepsItsMerges() throws {
+        func version(_ name: String, renamedFrom: String?) -> ObjectModel {
+            var entity = EntityDescription(name, attributes: [AttributeDescription("email", .string), AttributeDescription("name", .string)],
+                                           renamingIdentifier: renamedFrom)
+            entity.uniquenessConstraints = [["email"]]
+            return try! ObjectModel(name: "Club", entities: [entity])
+        }
+        let v1 = version("Person", renamedFrom: nil), v2 = version("Member", renamedFrom: "Person")
+        let cloud = try TestCloud(model: v1, contentName: "Club")
+        var a = try cloud.peer("a")
+        let b = try cloud.peer("b")
+        for (peer, key) in [(a, "x0"), (b, "x1")] {
+            let context = peer.newContext()
+            try context.insert("Person", key: key).set("email", "x@example.com")
+            try context.save()
+        }
+        for peer in [a, b, a] { _ = try peer.sync() }
+        b.close()
+        a.close()
+        var configuration = cloud.configuration("a")
+        configuration.model = v2
+        a = try UbiquityPeer(configuration: configuration)
+        _ = try Device.create(at: cloud.devicePath("c"), userName: "c", identityToken: Device.defaultAccount)
+        configuration = cloud.configuration("c")
+        configuration.model = v2
+        let c = try UbiquityPeer(configuration: configuration)
+        let context = c.newContext()
+        try context.insert("Member", key: "x2").set("email", "x@example.com")
+        try context.save()
+        for peer in [c, a, c, a] { _ = try peer.sync() }
+        for peer in [a, c] {
+            let members = try peer.store.fetch(FetchRequest(entity: "Member"))
+            #expect(members.map(\.id) == [try GlobalID("Member/x0")], "\(peer.peerID.prefix(4)): one member")
+        }
+        #expect(try a.dumpText() == c.dumpText())
+    }
 }

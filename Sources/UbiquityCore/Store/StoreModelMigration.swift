@@ -290,5 +290,11 @@ private struct TableMigrator {
             try database.execute("UPDATE \(table.quotedName) SET source = \(renaming("source")), target = \(renaming("target"))")
         }
         try database.execute("UPDATE Z_TOMBSTONES SET gid = \(renaming("gid"))")
+        // The uniqueness merges name objects too (their scopes, entity names, by the new model's constraints).
+        try database.execute("UPDATE Z_UNIQUE SET gid = \(renaming("gid"))")
+        try database.execute("UPDATE Z_MERGED SET loser = \(renaming("loser")), winner = \(renaming("winner"))")
+        for (old, new) in renamed {
+            try database.run("UPDATE Z_UNIQUE SET scope = ? WHERE scope = ?", [.text(new), .text(old)])
+        }
     }
 }
