@@ -99,6 +99,15 @@ public struct ChangeRecord: Sendable, Equatable {
         }
     }
 
+    /// The value of attribute `name` (`.some(nil)`: no value), or `nil` when the record does
+    /// not write it; read where it lies, without the dictionary of every value.
+    func value(of name: String) -> AttributeValue?? {
+        switch valueStorage {
+        case let .named(values): return values[name]
+        case let .laidOut(layout, values): return layout.names.firstIndex(of: name).flatMap { values[$0] }
+        }
+    }
+
     public init(id: GlobalID, values: [String: AttributeValue?] = [:], relationships: [String: RelationshipChange] = [:],
                 positions: [String: [GlobalID: String]] = [:]) {
         self.id = id

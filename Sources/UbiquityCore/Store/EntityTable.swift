@@ -109,7 +109,19 @@ final class EntityTable {
         var definitions = ["gid TEXT PRIMARY KEY NOT NULL", "alive INTEGER NOT NULL", "version INTEGER NOT NULL"]
         definitions += columns.dropFirst(3).map { SQLiteDatabase.quote($0) }
         let sql = "CREATE TABLE IF NOT EXISTS \(quotedName) (\(definitions.joined(separator: ", "))) WITHOUT ROWID;"
-        return sql + indexSQL(schema: "main")
+        return sql + indexSQL(schema: "main") + constraintIndexSQL
+    }
+
+    /// One index per uniqueness constraint, over its columns: a save looks up the objects
+    /// holding each new object's values (`PersistentStore.objects(holding:of:)`). Partial, as a
+    /// row missing the first value collides with none.
+    var constraintIndexSQL: String {
+        entity.uniquenessConstraints.compactMap { properties -> String? in
+            let columns = properties.compactMap { name in (attributeColumn[name] ?? toOneColumn[name]).map { SQLiteDatabase.quote(self.columns[$0]) } }
+            guard columns.count == properties.count, let first = columns.first else { return nil }
+            let name = SQLiteDatabase.quote("U_\(entity.name)_\(properties.joined(separator: "_"))")
+            return " CREATE INDEX IF NOT EXISTS \(name) ON \(quotedName)(\(columns.joined(separator: ", "))) WHERE \(first) IS NOT NULL;"
+        }.joined()
     }
 
     /// One index per to-one column, for the objects that point at a given target. Partial: rows

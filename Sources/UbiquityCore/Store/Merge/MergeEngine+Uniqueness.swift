@@ -13,6 +13,23 @@ import UbiquityPlist
 // `Z_UNIQUE` holds each insert's constrained values (with its author's transaction), `Z_MERGED`
 // each loser's winner. A local save goes the same way; its context merged what it could see.
 extension MergeEngine {
+    /// `applyRecords` for a model with constraints: each record's IDs redirected from losers to
+    /// their winners (when this store holds any loser), each insert of a constrained entity compared.
+    func applyConstrainedRecords(of log: TransactionLog, writer: TransactionWriter, changes: inout ObjectChanges) throws {
+        var anyMerged = try database.statement("SELECT EXISTS (SELECT 1 FROM Z_MERGED)").rows { $0.int64(0) == 1 }.first ?? false
+        for record in log.inserted {
+            let record = anyMerged ? try redirected(record) : record
+            if constraints.isConstrained(record.id.entity) {
+                // Later records of the log may name the object that just lost.
+                if try applyConstrainedInsert(record, writer: writer, changes: &changes) { anyMerged = true }
+            } else {
+                try apply(record, isInsert: true, writer: writer, changes: &changes)
+            }
+        }
+        for record in log.updated { try apply(anyMerged ? try redirected(record) : record, isInsert: false, writer: writer, changes: &changes) }
+        for id in log.deleted { try applyDelete(anyMerged ? try winner(of: id) : id, writer: writer, changes: &changes) }
+    }
+
     /// `record` with every global ID it names that lost to another given that one's.
     func redirected(_ record: ChangeRecord) throws -> ChangeRecord {
         var record = record
@@ -34,7 +51,7 @@ extension MergeEngine {
 
     /// The object `id` was merged into, or `id`.
     func winner(of id: GlobalID) throws -> GlobalID {
-        guard model.uniquenessConstraints(of: id.entity).isEmpty == false else { return id }
+        guard constraints.isConstrained(id.entity) else { return id }
         let statement = try database.statement("SELECT winner FROM Z_MERGED WHERE loser = ?")
         try statement.bind(id.description, at: 1)
         guard try statement.step(), let text = statement.string(0) else { return id }
@@ -42,28 +59,27 @@ extension MergeEngine {
     }
 
     /// Applies an insert of an object of a constrained entity: notes its constrained values,
-    /// and merges it with the objects it collides with (it, or they, may lose).
-    func applyConstrainedInsert(_ record: ChangeRecord, writer: TransactionWriter, changes: inout ObjectChanges) throws {
-        let constraints = model.uniquenessConstraints(of: record.id.entity)
+    /// and merges it with the objects it collides with (it, or they, may lose); `true` when it did.
+    func applyConstrainedInsert(_ record: ChangeRecord, writer: TransactionWriter, changes: inout ObjectChanges) throws -> Bool {
         var colliding: Set<GlobalID> = []
-        for constraint in constraints {
+        for constraint in constraints.of(record.id.entity) {
             guard let key = Self.key(of: record, constraint) else { continue }
             let properties = constraint.properties.joined(separator: ",")
             let select = try database.statement("SELECT gid, peer, number FROM Z_UNIQUE WHERE scope = ? AND properties = ? AND key = ? AND gid <> ?")
-            try select.bind([.text(constraint.scope), .text(properties), .text(key), .text(record.id.description)])
+            try select.bind([.text(constraint.scope), .text(properties), .blob(key), .text(record.id.description)])
             while try select.step() {
                 guard let other = try? GlobalID(select.string(0) ?? ""),
                       writer.isConcurrent(withWriteOf: select.string(1) ?? "", number: select.int64(2)) else { continue }
                 colliding.insert(try winner(of: other))
             }
             try database.run("INSERT OR IGNORE INTO Z_UNIQUE (scope, properties, key, gid, peer, number) VALUES (?, ?, ?, ?, ?, ?)",
-                             [.text(constraint.scope), .text(properties), .text(key), .text(record.id.description), .text(writer.peer), .integer(writer.number)])
+                             [.text(constraint.scope), .text(properties), .blob(key), .text(record.id.description), .text(writer.peer), .integer(writer.number)])
         }
         colliding.remove(record.id)
         guard let lowest = colliding.min(), lowest < record.id else {
             try apply(record, isInsert: true, writer: writer, changes: &changes)
             for loser in colliding.sorted() { try join(loser, into: record.id, at: writer.appliedAt, changes: &changes) }
-            return
+            return !colliding.isEmpty
         }
         // The new object loses: its insert is a write of the winner's slots, and what its log
         // made point at it before the insert points at the winner.
@@ -74,15 +90,16 @@ extension MergeEngine {
         try apply(moved, isInsert: true, writer: writer, changes: &changes)
         try recordLoser(record.id, values: record, winner: lowest, writer: writer)
         for loser in colliding.sorted() where loser != lowest { try join(loser, into: lowest, at: writer.appliedAt, changes: &changes) }
+        return true
     }
 
-    /// The constrained values of an insert as one text (their canonical bytes), or `nil` when
+    /// The constrained values of an insert as one key (their canonical bytes), or `nil` when
     /// one has no value: a missing value collides with none.
-    static func key(of record: ChangeRecord, _ constraint: UniquenessConstraint) -> String? {
-        let values = record.values
+    static func key(of record: ChangeRecord, _ constraint: UniquenessConstraint) -> [UInt8]? {
         var items: [PlistValue] = []
+        items.reserveCapacity(constraint.properties.count)
         for property in constraint.properties {
-            if let value = values[property] {
+            if let value = record.value(of: property) {
                 guard let value else { return nil }
                 items.append(value.plistValue)
             } else if case let .toOne(target?)? = record.relationships[property] {
@@ -93,7 +110,7 @@ extension MergeEngine {
         }
         var bytes: [UInt8] = []
         CanonicalEncoding.append(.array(items), to: &bytes)
-        return bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        return bytes
     }
 
     private func noteMerged(_ loser: GlobalID, into winner: GlobalID) throws {
@@ -212,4 +229,21 @@ extension MergeEngine {
         }
         try recordLoser(loser, row: lost, table: table, winnerRow: winnerRow, winnerTable: winnerTable, at: writer.appliedAt)
     }
+}
+
+/// The uniqueness constraints of each entity of a model that has any, worked out once.
+struct EntityConstraints {
+    private let byEntity: [String: [UniquenessConstraint]]
+
+    init(_ model: ObjectModel) {
+        var byEntity: [String: [UniquenessConstraint]] = [:]
+        for entity in model.entities where !entity.uniquenessConstraints.isEmpty {
+            byEntity[entity.name] = model.uniquenessConstraints(of: entity.name)
+        }
+        self.byEntity = byEntity
+    }
+
+    var isEmpty: Bool { byEntity.isEmpty }
+    func isConstrained(_ entity: String) -> Bool { byEntity[entity] != nil }
+    func of(_ entity: String) -> [UniquenessConstraint] { byEntity[entity] ?? [] }
 }

@@ -21,8 +21,8 @@ struct MergeEngine {
     /// The filters of IDs that may be alive (each table holds its own, told of every object
     /// the merge makes alive).
     let liveKeys: LiveKeyFilters
-    /// Whether the model has uniqueness constraints: without, no record is looked at for them.
-    let isConstrained: Bool
+    /// The uniqueness constraints of each entity that has any: without, no record is looked at for them.
+    let constraints: EntityConstraints
     private let lastTable = LastEntityTable()
 
     init(database: SQLiteDatabase, model: ObjectModel, tables: [String: EntityTable], pairTables: [String: PairTable],
@@ -36,7 +36,7 @@ struct MergeEngine {
         self.conflicts = conflicts
         judge = InPlaceUpdateJudge(slotWriters: slotWriters)
         liveKeys = LiveKeyFilters(tables: Array(tables.values))
-        isConstrained = model.hasUniquenessConstraints
+        constraints = EntityConstraints(model)
         judge.register(on: database)
     }
 
@@ -47,17 +47,8 @@ struct MergeEngine {
         let id = try slotWriters.id(peer: log.peerID, number: log.transactionNumber, stamp: log.stamp, stampText: stampText)
         let writer = TransactionWriter(log, stampText: stampText, id: id, appliedAt: now)
         judge.begin(writer)
-        if isConstrained {
-            for record in log.inserted {
-                let record = try redirected(record)
-                if model.uniquenessConstraints(of: record.id.entity).isEmpty {
-                    try apply(record, isInsert: true, writer: writer, changes: &changes)
-                } else {
-                    try applyConstrainedInsert(record, writer: writer, changes: &changes)
-                }
-            }
-            for record in log.updated { try apply(try redirected(record), isInsert: false, writer: writer, changes: &changes) }
-            for id in log.deleted { try applyDelete(try winner(of: id), writer: writer, changes: &changes) }
+        if !constraints.isEmpty {
+            try applyConstrainedRecords(of: log, writer: writer, changes: &changes)
             return
         }
         for record in log.inserted { try apply(record, isInsert: true, writer: writer, changes: &changes) }
