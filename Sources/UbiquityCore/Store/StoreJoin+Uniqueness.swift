@@ -52,5 +52,9 @@ extension PersistentStore {
                 try merge.join(max(a, b), into: min(a, b), at: recorded, changes: &changes)
             }
         }
+        // Each side decided its winners' liveness over the inserts and deletes it held.
+        for winner in try database.statement("SELECT DISTINCT winner FROM Z_MERGED ORDER BY winner").rows({ $0.string(0) ?? "" }) {
+            try merge.settleLiveness(of: try GlobalID(winner), changes: &changes)
+        }
     }
 }

@@ -24,8 +24,11 @@ enum StoreSchema {
     CREATE TABLE IF NOT EXISTS Z_QUARANTINE (path TEXT PRIMARY KEY NOT NULL, size INTEGER NOT NULL,
         mtime REAL NOT NULL, reason TEXT NOT NULL, recorded REAL NOT NULL, signature TEXT, retryAfter REAL);
     CREATE TABLE IF NOT EXISTS Z_UNIQUE (scope TEXT NOT NULL, properties TEXT NOT NULL, key BLOB NOT NULL, gid TEXT NOT NULL,
-        peer TEXT NOT NULL, number INTEGER NOT NULL, PRIMARY KEY (scope, properties, key, gid)) WITHOUT ROWID;
+        peer TEXT NOT NULL, number INTEGER NOT NULL, knowledge TEXT NOT NULL,
+        PRIMARY KEY (scope, properties, key, gid, peer, number)) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS I_Z_UNIQUE_gid ON Z_UNIQUE(gid);
     CREATE TABLE IF NOT EXISTS Z_MERGED (loser TEXT PRIMARY KEY NOT NULL, winner TEXT NOT NULL) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS I_Z_MERGED_winner ON Z_MERGED(winner);
     DROP TABLE IF EXISTS Z_COLLECTED;
     \(previousOutboxSQL)
     """

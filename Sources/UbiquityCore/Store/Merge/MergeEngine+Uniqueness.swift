@@ -10,8 +10,8 @@ import UbiquityPlist
 // the inserts' values and knowledge alone, never on what arrived first, so every peer that
 // applied the same logs keeps the same winner with the same slots.
 //
-// `Z_UNIQUE` holds each insert's constrained values (with its author's transaction), `Z_MERGED`
-// each loser's winner. A local save goes the same way; its context merged what it could see.
+// `Z_UNIQUE` holds each insert's constrained values (with its author's transaction and
+// knowledge), `Z_MERGED` each loser's winner. A local save goes the same way; its context merged what it could see.
 extension MergeEngine {
     /// `applyRecords` for a model with constraints: each record's IDs redirected from losers to
     /// their winners (when this store holds any loser), each insert of a constrained entity compared.
@@ -65,20 +65,22 @@ extension MergeEngine {
         for constraint in constraints.of(record.id.entity) {
             guard let key = Self.key(of: record, constraint) else { continue }
             let properties = constraint.properties.joined(separator: ",")
-            let select = try database.statement("SELECT gid, peer, number FROM Z_UNIQUE WHERE scope = ? AND properties = ? AND key = ? AND gid <> ?")
+            let select = try database.statement("SELECT DISTINCT gid, peer, number FROM Z_UNIQUE WHERE scope = ? AND properties = ? AND key = ? AND gid <> ?")
             try select.bind([.text(constraint.scope), .text(properties), .blob(key), .text(record.id.description)])
             while try select.step() {
                 guard let other = try? GlobalID(select.string(0) ?? ""),
                       writer.isConcurrent(withWriteOf: select.string(1) ?? "", number: select.int64(2)) else { continue }
                 colliding.insert(try winner(of: other))
             }
-            try database.run("INSERT OR IGNORE INTO Z_UNIQUE (scope, properties, key, gid, peer, number) VALUES (?, ?, ?, ?, ?, ?)",
-                             [.text(constraint.scope), .text(properties), .blob(key), .text(record.id.description), .text(writer.peer), .integer(writer.number)])
+            try database.run("INSERT OR IGNORE INTO Z_UNIQUE (scope, properties, key, gid, peer, number, knowledge) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                             [.text(constraint.scope), .text(properties), .blob(key), .text(record.id.description), .text(writer.peer),
+                              .integer(writer.number), .text(writer.knowledge.description)])
         }
         colliding.remove(record.id)
         guard let lowest = colliding.min(), lowest < record.id else {
             try apply(record, isInsert: true, writer: writer, changes: &changes)
             for loser in colliding.sorted() { try join(loser, into: record.id, at: writer.appliedAt, changes: &changes) }
+            if !colliding.isEmpty { try settleLiveness(of: record.id, changes: &changes) }
             return !colliding.isEmpty
         }
         // The new object loses: its insert is a write of the winner's slots, and what its log
@@ -90,7 +92,35 @@ extension MergeEngine {
         try apply(moved, isInsert: true, writer: writer, changes: &changes)
         try recordLoser(record.id, values: record, winner: lowest, writer: writer)
         for loser in colliding.sorted() where loser != lowest { try join(loser, into: lowest, at: writer.appliedAt, changes: &changes) }
+        try settleLiveness(of: lowest, changes: &changes)
         return true
+    }
+
+    /// Whether a winner is alive, by the observed-remove rule over its whole group: alive when
+    /// no delete names it or one of its losers, or when some insert of theirs had seen every
+    /// such delete. Deciding it per row as the group forms would depend on which member
+    /// arrived first (an insert that revives one member, merged into a dead other).
+    func settleLiveness(of winner: GlobalID, changes: inout ObjectChanges) throws {
+        let tombstones = try database.statement("SELECT peer, number FROM Z_TOMBSTONES WHERE gid = ?")
+            .bind([.text(winner.description)]).rows { ($0.string(0) ?? "", $0.int64(1)) }
+        var alive = tombstones.isEmpty
+        if !alive {
+            let inserts = try database.statement("SELECT knowledge FROM Z_UNIQUE WHERE gid = ? OR gid IN (SELECT loser FROM Z_MERGED WHERE winner = ?)")
+                .bind([.text(winner.description), .text(winner.description)]).rows { KnowledgeVector(string: $0.string(0) ?? "") }
+            alive = inserts.contains { knowledge in
+                guard let knowledge else { return false }
+                return tombstones.allSatisfy { knowledge.covers(peer: $0.0, number: $0.1) }
+            }
+        }
+        let table = try table(winner.entity)
+        guard var row = try loadRow(table, winner, columns: [EntityTable.aliveColumn, EntityTable.versionColumn]) else { return }
+        let wasAlive = row[EntityTable.aliveColumn] == .integer(1)
+        guard wasAlive != alive else { return }
+        row[EntityTable.aliveColumn] = .integer(alive ? 1 : 0)
+        if case let .integer(version) = row[EntityTable.versionColumn] { row[EntityTable.versionColumn] = .integer(version + 1) }
+        try writeColumns(table, row, [EntityTable.aliveColumn, EntityTable.versionColumn])
+        if alive { table.liveKeys.noteAlive(winner) }
+        changes.note(winner, wasAlive: wasAlive, isAlive: alive, changed: true)
     }
 
     /// The constrained values of an insert as one key (their canonical bytes), or `nil` when
@@ -119,9 +149,9 @@ extension MergeEngine {
     }
 
     /// Joins the row of `loser`, which holds an object already, into `winner`'s: each slot the
-    /// loser wrote later is the winner's now (with its writer), the loser's pairs and the
-    /// references to it move to the winner, a deleted loser deletes the winner (delete wins, as
-    /// its deletes would have had they come after), and the loser's row goes.
+    /// loser wrote later is the winner's now (with its writer), the loser's pairs, tombstones
+    /// and the references to it move to the winner, and the loser's row goes. The caller then
+    /// settles the winner's liveness (`settleLiveness`).
     /// Conflicts are recorded as of `recorded` (seconds since 1970).
     func join(_ loser: GlobalID, into winner: GlobalID, at recorded: Double, changes: inout ObjectChanges) throws {
         try noteMerged(loser, into: winner)
@@ -142,8 +172,6 @@ extension MergeEngine {
             }
             row[writerColumn] = lost[loserTable.slotWriterColumn[slot.name]!]
         }
-        let wasAlive = existing[EntityTable.aliveColumn] == .integer(1)
-        if lost[EntityTable.aliveColumn] != .integer(1) { row[EntityTable.aliveColumn] = .integer(0) }
         if case let .integer(version) = row[EntityTable.versionColumn] { row[EntityTable.versionColumn] = .integer(version + 1) }
         try writeRow(winnerTable, row, existing: existing)
         try database.run("INSERT OR IGNORE INTO Z_TOMBSTONES (gid, peer, number, stamp) SELECT ?, peer, number, stamp FROM Z_TOMBSTONES WHERE gid = ?",
@@ -153,7 +181,7 @@ extension MergeEngine {
         try repointReferences(from: loser, to: winner, changes: &changes)
         try database.run("DELETE FROM \(loserTable.quotedName) WHERE gid = ?", [.text(loser.description)])
         changes.note(loser, wasAlive: lost[EntityTable.aliveColumn] == .integer(1), isAlive: false, changed: true)
-        changes.note(winner, wasAlive: wasAlive, isAlive: row[EntityTable.aliveColumn] == .integer(1), changed: true)
+        changes.note(winner, wasAlive: existing[EntityTable.aliveColumn] == .integer(1), isAlive: row[EntityTable.aliveColumn] == .integer(1), changed: true)
     }
 
     /// To-ones naming the loser name the winner (their slots keep their writers); pairs of the
