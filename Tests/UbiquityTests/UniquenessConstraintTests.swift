@@ -9,7 +9,7 @@ import UbiquityTestSupport
 /// the references to them moved to the winner.
 @Suite("Uniqueness constraints at save and across devices")
 struct UniquenessConstraintTests {
-    /// People unique by email (over employees too), teams pointing at their lead, tags many-to-many.
+    /// People unique by email (over employees too), teams with a lead and an ordered roster, tags many-to-many.
     static let model: ObjectModel = {
         var person = EntityDescription("Person", attributes: [
             AttributeDescription("email", .string),
@@ -24,6 +24,7 @@ struct UniquenessConstraintTests {
             EntityDescription("Employee", attributes: [AttributeDescription("badge", .string)], parent: "Person"),
             EntityDescription("Team", attributes: [AttributeDescription("name", .string)], relationships: [
                 RelationshipDescription("lead", destination: "Person"),
+                RelationshipDescription("roster", destination: "Person", toMany: true, ordered: true),
             ]),
             EntityDescription("Tag", attributes: [AttributeDescription("label", .string)], relationships: [
                 RelationshipDescription("people", destination: "Person", inverse: "tags", toMany: true),
@@ -156,6 +157,8 @@ struct UniquenessConstraintTests {
             }
             let team = try context.insert("Team", key: "team\(index)")
             try team.setTarget(mine["x@example.com"], of: "lead")
+            try team.add(mine["x@example.com"]!, to: "roster")
+            try team.add(mine["y@example.com"]!, to: "roster")
             let tag = try context.insert("Tag", key: "tag\(index)")
             try tag.add(mine["x@example.com"]!, to: "people")
             try context.save()
@@ -208,6 +211,8 @@ struct UniquenessConstraintTests {
         for peer in scene.peers {
             for team in scene.teams {
                 #expect(try peer.store.snapshot(of: team)?.toOne["lead"] == .some(winner), "\(team) is led by the winner")
+                #expect(try peer.store.targets(of: "roster", of: team) == [winner, scene.people[0]["y@example.com"]!],
+                        "\(team)'s roster holds the winners, in the order it placed its own")
             }
             for index in 0..<4 {
                 #expect(try peer.store.targets(of: "people", of: try GlobalID("Tag/tag\(index)")) == [winner])

@@ -184,8 +184,9 @@ extension MergeEngine {
         changes.note(winner, wasAlive: existing[EntityTable.aliveColumn] == .integer(1), isAlive: row[EntityTable.aliveColumn] == .integer(1), changed: true)
     }
 
-    /// To-ones naming the loser name the winner (their slots keep their writers); pairs of the
-    /// loser become the winner's, the larger stamp winning where the winner has the pair too.
+    /// To-ones naming the loser name the winner (their slots keep their writers); pairs and
+    /// ordered positions of the loser become the winner's, the larger stamp winning where the
+    /// winner has the row too.
     private func repointReferences(from loser: GlobalID, to winner: GlobalID, changes: inout ObjectChanges) throws {
         for table in tables.values {
             for relationship in table.entity.relationships where !relationship.isToMany && model.isKind(loser.entity, of: relationship.destination) {
@@ -198,17 +199,27 @@ extension MergeEngine {
             }
         }
         for pairs in pairTables.values {
-            for (mine, theirs) in [("source", "target"), ("target", "source")] {
-                let rows = try database.statement("SELECT \(theirs), present, stamp, number FROM \(pairs.quotedName) WHERE \(mine) = ?")
-                    .bind([.text(loser.description)]).rows { ($0.string(0) ?? "", $0.int64(1), $0.string(2) ?? "", $0.int64(3)) }
-                for (other, present, stampText, number) in rows {
-                    let (source, target) = mine == "source" ? (winner.description, other) : (other, winner.description)
-                    let current = try database.statement(pairs.selectPairSQL).bind([.text(source), .text(target)])
-                    if try current.step(), let held = current.string(1).flatMap(Stamp.init), let incoming = Stamp(stampText), held >= incoming { continue }
-                    try database.statement(pairs.writePairSQL).bind([.text(source), .text(target), .integer(present), .text(stampText), .integer(number)]).run()
-                }
-                try database.run("DELETE FROM \(pairs.quotedName) WHERE \(mine) = ?", [.text(loser.description)])
+            try moveRows(of: loser, to: winner, in: pairs.quotedName, value: "present", select: pairs.selectPairSQL, write: pairs.writePairSQL)
+        }
+        for order in orderTables.values {
+            try moveRows(of: loser, to: winner, in: order.quotedName, value: "position", select: order.selectSQL, write: order.writeSQL)
+        }
+    }
+
+    /// The rows of a pair or order table (source, target, `value`, stamp, number) naming the
+    /// loser at either end, moved to the winner; where the winner has the row too, the larger
+    /// stamp stays. `select` reads (value, stamp, number) of (source, target); `write` writes a row.
+    private func moveRows(of loser: GlobalID, to winner: GlobalID, in table: String, value: String, select: String, write: String) throws {
+        for (mine, theirs) in [("source", "target"), ("target", "source")] {
+            let rows = try database.statement("SELECT \(theirs), \(value), stamp, number FROM \(table) WHERE \(mine) = ?")
+                .bind([.text(loser.description)]).rows { ($0.string(0) ?? "", $0.value(1), $0.string(2) ?? "", $0.int64(3)) }
+            for (other, held, stampText, number) in rows {
+                let (source, target) = mine == "source" ? (winner.description, other) : (other, winner.description)
+                let current = try database.statement(select).bind([.text(source), .text(target)])
+                if try current.step(), let kept = current.string(1).flatMap(Stamp.init), let incoming = Stamp(stampText), kept >= incoming { continue }
+                try database.statement(write).bind([.text(source), .text(target), held, .text(stampText), .integer(number)]).run()
             }
+            try database.run("DELETE FROM \(table) WHERE \(mine) = ?", [.text(loser.description)])
         }
     }
 
