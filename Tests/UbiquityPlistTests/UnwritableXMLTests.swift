@@ -3,7 +3,7 @@ import Testing
 @testable import UbiquityPlist
 
 /// Values XML cannot hold are refused by the XML writer, never written as something else
-/// (issue 20: a string with U+0001 used to be written as U+FFFD and synced changed).
+/// (a string with U+0001 used to be written as U+FFFD and synced changed).
 @Suite struct UnwritableXMLTests {
     /// Every character XML 1.0 forbids, even as a character reference.
     static let forbidden: [Unicode.Scalar] = (0 ..< 0x20).compactMap { v in

@@ -8,7 +8,7 @@ import UbiquityTestSupport
 
 /// Files in the cloud that are not what their names say — FIFOs, sockets, device nodes,
 /// folders and symbolic links named like logs, receipts, baselines or the content epoch — never
-/// make a command wait, never lead a peer out of the cloud, and never brick a device (issue 14).
+/// make a command wait, never lead a peer out of the cloud, and never brick a device.
 @Suite("Files that are not what their names say")
 struct CloudFileTypeTests {
     /// Makes a FIFO, a socket or a device node at `path`; a socket is bound at a short path and

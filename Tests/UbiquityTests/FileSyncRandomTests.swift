@@ -24,7 +24,7 @@ struct FileSyncRandomTests {
     /// removal leaves nobody waiting: those logs belong to the removed content).
     ///
     /// 15644441173878731524, 1006 and 1014 found concurrent baselines rolled on two machines
-    /// (conflict copies of `baseline.zip`) leaving logs unreachable (issue 14).
+    /// (conflict copies of `baseline.zip`) leaving logs unreachable.
     @Test(arguments: SeededGenerator.testSeeds([11, 12, 15_644_441_173_878_731_524, 1006, 1014]), [false, true])
     func threeMachinesThroughAFileSyncEngineConverge(seed: UInt64, removing: Bool) throws {
         var random = SeededGenerator(seed: seed)

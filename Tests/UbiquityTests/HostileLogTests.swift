@@ -7,7 +7,7 @@ import UbiquityTestSupport
 
 /// A buggy or hostile peer's logs that verify (their checksums match) but hold what the model
 /// or the store cannot take: each is quarantined with its reason, its author's later logs wait
-/// for it, and every other peer's logs and every local save go on (issue 14).
+/// for it, and every other peer's logs and every local save go on.
 @Suite("Logs that verify but break the model are quarantined alone")
 struct HostileLogTests {
     /// A model with a value of every kind a buggy peer can get wrong.

@@ -9,7 +9,7 @@ import UbiquitySimulation
 /// functions the sync engine runs. (`ubiq protocol check` runs larger ones; CI runs it in release.)
 @Suite("The baseline protocol, every interleaving")
 struct ProtocolCheckTests {
-    /// The bug of issue 14 in its plainest form: two machines roll before seeing each other's
+    /// The concurrent-baselines bug in its plainest form: two machines roll before seeing each other's
     /// baseline, the owner of one collects its log, the sync tool keeps the other under the name
     /// — and under the rules before the fix (only the name's baseline counts), a peer lacks a
     /// transaction for good. The exploration must find it, with its steps.

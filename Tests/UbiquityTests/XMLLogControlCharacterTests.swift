@@ -3,7 +3,7 @@ import Testing
 @testable import Ubiquity
 import UbiquityTestSupport
 
-/// A container that writes XML logs must not change a value XML cannot hold (issue 20): the
+/// A container that writes XML logs must not change a value XML cannot hold: the
 /// log holding it is written in binary instead, and readers take either format.
 @Suite("XML logs and control characters")
 struct XMLLogControlCharacterTests {

@@ -1,5 +1,5 @@
 /// When a long scenario run says how far it is: every `interval` seconds of wall time, so a
-/// run of thousands of steps is not silent for minutes (issue 19). Short runs never print.
+/// run of thousands of steps is not silent for minutes. Short runs never print.
 struct ScenarioProgress {
     static let interval = 10.0
     let started = ContinuousClock.now

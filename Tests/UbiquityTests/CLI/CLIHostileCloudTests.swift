@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Ubiquity
 
-/// The CLI in front of a hostile or mistaken cloud (issue 14): nothing in the cloud makes a
+/// The CLI in front of a hostile or mistaken cloud: nothing in the cloud makes a
 /// command wait, `sync` says when a step failed, and a device never wanders into another cloud.
 @Suite("CLI and a hostile cloud")
 struct CLIHostileCloudTests {
