@@ -92,6 +92,10 @@ public final class UbiquityPeer: @unchecked Sendable {
             if case .modelMismatch = error, let (source, plan) = try Self.migrationPlan(configuration, path: storePath) {
                 throw Self.migrationNotEnabled(configuration, source: source, plan: plan)
             }
+            // A store half made by an owner that died is no store yet: nobody holds the device.
+            if case let .beingCreated(path) = error, FileLock.holder(directory: configuration.device) == nil {
+                throw StoreError.missing(path)
+            }
             throw error
         }
         store.wallClock = configuration.clock

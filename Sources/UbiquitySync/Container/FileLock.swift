@@ -30,6 +30,15 @@ public final class FileLock: @unchecked Sendable {
         _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
     }
 
+    /// Who holds the lock on `<directory>/<name>` now, found without taking it (a reader must
+    /// not make the owner wait); `nil` when nobody does, or there is no such file.
+    public static func holder(directory: String, name: String = ".lock") -> DeviceOwner? {
+        var status = stat()
+        guard stat(directory + "/" + name, &status) == 0,
+              let pid = DeviceOwner.lockHolder(device: UInt64(status.st_dev), inode: UInt64(status.st_ino)) else { return nil }
+        return pid == getpid() ? .thisProcess : .process(pid: pid)
+    }
+
     /// Releases the lock (also done when the object goes away).
     public func release() {
         guard descriptor >= 0 else { return }
