@@ -26,7 +26,7 @@ struct Ubiq: ParsableCommand {
             DumpCommand.self, ModelCommand.self, SoakCommand.self, DemoCommand.self,
             StoreCommand.self, BaselineCommand.self, GCCommand.self, RemoveContentCommand.self, RebuildCommand.self,
             AccountCommand.self, MigrateCommand.self, ConflictsCommand.self,
-            StatusCommand.self, PeersCommand.self, LogsCommand.self, DoctorCommand.self, WatchCommand.self,
+            StatusCommand.self, PeersCommand.self, LogsCommand.self, DoctorCommand.self, BugReportCommand.self, WatchCommand.self,
             ScenarioCommand.self, ProtocolCommand.self, PlistCommand.self, EncryptionCommand.self,
         ])
 

@@ -104,7 +104,7 @@ struct CLIErrorTests {
     @Test func helpHasAnExampleForEveryCommand() throws {
         let sandbox = try CLISandbox()
         for command in [["device", "init"], ["insert"], ["update"], ["delete"], ["relate"], ["unrelate"], ["fetch"],
-                        ["sync"], ["dump"], ["model"], ["soak"], ["demo"]] {
+                        ["sync"], ["dump"], ["model"], ["soak"], ["demo"], ["bug-report"], ["scenario", "replay"]] {
             let result = try sandbox.run(command + ["--help"], device: nil, timeout: 30)
             #expect(result.succeeded, "\(result)")
             #expect(result.stdout.contains("Example: ubiq"), "help of \(command) shows an example")

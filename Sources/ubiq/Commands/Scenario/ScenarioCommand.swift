@@ -12,7 +12,7 @@ struct ScenarioCommand: ParsableCommand {
             seeded fault plan; invariants are checked after every step. The format and the built-in \
             scenarios: Docs/Scenarios.md.
             """,
-        subcommands: [ScenarioListCommand.self, ScenarioRunCommand.self, ScenarioFuzzCommand.self, ScenarioDeviceCommand.self])
+        subcommands: [ScenarioListCommand.self, ScenarioRunCommand.self, ScenarioFuzzCommand.self, ScenarioReplayCommand.self, ScenarioDeviceCommand.self])
 
     /// This executable's absolute path (device processes are started from it).
     static var executable: String {

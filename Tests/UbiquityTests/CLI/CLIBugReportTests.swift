@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import Ubiquity
+import UbiquityTestSupport
+
+/// `ubiq bug-report` and `ubiq scenario replay`, run as processes: what a device shows in the
+/// field shows again from its report.
+@Suite("CLI bug report")
+struct CLIBugReportTests {
+    func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    func kinds(_ findings: Any?) -> Set<String> {
+        Set(((findings as? [[String: Any]]) ?? []).compactMap { $0["kind"] as? String })
+    }
+
+    /// `ubiq scenario replay ARGUMENTS`, which takes no cloud or device.
+    func replay(_ sandbox: CLISandbox, _ arguments: [String]) throws -> UbiqResult {
+        try UbiqProcess(binary: sandbox.binary, arguments: ["scenario", "replay"] + arguments, directory: sandbox.root).wait()
+    }
+
+    /// Values the writer and the reader saved, searched for in the redacted archive.
+    static let secrets = ["Dentist on Tuesday", "PIN is 4711", "Reader's own diary"]
+
+    /// A reader whose sync is blocked: the writer's first log is damaged (cut short, so part of
+    /// its bytes are still there), so it is quarantined and the second waits for it.
+    func blockedReader(_ sandbox: CLISandbox) throws -> (writer: String, reader: String) {
+        let writer = try sandbox.initDevice("writer"), reader = try sandbox.initDevice("reader")
+        try sandbox.succeed(["insert", "Note", "title=\(Self.secrets[0])"], device: "writer")
+        try sandbox.succeed(["insert", "Note", "title=\(Self.secrets[1])"], device: "writer")
+        try sandbox.succeed(["insert", "Note", "title=\(Self.secrets[2])"], device: "reader")
+        let folder = try #require(FileManager.default.enumerator(atPath: sandbox.cloud)?.compactMap { $0 as? String }
+            .first { $0.contains(writer + "/Notes/") && $0.hasSuffix(".1.cdt") && ($0 as NSString).lastPathComponent.hasPrefix("0000000001-") })
+        let first = sandbox.cloud + "/" + folder
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: first))
+        try bytes.prefix(bytes.count - 40).write(to: URL(fileURLWithPath: first))
+        try sandbox.succeed(["sync"], device: "reader")
+        return (writer, reader)
+    }
+
+    /// The block a device shows (its doctor's findings) comes back on the replay of its report,
+    /// and the replay's sync waits as the device's did.
+    @Test func aDamagedLogOfAnotherPeerBlocksTheReplayAsItBlockedTheDevice() throws {
+        let sandbox = try CLISandbox()
+        let (_, reader) = try blockedReader(sandbox)
+        let field = try json(try sandbox.run(["doctor", "--json"], device: "reader").stdout)
+        #expect(kinds(field["findings"]).isSuperset(of: ["missingPredecessor", "unreadableFile"]), "the field's block: \(field)")
+
+        let archive = sandbox.root + "/report.zip"
+        let written = try sandbox.succeed(["bug-report", "--output", archive], device: "reader")
+        #expect(written.stdout.hasPrefix("wrote the bug report of \(reader) to \(archive) ("), "\(written)")
+        let unpacked = sandbox.root + "/unpacked"
+        try FolderArchive.extract(archive, into: unpacked)
+        let manifest = try json(try String(contentsOfFile: unpacked + "/manifest.json", encoding: .utf8))
+        #expect(manifest["peerID"] as? String == reader && manifest["redacted"] as? Bool == false)
+        let files = try #require(manifest["files"] as? [String])
+        for name in ["device/device.plist", "status.json", "doctor.json", "model.plist", "versions.txt", "sync.log", "sync.json"] {
+            #expect(files.contains(name) && FileManager.default.fileExists(atPath: unpacked + "/" + name), "\(name) in \(files)")
+        }
+        #expect(files.contains { $0.hasPrefix("cloud/default/iCloud.ubiquity.default/CoreData/") && $0.hasSuffix(".1.cdt") }, "the peers' logs")
+        #expect(!files.contains { $0.hasSuffix(".lock") || $0.hasSuffix("-wal") || $0.hasSuffix("-shm") }, "no lock, no WAL: \(files)")
+        #expect(kinds(try json(try String(contentsOfFile: unpacked + "/doctor.json", encoding: .utf8))["findings"]) == kinds(field["findings"]))
+        let syncLog = try String(contentsOfFile: unpacked + "/sync.log", encoding: .utf8)
+        #expect(syncLog.contains("skipped"), "the level-3 lines of the fresh sync: \(syncLog.prefix(500))")
+
+        let run = try replay(sandbox, [archive, "--work", sandbox.root + "/replay", "--json"])
+        #expect(run.succeeded, "\(run)")
+        let replayed = try json(run.stdout)
+        #expect(kinds(replayed["findings"]) == kinds(field["findings"]), "the same block at the desk: \(replayed)")
+        let sync = try #require(replayed["sync"] as? [String: Any])
+        #expect(sync["waiting"] as? Int == 1, "the second log waits again: \(sync)")
+        let text = try replay(sandbox, [archive, "--work", sandbox.root + "/replay-text"])
+        #expect(text.stdoutLines.contains { $0.hasPrefix("sync: ") && $0.contains("1 waiting") }, "\(text)")
+        #expect(text.stdoutLines.contains { $0.hasPrefix("problem: ") && $0.contains("0000000001-") }, "the damaged log is named: \(text)")
+    }
+
+    /// A redacted report holds none of the saved values in any file, and still blocks alike.
+    @Test func aRedactedReportHoldsNoSavedValueAndStillBlocks() throws {
+        let sandbox = try CLISandbox()
+        _ = try blockedReader(sandbox)
+        let field = kinds(try json(try sandbox.run(["doctor", "--json"], device: "reader").stdout)["findings"])
+        let archive = sandbox.root + "/redacted.zip"
+        let written = try sandbox.succeed(["bug-report", "--output", archive, "--redact"], device: "reader")
+        #expect(written.stdout.contains(", redacted)"), "\(written)")
+
+        let unpacked = sandbox.root + "/unpacked"
+        try FolderArchive.extract(archive, into: unpacked)
+        let files = FolderArchive.regularFiles(below: unpacked)
+        #expect(files.contains { $0.hasSuffix("Store.sqlite") }, "the store is there: \(files)")
+        for name in files {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: unpacked + "/" + name))
+            for secret in Self.secrets {
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(name) holds '\(secret)'")
+                #expect(bytes.range(of: Data(secret.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] })) == nil, "\(name) holds '\(secret)' as UTF-16")
+            }
+        }
+        let manifest = try json(try String(contentsOfFile: unpacked + "/manifest.json", encoding: .utf8))
+        #expect(manifest["redacted"] as? Bool == true && manifest["redaction"] is [String: Any])
+
+        let run = try replay(sandbox, [archive, "--work", sandbox.root + "/replay", "--json"])
+        #expect(run.succeeded, "\(run)")
+        #expect(kinds(try json(run.stdout)["findings"]) == field, "the same block, redacted: \(run.stdout)")
+    }
+
+    /// Wrong arguments: one line on stderr, a non-zero exit, no crash.
+    @Test func wrongArgumentsGiveOneLineErrors() throws {
+        let sandbox = try CLISandbox()
+        try sandbox.initDevice("phone")
+        let missing = try sandbox.run(["bug-report", "--output", sandbox.root + "/no/such/folder/report.zip"], device: "phone")
+        #expect(missing.status != 0 && !missing.signaled, "\(missing)")
+        #expect(missing.stderrLines == ["ubiq: error: cannot write the bug report: the folder \(sandbox.root)/no/such/folder does not exist"], "\(missing)")
+
+        let text = sandbox.root + "/notes.txt"
+        try Data("not an archive".utf8).write(to: URL(fileURLWithPath: text))
+        let notZip = try replay(sandbox, [text, "--work", sandbox.root + "/w1"])
+        #expect(notZip.status != 0 && !notZip.signaled && notZip.stderrLines == ["ubiq: error: \(text) is not a zip archive"], "\(notZip)")
+
+        let absent = try replay(sandbox, [sandbox.root + "/absent.zip"])
+        #expect(absent.status != 0 && !absent.signaled && absent.stderrLines == ["ubiq: error: no bug report at \(sandbox.root)/absent.zip"], "\(absent)")
+
+        // A zip that is no bug report: a folder of other files archived.
+        try FileManager.default.createDirectory(atPath: sandbox.root + "/other", withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: sandbox.root + "/other/readme.txt"))
+        try FolderArchive.write(folder: sandbox.root + "/other", to: sandbox.root + "/other.zip")
+        let other = try replay(sandbox, [sandbox.root + "/other.zip", "--work", sandbox.root + "/w2"])
+        #expect(other.status != 0 && !other.signaled
+                && other.stderrLines == ["ubiq: error: \(sandbox.root)/other.zip is not a bug report (it holds no manifest.json)"], "\(other)")
+    }
+}
