@@ -103,6 +103,37 @@ struct CLIBugReportTests {
         #expect(kinds(try json(run.stdout)["findings"]) == field, "the same block, redacted: \(run.stdout)")
     }
 
+    /// A device waiting for an external-data file that never arrived waits for it again on
+    /// the replay of its report, redacted or not (the file's redacted name is missing as well).
+    @Test func aMissingExternalDataFileWaitsAgainOnReplay() throws {
+        let sandbox = try CLISandbox()
+        // containers/models/Photos.plist of this package (Tests/UbiquityTests/CLI/ is three folders down).
+        let model = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("containers/models/Photos.plist").path
+        try sandbox.succeed(["device", "init", "--user", "camera", "--model", model], device: "camera")
+        try sandbox.succeed(["device", "init", "--user", "viewer", "--model", model], device: "viewer")
+        let image = sandbox.root + "/photo.bin"
+        try Data((0..<(200 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }).write(to: URL(fileURLWithPath: image))
+        try sandbox.succeed(["insert", "Photo", "--id", "big", "image=@" + image, "--model", model], device: "camera")
+        let folder = sandbox.cloud + "/default/iCloud.ubiquity.default/CoreData/.externalData/Notes"
+        let stored = DirectoryEntry.names(folder, regularFilesOnly: true)
+        #expect(stored.count == 1, "one external data file: \(stored)")
+        for name in stored { try FileManager.default.removeItem(atPath: folder + "/" + name) }   // never arrived
+        try sandbox.succeed(["sync", "--model", model], device: "viewer")
+        let field = kinds(try json(try sandbox.run(["doctor", "--json", "--model", model], device: "viewer").stdout)["findings"])
+        #expect(field.contains("missingExternalData"), "the field's wait: \(field)")
+
+        for redact in [false, true] {
+            let archive = sandbox.root + "/report-\(redact).zip"
+            try sandbox.succeed(["bug-report", "--output", archive, "--model", model] + (redact ? ["--redact"] : []), device: "viewer")
+            let run = try replay(sandbox, [archive, "--work", sandbox.root + "/replay-\(redact)", "--json"])
+            #expect(run.succeeded, "\(run)")
+            let replayed = try json(run.stdout)
+            #expect(kinds(replayed["findings"]) == field, "redacted \(redact): the same wait at the desk: \(replayed)")
+            #expect((replayed["sync"] as? [String: Any])?["waiting"] as? Int == 1, "redacted \(redact): the log waits again: \(replayed)")
+        }
+    }
+
     /// Wrong arguments: one line on stderr, a non-zero exit, no crash.
     @Test func wrongArgumentsGiveOneLineErrors() throws {
         let sandbox = try CLISandbox()
