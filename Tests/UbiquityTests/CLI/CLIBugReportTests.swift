@@ -134,6 +134,47 @@ struct CLIBugReportTests {
         }
     }
 
+    /// While `ubiq watch` owns the device, a report is written all the same, and its store
+    /// holds what the owner's store holds — the last import too, still in the owner's WAL
+    /// (whose log is then deleted from the cloud, so no sync of the replay brings it again).
+    @Test func aReportOfADeviceAnotherProcessOwnsHoldsItsWholeStore() throws {
+        let sandbox = try CLISandbox()
+        try sandbox.initDevice("writer")
+        try sandbox.initDevice("watcher")
+        try sandbox.succeed(["insert", "Note", "--id", "first", "title=First"], device: "writer")
+        try sandbox.succeed(["sync"], device: "watcher")
+        let watch = try sandbox.start(["watch"], device: "watcher")
+        defer { if watch.isRunning { watch.kill(); _ = watch.wait(timeout: 10) } }
+        try #require(eventually { watch.stdoutSoFar.contains("watching ") || !watch.isRunning } && watch.isRunning, "the watch started")
+        try sandbox.succeed(["insert", "Note", "--id", "second", "title=Second"], device: "writer")
+        try #require(eventually { watch.stdoutSoFar.contains("Note/second") }, "the watch imported: \(watch.stdoutSoFar)")
+        // The log is gone from the cloud: only the store can bring the import to the replay.
+        let log = try #require(FileManager.default.enumerator(atPath: sandbox.cloud)?.compactMap { $0 as? String }
+            .first { ($0 as NSString).lastPathComponent.hasPrefix("0000000002-") })
+        try FileManager.default.removeItem(atPath: sandbox.cloud + "/" + log)
+
+        let archive = sandbox.root + "/report.zip"
+        try sandbox.succeed(["bug-report", "--output", archive], device: "watcher")
+        #expect(watch.isRunning, "the owner goes on")
+        let run = try replay(sandbox, [archive, "--work", sandbox.root + "/replay"])
+        #expect(run.succeeded, "\(run)")
+        let replayed = try UbiqProcess(binary: sandbox.binary, arguments: ["dump", "--json", "--device", sandbox.root + "/replay/device"],
+                                       directory: sandbox.root).wait()
+        let owner = try sandbox.dump("watcher")
+        #expect(replayed.succeeded && replayed.stdout == owner, "the archived store is the owner's: \(replayed)")
+        #expect(replayed.stdout.contains("Note/second"), "\(replayed.stdout)")
+    }
+
+    /// Polls `condition` until it holds or `seconds` pass; no fixed sleeps.
+    func eventually(_ seconds: Double = 30, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(20_000)
+        }
+        return try condition()
+    }
+
     /// Wrong arguments: one line on stderr, a non-zero exit, no crash.
     @Test func wrongArgumentsGiveOneLineErrors() throws {
         let sandbox = try CLISandbox()
