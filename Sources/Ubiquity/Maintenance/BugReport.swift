@@ -75,7 +75,7 @@ public enum BugReport {
         try write(status.text(pretty: true), to: report + "/status.json")
         try write(JSONValue.object(["findings": .array(findings.map(\.jsonValue))]).text(pretty: true), to: report + "/doctor.json")
         try AtomicFile.write(configuration.model.fileContents(), to: report + "/" + modelName)
-        try write(versions(), to: report + "/versions.txt")
+        try write(versions(hidingHostName: redact), to: report + "/versions.txt")
         try write(captured.text, to: report + "/sync.log")
         try write(rerun.jsonValue.text(pretty: true), to: report + "/sync.json")
 
@@ -93,15 +93,16 @@ public enum BugReport {
         try AtomicFile.write(Array((text.hasSuffix("\n") ? text : text + "\n").utf8), to: path)
     }
 
-    /// The tool's version and the system's: `uname` and `/etc/os-release`.
-    static func versions() -> String {
+    /// The tool's version and the system's: `uname` (without the host's name when hiding it)
+    /// and `/etc/os-release`.
+    static func versions(hidingHostName: Bool) -> String {
         var text = "ubiq \(UbiquityVersion.string) (deflate: \(UbiquityVersion.deflateEngine))\n"
         var name = utsname()
         if uname(&name) == 0 {
             func field<T>(_ value: T) -> String {
                 withUnsafeBytes(of: value) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             }
-            text += "uname: \(field(name.sysname)) \(field(name.nodename)) \(field(name.release)) \(field(name.version)) \(field(name.machine))\n"
+            text += "uname: \(field(name.sysname)) \(hidingHostName ? "-" : field(name.nodename)) \(field(name.release)) \(field(name.version)) \(field(name.machine))\n"
         }
         if let release = try? String(contentsOfFile: "/etc/os-release", encoding: .utf8) {
             text += "\n/etc/os-release:\n" + release

@@ -20,9 +20,10 @@ import UbiquitySync
 /// - any other file — a foreign one, a baseline of another model version, a quarantined copy —
 ///   becomes as many stand-in bytes.
 ///
-/// What is kept: object IDs (entity and key), peer IDs, transaction numbers, stamps and dates
-/// of transactions, knowledge, file names and sizes of logs that did not decode, booleans. An
-/// app whose natural keys are user data (an e-mail as a key) shows them in the IDs.
+/// Object IDs are redacted alike wherever they lie (their entity kept, a natural key hashed, a
+/// UUID key the library made kept), so every reference still meets its object. What is kept:
+/// entity names, UUID keys, peer IDs, transaction numbers, stamps and dates of transactions,
+/// knowledge, file names and sizes of logs that did not decode, booleans.
 enum BugReportRedaction {
     /// What a redaction did, for the manifest.
     struct Outcome: Sendable, Equatable {
@@ -30,7 +31,7 @@ enum BugReportRedaction {
 
         var jsonValue: JSONValue {
             .object([
-                "method": .string("each stored value replaced by a stand-in of its type made from its SHA-256; object IDs, peers, stamps and booleans kept"),
+                "method": .string("each stored value and natural key replaced by a stand-in of its type made from its SHA-256; entities, UUID keys, peers, stamps and booleans kept"),
                 "stores": .int(Int64(stores)), "logs": .int(Int64(logs)), "baselines": .int(Int64(baselines)),
                 "externalData": .int(Int64(externalData)), "replacedByStandInBytes": .int(Int64(standIns)),
                 "sealedAsTheyWere": .int(Int64(sealed)), "holdingNoValue": .int(Int64(kept)),
@@ -88,7 +89,7 @@ enum BugReportRedaction {
 
     private static func redactStore(_ path: String, model: ObjectModel) throws {
         try StoreRedaction.redact(databaseAt: path, model: model, value: ValueRedaction.redact,
-                                  unknown: ValueRedaction.redact, log: { redactLog($0, model: model) })
+                                  unknown: ValueRedaction.redact, id: ValueRedaction.redactID, log: { redactLog($0, model: model) })
     }
 
     /// A log's bytes with every value replaced, in the same plist format; a log that does not
@@ -102,11 +103,22 @@ enum BugReportRedaction {
                 var record = record
                 let values = record.values.mapValues { $0.map(ValueRedaction.redact) }
                 record.values = values
+                record.id = ValueRedaction.redact(record.id)
+                record.relationships = record.relationships.mapValues { change in
+                    switch change {
+                    case .toOne(let target): return .toOne(target.map(ValueRedaction.redact))
+                    case .toMany(let added, let removed): return .toMany(added: added.map(ValueRedaction.redact), removed: removed.map(ValueRedaction.redact))
+                    }
+                }
+                record.positions = record.positions.mapValues { members in
+                    Dictionary(members.map { (ValueRedaction.redact($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
+                }
                 return record
             }
         }
         log.inserted = redacted(log.inserted)
         log.updated = redacted(log.updated)
+        log.deleted = log.deleted.map(ValueRedaction.redact)
         return log.encoded(format: bytes.starts(with: Array("bplist".utf8)) ? .binary : .xml)
     }
 

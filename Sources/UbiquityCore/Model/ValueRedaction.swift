@@ -25,6 +25,20 @@ package enum ValueRedaction {
         }
     }
 
+    /// The stand-in of an object ID: its entity kept, a natural key replaced by `k` and 16 hex
+    /// digits of its hash; a UUID key (one the library made) is no user data and stays.
+    package static func redact(_ id: GlobalID) -> GlobalID {
+        let key = id.key
+        guard UUID(uuidString: key) == nil else { return id }
+        return (try? GlobalID(entity: id.entity, key: "k" + hexDigits(tag: "key", Array(key.utf8)))) ?? id
+    }
+
+    /// `redact(_:)` of an object ID as text; text that is no object ID stays.
+    package static func redactID(_ text: String) -> String {
+        guard let id = try? GlobalID(text) else { return text }
+        return redact(id).description
+    }
+
     /// The stand-in of a value no declaration types, as SQLite holds it.
     package static func redact(_ value: SQLiteValue) -> SQLiteValue {
         switch value {

@@ -2,15 +2,17 @@ import Foundation
 
 /// A store file's values replaced where they lie, for a bug report that must not carry them:
 /// every attribute column of every entity table, the recorded conflicts' values, and the logs
-/// the store keeps (outbox, sent logs, an earlier version's outbox). Object IDs, knowledge,
-/// stamps and the bookkeeping stay, so the store merges and syncs as it did.
+/// the store keeps (outbox, sent logs, an earlier version's outbox), and every object ID where
+/// it lies (rows, to-one columns, to-many pairs, positions, tombstones, conflicts) as `id`
+/// maps it, so references stay whole. Knowledge, stamps and the bookkeeping stay, so the store
+/// merges and syncs as it did.
 package enum StoreRedaction {
     /// Rewrites the SQLite file at `path` (a copy: it is changed in place). `value` gives each
     /// stored value's stand-in; `unknown` each value of a column the model does not declare,
     /// as SQLite holds it; `log` each kept log's bytes. The file is vacuumed after, so no page
     /// of an old value is left in it.
     package static func redact(databaseAt path: String, model: ObjectModel, value: (AttributeValue) -> AttributeValue,
-                               unknown: (SQLiteValue) -> SQLiteValue, log: ([UInt8]) -> [UInt8]) throws {
+                               unknown: (SQLiteValue) -> SQLiteValue, id: (String) -> String, log: ([UInt8]) -> [UInt8]) throws {
         let database = try SQLiteDatabase(path: path)
         defer { database.close() }
         // A rollback journal, deleted at commit: no WAL frame keeps an old page.
@@ -19,30 +21,59 @@ package enum StoreRedaction {
         try database.transaction {
             for table in tables.sorted() where table.hasPrefix("E_") {
                 let declared = model.entity(String(table.dropFirst(2)))
-                let columns = try database.statement("PRAGMA table_info(\(SQLiteDatabase.quote(table)))").rows { $0.string(1) ?? "" }
-                    .filter { $0.hasPrefix("a_") }
-                guard !columns.isEmpty else { continue }
-                let rows = try database.statement("SELECT gid, \(columns.map(SQLiteDatabase.quote).joined(separator: ", ")) FROM \(SQLiteDatabase.quote(table))")
-                    .rows { row in (row.string(0) ?? "", (0..<columns.count).map { row.value(Int32($0 + 1)) }) }
-                let update = "UPDATE \(SQLiteDatabase.quote(table)) SET " + columns.map { "\(SQLiteDatabase.quote($0)) = ?" }.joined(separator: ", ") + " WHERE gid = ?"
+                let all = try database.statement("PRAGMA table_info(\(SQLiteDatabase.quote(table)))").rows { $0.string(1) ?? "" }
+                let columns = all.filter { $0.hasPrefix("a_") }, targets = all.filter { $0.hasPrefix("r_") }
+                let read = (["gid"] + columns + targets).map(SQLiteDatabase.quote).joined(separator: ", ")
+                let rows = try database.statement("SELECT \(read) FROM \(SQLiteDatabase.quote(table))")
+                    .rows { row in (row.string(0) ?? "", (0..<(columns.count + targets.count)).map { row.value(Int32($0 + 1)) }) }
+                let update = "UPDATE \(SQLiteDatabase.quote(table)) SET "
+                    + (["gid"] + columns + targets).map { "\(SQLiteDatabase.quote($0)) = ?" }.joined(separator: ", ") + " WHERE gid = ?"
                 for (gid, stored) in rows {
-                    let replaced = zip(columns, stored).map { column, stored in
+                    let values = zip(columns, stored.prefix(columns.count)).map { column, stored in
                         standIn(stored, type: declared?.attribute(String(column.dropFirst(2)))?.type, value: value, unknown: unknown)
                     }
-                    try database.run(update, replaced + [.text(gid)])
+                    let references = stored.suffix(targets.count).map { stored -> SQLiteValue in
+                        if case .text(let target) = stored { return .text(id(target)) }
+                        return stored
+                    }
+                    try database.run(update, [.text(id(gid))] + values + references + [.text(gid)])
+                }
+            }
+            // To-many pairs and ordered positions: both ends are object IDs.
+            for table in tables.sorted() where table.hasPrefix("P_") || table.hasPrefix("O_") {
+                let quoted = SQLiteDatabase.quote(table)
+                let pairs = try database.statement("SELECT source, target FROM \(quoted)").rows { ($0.string(0) ?? "", $0.string(1) ?? "") }
+                for (source, target) in pairs {
+                    try database.run("UPDATE \(quoted) SET source = ?, target = ? WHERE source = ? AND target = ?",
+                                     [.text(id(source)), .text(id(target)), .text(source), .text(target)])
+                }
+            }
+            if tables.contains("Z_TOMBSTONES") {
+                for gid in Set(try database.statement("SELECT gid FROM Z_TOMBSTONES").rows { $0.string(0) ?? "" }) {
+                    try database.run("UPDATE Z_TOMBSTONES SET gid = ? WHERE gid = ?", [.text(id(gid)), .text(gid)])
                 }
             }
             if tables.contains("Z_CONFLICTS") {
                 let rows = try database.statement("SELECT id, gid, property, winner_value, loser_value FROM Z_CONFLICTS").rows { row in
                     (row.int64(0), row.string(1) ?? "", row.string(2) ?? "", row.value(3), row.value(4))
                 }
-                for (id, gid, property, winner, loser) in rows {
+                for (row, gid, property, winner, loser) in rows {
                     let entity = gid.split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
-                    // Relationship and pair conflicts hold object IDs and "present"/"absent": kept.
-                    guard model.entity(entity)?.relationship(property) == nil, ConflictRecord.pair(in: property) == nil else { continue }
-                    let type = model.entity(entity)?.attribute(property)?.type
-                    try database.run("UPDATE Z_CONFLICTS SET winner_value = ?, loser_value = ? WHERE id = ?", [
-                        standIn(winner, type: type, value: value, unknown: unknown), standIn(loser, type: type, value: value, unknown: unknown), .integer(id),
+                    var renamed = property, winnerValue = winner, loserValue = loser
+                    if let (relationship, member) = ConflictRecord.position(in: property) {
+                        renamed = "\(relationship)[\(id(member))].position"
+                    } else if let (relationship, target) = ConflictRecord.pair(in: property) {
+                        renamed = "\(relationship)[\(id(target))]"
+                    } else if model.entity(entity)?.relationship(property) != nil {
+                        if case .text(let target) = winner { winnerValue = .text(id(target)) }
+                        if case .text(let target) = loser { loserValue = .text(id(target)) }
+                    } else {
+                        let type = model.entity(entity)?.attribute(property)?.type
+                        winnerValue = standIn(winner, type: type, value: value, unknown: unknown)
+                        loserValue = standIn(loser, type: type, value: value, unknown: unknown)
+                    }
+                    try database.run("UPDATE Z_CONFLICTS SET gid = ?, property = ?, winner_value = ?, loser_value = ? WHERE id = ?", [
+                        .text(id(gid)), .text(renamed), winnerValue, loserValue, .integer(row),
                     ])
                 }
             }

@@ -20,16 +20,16 @@ struct CLIBugReportTests {
         try UbiqProcess(binary: sandbox.binary, arguments: ["scenario", "replay"] + arguments, directory: sandbox.root).wait()
     }
 
-    /// Values the writer and the reader saved, searched for in the redacted archive.
-    static let secrets = ["Dentist on Tuesday", "PIN is 4711", "Reader's own diary"]
+    /// Values and natural keys the writer and the reader saved, searched for in the redacted archive.
+    static let secrets = ["Dentist on Tuesday", "PIN is 4711", "Reader's own diary", "pin-note-key", "diary-of-reader-key"]
 
     /// A reader whose sync is blocked: the writer's first log is damaged (cut short, so part of
     /// its bytes are still there), so it is quarantined and the second waits for it.
     func blockedReader(_ sandbox: CLISandbox) throws -> (writer: String, reader: String) {
         let writer = try sandbox.initDevice("writer"), reader = try sandbox.initDevice("reader")
         try sandbox.succeed(["insert", "Note", "title=\(Self.secrets[0])"], device: "writer")
-        try sandbox.succeed(["insert", "Note", "title=\(Self.secrets[1])"], device: "writer")
-        try sandbox.succeed(["insert", "Note", "title=\(Self.secrets[2])"], device: "reader")
+        try sandbox.succeed(["insert", "Note", "--id", Self.secrets[3], "title=\(Self.secrets[1])"], device: "writer")
+        try sandbox.succeed(["insert", "Note", "--id", Self.secrets[4], "title=\(Self.secrets[2])"], device: "reader")
         let folder = try #require(FileManager.default.enumerator(atPath: sandbox.cloud)?.compactMap { $0 as? String }
             .first { $0.contains(writer + "/Notes/") && $0.hasSuffix(".1.cdt") && ($0 as NSString).lastPathComponent.hasPrefix("0000000001-") })
         let first = sandbox.cloud + "/" + folder
