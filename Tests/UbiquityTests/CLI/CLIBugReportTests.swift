@@ -88,8 +88,7 @@ struct CLIBugReportTests {
         try FolderArchive.extract(archive, into: unpacked)
         let files = FolderArchive.regularFiles(below: unpacked)
         #expect(files.contains { $0.hasSuffix("Store.sqlite") }, "the store is there: \(files)")
-        for name in files {
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: unpacked + "/" + name))
+        for (name, bytes) in try contents(below: unpacked) {
             for secret in Self.secrets {
                 #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(name) holds '\(secret)'")
                 #expect(bytes.range(of: Data(secret.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] })) == nil, "\(name) holds '\(secret)' as UTF-16")
@@ -165,6 +164,20 @@ struct CLIBugReportTests {
         #expect(replayed.stdout.contains("Note/second"), "\(replayed.stdout)")
     }
 
+    /// Every file below `folder` with its bytes, the entries of each zip in it (a baseline's,
+    /// deflated) unpacked and listed too.
+    func contents(below folder: String) throws -> [(String, Data)] {
+        try FolderArchive.regularFiles(below: folder).flatMap { name -> [(String, Data)] in
+            let path = folder + "/" + name
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            guard name.hasSuffix(".zip") else { return [(name, bytes)] }
+            let inner = folder + "/" + name + ".unpacked"
+            try FolderArchive.extract(path, into: inner)
+            defer { try? FileManager.default.removeItem(atPath: inner) }
+            return [(name, bytes)] + (try contents(below: inner)).map { (name + "/" + $0.0, $0.1) }
+        }
+    }
+
     /// Polls `condition` until it holds or `seconds` pass; no fixed sleeps.
     func eventually(_ seconds: Double = 30, _ condition: () throws -> Bool) rethrows -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
@@ -173,6 +186,44 @@ struct CLIBugReportTests {
             usleep(20_000)
         }
         return try condition()
+    }
+
+    /// The demo container redacted: a baseline, relationships, a conflict and natural keys,
+    /// none of whose values or keys is left in the archive, while its replay holds as many
+    /// objects, every reference meeting its object, and the same conflict.
+    @Test func theRedactedDemoKeepsItsShapeAndNoneOfItsValues() throws {
+        let sandbox = try CLISandbox()
+        let demo = sandbox.root + "/demo"
+        try FileManager.default.copyItem(atPath: DemoContainerTests.repository + "/containers/demo", toPath: demo)
+        let ipad = ["--cloud", demo + "/cloud", "--device", demo + "/devices/ipad"]
+        func ubiq(_ arguments: [String]) throws -> UbiqResult {
+            try UbiqProcess(binary: sandbox.binary, arguments: arguments, directory: sandbox.root).wait()
+        }
+        let original = try #require(try JSONSerialization.jsonObject(with: Data(try ubiq(["dump", "--json"] + ipad).stdout.utf8)) as? [[String: Any]])
+        let archive = sandbox.root + "/demo.zip"
+        #expect(try ubiq(["bug-report", "--redact", "--output", archive] + ipad).succeeded)
+        let unpacked = sandbox.root + "/unpacked"
+        try FolderArchive.extract(archive, into: unpacked)
+        let manifest = try json(try String(contentsOfFile: unpacked + "/manifest.json", encoding: .utf8))
+        #expect((manifest["redaction"] as? [String: Any])?["baselines"] as? Int == 1, "the baseline was redacted: \(manifest)")
+        // Each title, name and body the demo saved, and each natural key.
+        let secrets = ["Groceries for Sunday", "Shopping", "Errands", "Trip to Lisbon", "milk", "Home", "food", "groceries", "Folder/home"]
+        for (name, bytes) in try contents(below: unpacked) where !name.hasSuffix("model.plist") {
+            for secret in secrets { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(name) holds '\(secret)'") }
+        }
+
+        #expect(try replay(sandbox, [archive, "--work", sandbox.root + "/replay"]).succeeded)
+        let replayDevice = ["--device", sandbox.root + "/replay/device"]
+        let replayed = try #require(try JSONSerialization.jsonObject(with: Data(try ubiq(["dump", "--json"] + replayDevice).stdout.utf8)) as? [[String: Any]])
+        func count(_ objects: [[String: Any]], _ entity: String) -> Int { objects.filter { $0["entity"] as? String == entity }.count }
+        for entity in ["Note", "Folder", "Tag"] { #expect(count(replayed, entity) == count(original, entity), "\(entity)s: \(replayed)") }
+        let ids = Set(replayed.compactMap { $0["id"] as? String })
+        let targets = replayed.flatMap { object in
+            ((object["relationships"] as? [String: Any]) ?? [:]).values.flatMap { ($0 as? [String]) ?? [($0 as? String)].compactMap { $0 } }
+        }
+        #expect(!targets.isEmpty && targets.allSatisfy(ids.contains), "every reference meets its object: \(targets) in \(ids)")
+        let conflicts = try ubiq(["conflicts"] + replayDevice)
+        #expect(conflicts.stdoutLines.count == 1 && conflicts.stdout.contains(".title [update]"), "the demo's conflict, redacted: \(conflicts)")
     }
 
     /// Wrong arguments: one line on stderr, a non-zero exit, no crash.
