@@ -226,6 +226,33 @@ struct CLIBugReportTests {
         #expect(conflicts.stdoutLines.count == 1 && conflicts.stdout.contains(".title [update]"), "the demo's conflict, redacted: \(conflicts)")
     }
 
+    /// A device left on an older model version, whose peer saves on the newer one, shows on
+    /// replay the same saves waiting for its upgrade, redacted or not.
+    @Test func savesOfANewerModelVersionWaitAgainOnReplay() throws {
+        let sandbox = try CLISandbox()
+        try sandbox.initDevice("phone")
+        try sandbox.initDevice("laptop")
+        let old = ["--model", CLIModelMigrationTests.version1, "--content", "Library"]
+        try sandbox.succeed(["insert", "Shelf", "--id", "s", "label=Fiction"] + old, device: "phone")
+        try sandbox.succeed(["sync"] + old, device: "laptop")
+        try sandbox.succeed(["model", "migrate", "--to", CLIModelMigrationTests.library, "--content", "Library"], device: "phone")
+        try sandbox.succeed(["insert", "Book", "--id", "dune", "title=Dune", "--model", CLIModelMigrationTests.library, "--content", "Library"], device: "phone")
+        try sandbox.succeed(["sync"] + old, device: "laptop")
+        let field = try json(try sandbox.run(["doctor", "--json"] + old, device: "laptop").stdout)
+        #expect(kinds(field["findings"]).contains("modelMix"), "the field's wait for an upgrade: \(field)")
+
+        for redact in [false, true] {
+            let archive = sandbox.root + "/report-\(redact).zip"
+            try sandbox.succeed(["bug-report", "--output", archive] + old + (redact ? ["--redact"] : []), device: "laptop")
+            let run = try replay(sandbox, [archive, "--work", sandbox.root + "/replay-\(redact)", "--json"])
+            #expect(run.succeeded, "\(run)")
+            let replayed = try json(run.stdout)
+            #expect(kinds(replayed["findings"]) == kinds(field["findings"]), "redacted \(redact): \(replayed)")
+            let messages = ((replayed["findings"] as? [[String: Any]]) ?? []).compactMap { $0["message"] as? String }
+            #expect(messages.contains { $0.contains("1 transaction(s) there wait for an upgrade") }, "redacted \(redact): \(messages)")
+        }
+    }
+
     /// Wrong arguments: one line on stderr, a non-zero exit, no crash.
     @Test func wrongArgumentsGiveOneLineErrors() throws {
         let sandbox = try CLISandbox()
