@@ -39,7 +39,7 @@ public enum BugReport {
     static let format = 1
 
     /// Writes the bug report of the device of `configuration` to `path` (replaced if it is a
-    /// file). Nothing of the device or the container is changed: the stores are copied from one
+    /// file). The device is read through a peer opened read-only, and the stores are copied from one
     /// snapshot each (`VACUUM INTO`, so a process that owns the device goes on writing), and the
     /// fresh sync whose level-3 log the report holds runs on a copy of what was archived, so
     /// its log tells exactly what that state does. With `redact`, every stored value is replaced
@@ -52,9 +52,7 @@ public enum BugReport {
         }
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue { throw BugReportError.outputIsAFolder(path) }
 
-        var (status, findings, peerID, rootInCloud) = try UbiquityPeer.withReadablePeer(configuration: configuration) { peer in
-            (try ContainerReport.make(for: peer).jsonValue, try Doctor.examine(peer), peer.peerID, peer.location?.rootInCloud)
-        }
+        var (status, findings, peerID, rootInCloud) = try inspect(configuration)
         let scratch = NSTemporaryDirectory() + "ubiq-bug-report-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let report = scratch + "/report"
@@ -87,6 +85,22 @@ public enum BugReport {
         let written = try FolderArchive.write(folder: report, to: path)
         let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
         return BugReportSummary(path: path, size: size, files: written, peerID: peerID, redacted: redact)
+    }
+
+    /// The status, the doctor's findings, the peer and its ubiquity root, read through a peer
+    /// opened read-only (nothing written, not even `lastUsed`); a device whose store cannot be
+    /// read so (none made yet, a schema an older version made) is opened as `status` opens it.
+    private static func inspect(_ configuration: PeerConfiguration) throws -> (JSONValue, [DoctorFinding], String, String?) {
+        func read(_ peer: UbiquityPeer) throws -> (JSONValue, [DoctorFinding], String, String?) {
+            (try ContainerReport.make(for: peer).jsonValue, try Doctor.examine(peer), peer.peerID, peer.location?.rootInCloud)
+        }
+        do {
+            let peer = try UbiquityPeer.openReadOnly(configuration: configuration)
+            defer { peer.close() }
+            return try read(peer)
+        } catch {
+            return try UbiquityPeer.withReadablePeer(configuration: configuration, read)
+        }
     }
 
     private static func write(_ text: String, to path: String) throws {

@@ -48,8 +48,12 @@ struct CLIBugReportTests {
         #expect(kinds(field["findings"]).isSuperset(of: ["missingPredecessor", "unreadableFile"]), "the field's block: \(field)")
 
         let archive = sandbox.root + "/report.zip"
+        let before = try files(below: sandbox.root)
         let written = try sandbox.succeed(["bug-report", "--output", archive], device: "reader")
         #expect(written.stdout.hasPrefix("wrote the bug report of \(reader) to \(archive) ("), "\(written)")
+        let after = try files(below: sandbox.root).filter { $0.key != "report.zip" }
+        let changed = after.filter { before[$0.key] != $0.value }.keys.sorted() + before.keys.filter { after[$0] == nil }.sorted()
+        #expect(changed.isEmpty, "nothing of the devices or the cloud was written: \(changed)")
         let unpacked = sandbox.root + "/unpacked"
         try FolderArchive.extract(archive, into: unpacked)
         let manifest = try json(try String(contentsOfFile: unpacked + "/manifest.json", encoding: .utf8))
@@ -162,6 +166,17 @@ struct CLIBugReportTests {
         let owner = try sandbox.dump("watcher")
         #expect(replayed.succeeded && replayed.stdout == owner, "the archived store is the owner's: \(replayed)")
         #expect(replayed.stdout.contains("Note/second"), "\(replayed.stdout)")
+    }
+
+    /// Every file below `folder` with its size and modification time, but SQLite's WAL and
+    /// shared-memory files (a read-only connection to a store leaves them, empty).
+    func files(below folder: String) throws -> [String: String] {
+        var signatures: [String: String] = [:]
+        for name in FolderArchive.regularFiles(below: folder) where !name.hasSuffix("-wal") && !name.hasSuffix("-shm") {
+            let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/" + name)
+            signatures[name] = "\(attributes[.size] ?? 0) \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
+        }
+        return signatures
     }
 
     /// Every file below `folder` with its bytes, the entries of each zip in it (a baseline's,

@@ -7,7 +7,7 @@ struct BugReportCommand: ParsableCommand {
         commandName: "bug-report",
         abstract: "Write one zip archive for a bug report: the device, its container, status, doctor, model, versions and a level-3 sync log.",
         discussion: """
-            Nothing of the device or the container is changed: the stores are copied consistently \
+            Nothing of the device or the container is changed: it is read as 'status' reads it, the stores are copied consistently \
             (also while another process owns the device), and the sync whose level-3 log the \
             archive holds runs on a copy of what was archived. --redact replaces every stored \
             value (in the stores, logs and baselines) by a hash of it; see Docs/CLI.md, \
