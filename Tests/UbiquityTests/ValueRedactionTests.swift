@@ -34,6 +34,9 @@ struct ValueRedactionTests {
         #expect(standIn.size == reference.size && file.count == bytes.count)
         #expect(standIn.sha256 == ValueRedaction.sha256Hex(file) && standIn.sha256 != reference.sha256)
         #expect(ValueRedaction.redact(.externalBinary(reference)) == .externalBinary(standIn))
+        var streamed: [UInt8] = []
+        try ValueRedaction.forEachStandInChunk(seed: Array(reference.sha256.utf8), count: bytes.count, chunkSize: 1000) { streamed += $0 }
+        #expect(streamed == file, "the file written a chunk at a time holds the same bytes")
     }
 
     @Test func naturalKeysAreHashedAndUUIDKeysKept() throws {

@@ -17,8 +17,8 @@ import UbiquitySync
 ///   references give (a damaged file stays damaged, a missing one missing);
 /// - sealed (encrypted) files stay as they are, and so do the files that hold no value:
 ///   `device.plist`, `tokens.plist`, `lastUsed`, receipts, the content epoch and the key record;
-/// - any other file — a foreign one, a baseline of another model version, a quarantined copy —
-///   becomes as many stand-in bytes.
+/// - any other file — a foreign one, a baseline of another model version, a log larger than any
+///   reader takes — becomes as many stand-in bytes.
 ///
 /// Object IDs are redacted alike wherever they lie (their entity kept, a natural key hashed, a
 /// UUID key the library made kept), so every reference still meets its object. What is kept:
@@ -71,14 +71,15 @@ enum BugReportRedaction {
         } else if name.hasPrefix("baseline"), name.hasSuffix(".zip"), parent == model.hash {
             try BaselineStoreRewrite.rewrite(path, model: model, scratch: scratch) { try redactStore($0, model: model) }
             outcome.baselines += 1
-        } else if name.hasSuffix(".cdt") {
+        } else if name.hasSuffix(".cdt"), (DirectoryEntry.at(path)?.size ?? 0) <= Int64(TransactionLog.maximumFileSize) {
             let bytes = try AtomicFile.read(path, limit: TransactionLog.maximumFileSize)
             try AtomicFile.write(redactLog(bytes, model: model), to: path)
             outcome.logs += 1
-        } else if let reference = externalReference(named: name, at: path) {
+        } else if let reference = try externalReference(named: name, at: path) {
             let standIn = ValueRedaction.externalStandIn(reference)
-            try AtomicFile.write(ValueRedaction.externalStandInBytes(sha256: reference.sha256, count: Int(reference.size)),
-                                 to: (path as NSString).deletingLastPathComponent + "/" + standIn.sha256)
+            try StreamingFile.write(to: (path as NSString).deletingLastPathComponent + "/" + standIn.sha256) { write in
+                try ValueRedaction.forEachStandInChunk(seed: Array(reference.sha256.utf8), count: Int(reference.size), write)
+            }
             try FileManager.default.removeItem(atPath: path)
             outcome.externalData += 1
         } else {
@@ -124,14 +125,17 @@ enum BugReportRedaction {
 
     /// The reference an external data file stands for: a name of 64 hex digits whose bytes
     /// hash to it. A damaged one (its bytes hash otherwise) is not one: it becomes stand-in bytes.
-    private static func externalReference(named name: String, at path: String) -> ExternalDataReference? {
-        guard name.utf8.count == 64, name.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }),
-              let bytes = try? AtomicFile.read(path, limit: Int.max), ValueRedaction.sha256Hex(bytes) == name else { return nil }
-        return ExternalDataReference(sha256: name, size: Int64(bytes.count))
+    private static func externalReference(named name: String, at path: String) throws -> ExternalDataReference? {
+        guard name.utf8.count == 64, name.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else { return nil }
+        let written = try StreamingFile.sha256(of: path)
+        return written.sha256 == name ? ExternalDataReference(sha256: name, size: written.size) : nil
     }
 
+    /// Replaces the file at `path` by as many stand-in bytes, drawn from its hash, a chunk at a time.
     private static func replaceByStandIn(_ path: String) throws {
-        let bytes = try AtomicFile.read(path, limit: Int.max)
-        try AtomicFile.write(ValueRedaction.standInBytes(seed: Array(ValueRedaction.sha256Hex(bytes).utf8), count: bytes.count), to: path)
+        let written = try StreamingFile.sha256(of: path)
+        try StreamingFile.write(to: path) { write in
+            try ValueRedaction.forEachStandInChunk(seed: Array(written.sha256.utf8), count: Int(written.size), write)
+        }
     }
 }

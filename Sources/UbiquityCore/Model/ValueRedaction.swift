@@ -53,7 +53,7 @@ package enum ValueRedaction {
     /// The reference of an external value's stand-in: `standInBytes` of its hash, as long.
     package static func externalStandIn(_ reference: ExternalDataReference) -> ExternalDataReference {
         var hash = SHA256()
-        forEachStandInChunk(seed: Array(reference.sha256.utf8), count: Int(reference.size)) { hash.update(data: $0) }
+        forEachDigest(seed: Array(reference.sha256.utf8), count: Int(reference.size)) { hash.update(data: $0) }
         return ExternalDataReference(sha256: hex(Array(hash.finalize())), size: reference.size)!
     }
 
@@ -62,18 +62,37 @@ package enum ValueRedaction {
         standInBytes(seed: Array(sha256.utf8), count: count)
     }
 
+    /// `standInBytes(seed:count:)` handed to `body` a chunk of up to `chunkSize` bytes at a
+    /// time, for files too large to hold in memory.
+    package static func forEachStandInChunk(seed: [UInt8], count: Int, chunkSize: Int = 1 << 20,
+                                            _ body: ([UInt8]) throws -> Void) throws {
+        var chunk: [UInt8] = []
+        chunk.reserveCapacity(min(count, chunkSize))
+        var failure: Error?
+        forEachDigest(seed: seed, count: count) { digest in
+            guard failure == nil else { return }
+            chunk += digest
+            if chunk.count >= chunkSize {
+                do { try body(chunk) } catch { failure = error }
+                chunk.removeAll(keepingCapacity: true)
+            }
+        }
+        if let failure { throw failure }
+        if !chunk.isEmpty { try body(chunk) }
+    }
+
     /// `count` bytes drawn from `seed`: SHA-256 of the seed and a block counter, block after block.
     package static func standInBytes(seed: [UInt8], count: Int) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count)
-        forEachStandInChunk(seed: seed, count: count) { bytes += $0 }
+        forEachDigest(seed: seed, count: count) { bytes += $0 }
         return bytes
     }
 
     /// Lower-case hex of SHA-256 of `bytes`.
     package static func sha256Hex(_ bytes: [UInt8]) -> String { hex(Array(SHA256.hash(data: bytes))) }
 
-    private static func forEachStandInChunk(seed: [UInt8], count: Int, _ body: (ArraySlice<UInt8>) -> Void) {
+    private static func forEachDigest(seed: [UInt8], count: Int, _ body: (ArraySlice<UInt8>) -> Void) {
         var produced = 0, block: UInt64 = 0
         while produced < count {
             let digest = Array(SHA256.hash(data: seed + bytes(of: block)))
