@@ -39,11 +39,12 @@ public enum BugReport {
     static let format = 1
 
     /// Writes the bug report of the device of `configuration` to `path` (replaced if it is a
-    /// file). The device is read through a peer opened read-only, and the stores are copied from one
-    /// snapshot each (`VACUUM INTO`, so a process that owns the device goes on writing), and the
-    /// fresh sync whose level-3 log the report holds runs on a copy of what was archived, so
-    /// its log tells exactly what that state does. With `redact`, every stored value is replaced
-    /// by a hash of it first (`BugReportRedaction`).
+    /// file), changing nothing of the device or its cloud: the device is read through a peer
+    /// opened read-only, each store is copied from one snapshot (`VACUUM INTO`, so a process that
+    /// owns the device goes on writing), and the fresh sync whose level-3 log the report holds
+    /// runs on a copy of what was archived, so its log tells what that state does. With
+    /// `redact`, every stored value and natural key is first replaced by a stand-in made from
+    /// its hash (`BugReportRedaction`).
     public static func write(configuration: PeerConfiguration, to path: String, redact: Bool = false, now: Date = Date()) throws -> BugReportSummary {
         let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         var isFolder: ObjCBool = false
