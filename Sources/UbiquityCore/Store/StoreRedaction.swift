@@ -2,8 +2,9 @@ import Foundation
 
 /// A store file's values replaced where they lie, for a bug report that must not carry them:
 /// every attribute column of every entity table, the recorded conflicts' values, and the logs
-/// the store keeps (outbox, sent logs, an earlier version's outbox), and every object ID where
-/// it lies (rows, to-one columns, to-many pairs, positions, tombstones, conflicts) as `id`
+/// the store keeps (outbox, sent logs, an earlier version's outbox), the constrained values a
+/// uniqueness constraint compares, and every object ID where it lies (rows, to-one columns,
+/// to-many pairs, positions, tombstones, conflicts, uniqueness losers and winners) as `id`
 /// maps it, so references stay whole. Knowledge, stamps and the bookkeeping stay, so the store
 /// merges and syncs as it did.
 package enum StoreRedaction {
@@ -51,6 +52,24 @@ package enum StoreRedaction {
             if tables.contains("Z_TOMBSTONES") {
                 for gid in Set(try database.statement("SELECT gid FROM Z_TOMBSTONES").rows { $0.string(0) ?? "" }) {
                     try database.run("UPDATE Z_TOMBSTONES SET gid = ? WHERE gid = ?", [.text(id(gid)), .text(gid)])
+                }
+            }
+            // Uniqueness: each loser's winner, and each insert's constrained values (their
+            // canonical bytes, replaced by stand-in bytes: equal keys stay equal).
+            if tables.contains("Z_MERGED") {
+                let pairs = try database.statement("SELECT loser, winner FROM Z_MERGED").rows { ($0.string(0) ?? "", $0.string(1) ?? "") }
+                for (loser, winner) in pairs {
+                    try database.run("UPDATE Z_MERGED SET loser = ?, winner = ? WHERE loser = ?", [.text(id(loser)), .text(id(winner)), .text(loser)])
+                }
+            }
+            if tables.contains("Z_UNIQUE") {
+                let rows = try database.statement("SELECT scope, properties, key, gid, peer, number FROM Z_UNIQUE").rows {
+                    ($0.value(0), $0.value(1), $0.value(2), $0.string(3) ?? "", $0.value(4), $0.value(5))
+                }
+                for (scope, properties, key, gid, peer, number) in rows {
+                    try database.run("""
+                        UPDATE Z_UNIQUE SET key = ?, gid = ? WHERE scope = ? AND properties = ? AND key = ? AND gid = ? AND peer = ? AND number = ?
+                        """, [unknown(key), .text(id(gid)), scope, properties, key, .text(gid), peer, number])
                 }
             }
             if tables.contains("Z_CONFLICTS") {

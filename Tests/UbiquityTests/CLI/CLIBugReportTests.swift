@@ -268,6 +268,35 @@ struct CLIBugReportTests {
         }
     }
 
+    /// Two beds saved with one label on two devices merge under the model's uniqueness
+    /// constraint; redacted, the store's record of that merge (the constrained values, the
+    /// loser and its winner) holds neither the label nor the keys, and the replay keeps one bed.
+    @Test func aRedactedUniquenessMergeHoldsNoValueOrKey() throws {
+        let sandbox = try CLISandbox()
+        let model = ["--model", DemoContainerTests.repository + "/Tests/Fixtures/models/Garden.xcdatamodeld"]
+        try sandbox.succeed(["device", "init", "--user", "a"] + model, device: "a")
+        try sandbox.succeed(["device", "init", "--user", "b"] + model, device: "b")
+        try sandbox.succeed(["insert", "Bed", "--id", "bed-alpha", "label=Secret Bed"] + model, device: "a")
+        try sandbox.succeed(["insert", "Bed", "--id", "bed-beta", "label=Secret Bed"] + model, device: "b")
+        try sandbox.succeed(["sync"] + model, device: "a")
+        try sandbox.succeed(["sync"] + model, device: "b")
+        try sandbox.succeed(["sync"] + model, device: "a")
+        let field = try sandbox.succeed(["dump"] + model, device: "a").stdout
+        #expect(field.contains("Bed (1)"), "the beds merged: \(field)")
+
+        let archive = sandbox.root + "/garden.zip"
+        try sandbox.succeed(["bug-report", "--redact", "--output", archive] + model, device: "a")
+        let unpacked = sandbox.root + "/unpacked"
+        try FolderArchive.extract(archive, into: unpacked)
+        for (name, bytes) in try contents(below: unpacked) where !name.hasSuffix("model.plist") {
+            for secret in ["Secret Bed", "bed-alpha", "bed-beta"] { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(name) holds '\(secret)'") }
+        }
+        #expect(try replay(sandbox, [archive, "--work", sandbox.root + "/replay"]).succeeded)
+        let replayed = try UbiqProcess(binary: sandbox.binary, arguments: ["dump", "--device", sandbox.root + "/replay/device"] + model,
+                                       directory: sandbox.root).wait()
+        #expect(replayed.succeeded && replayed.stdout.contains("Bed (1)"), "one bed, redacted: \(replayed)")
+    }
+
     /// Wrong arguments: one line on stderr, a non-zero exit, no crash.
     @Test func wrongArgumentsGiveOneLineErrors() throws {
         let sandbox = try CLISandbox()
