@@ -89,18 +89,10 @@ public enum BugReport {
     }
 
     /// The status, the doctor's findings, the peer and its ubiquity root, read through a peer
-    /// opened read-only (nothing written, not even `lastUsed`); a device whose store cannot be
-    /// read so (none made yet, a schema an older version made) is opened as `status` opens it.
+    /// opened read-only (`withReadablePeer`: nothing written, not even `lastUsed`).
     private static func inspect(_ configuration: PeerConfiguration) throws -> (JSONValue, [DoctorFinding], String, String?) {
-        func read(_ peer: UbiquityPeer) throws -> (JSONValue, [DoctorFinding], String, String?) {
+        try UbiquityPeer.withReadablePeer(configuration: configuration) { peer in
             (try ContainerReport.make(for: peer).jsonValue, try Doctor.examine(peer), peer.peerID, peer.location?.rootInCloud)
-        }
-        do {
-            let peer = try UbiquityPeer.openReadOnly(configuration: configuration)
-            defer { peer.close() }
-            return try read(peer)
-        } catch {
-            return try UbiquityPeer.withReadablePeer(configuration: configuration, read)
         }
     }
 
