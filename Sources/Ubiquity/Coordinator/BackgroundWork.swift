@@ -14,8 +14,28 @@ public final class BackgroundWork: @unchecked Sendable {
     }
 
     private struct Job {
-        let run: @Sendable () -> Void
+        let body: JobBody
         let cancel: @Sendable () -> Void
+        let finished: @Sendable () -> Void
+
+        /// Runs the job, lets go of everything it held, then says it finished: whoever the end
+        /// wakes (a `close()`, a test's last check) finds nothing of it still alive.
+        func runToEnd() {
+            body.runOnce()
+            finished()
+        }
+    }
+
+    /// A job's closure, dropped as soon as it has run.
+    private final class JobBody: @unchecked Sendable {
+        private var run: (@Sendable () -> Void)?
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+
+        func runOnce() {
+            let run = self.run
+            self.run = nil
+            run?()
+        }
     }
 
     public let mode: Mode
@@ -39,14 +59,16 @@ public final class BackgroundWork: @unchecked Sendable {
         }
     }
 
-    func submit(run: @escaping @Sendable () -> Void, cancel: @escaping @Sendable () -> Void) {
-        let run = running(run)
+    /// Runs `run` in the background; `finished` is called once it has run and been let go,
+    /// `cancel` instead when it is dropped unrun.
+    func submit(run: @escaping @Sendable () -> Void, cancel: @escaping @Sendable () -> Void, finished: @escaping @Sendable () -> Void) {
+        let job = Job(body: JobBody(running(run)), cancel: cancel, finished: finished)
         switch mode {
         case .concurrent:
-            let thread = Thread(block: run)
+            let thread = Thread { job.runToEnd() }
             thread.name = "ubiquity.background-work"
             thread.start()
-        case .manual: lock.withLock { pending.append(Job(run: run, cancel: cancel)) }
+        case .manual: lock.withLock { pending.append(job) }
         }
     }
 
@@ -55,7 +77,7 @@ public final class BackgroundWork: @unchecked Sendable {
     public func runPending() -> Int {
         var count = 0
         while let job = lock.withLock({ pending.isEmpty ? nil : pending.removeFirst() }) {
-            job.run()
+            job.runToEnd()
             count += 1
         }
         return count

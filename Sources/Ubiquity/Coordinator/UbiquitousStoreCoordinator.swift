@@ -200,12 +200,11 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     private func runInBackground(_ work: @escaping @Sendable () throws -> Void) {
         importDone.enter()
         background.submit(run: { [self] in
-            defer { importDone.leave() }
             do { try work() } catch {
                 lock.withLock { importError = error }
                 logger.error(.setupAssistant, "initialImport", "the background import failed: \(error); the app stays on its current store and a later sync retries")
             }
-        }, cancel: { [importDone] in importDone.leave() })
+        }, cancel: { [importDone] in importDone.leave() }, finished: { [importDone] in importDone.leave() })
     }
 
     /// Starts the initial import again when it failed (the container could not be read, or the
