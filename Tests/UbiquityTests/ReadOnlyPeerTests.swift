@@ -106,6 +106,7 @@ struct ReadOnlyPeerTests {
         let cloud = try TestCloud()
         let path = try deviceWithoutItsStore(cloud, "phone")
         // The owner makes a new store under this name, and renames it once its schema is whole.
+        var owning: FileLock? = try FileLock(directory: cloud.devicePath("phone"))
         #expect(FileManager.default.createFile(atPath: path + ".creating", contents: Data("half a store".utf8)))
         let before = files(under: cloud.devicePath("phone"))
         #expect(throws: StoreError.beingCreated(path)) {
@@ -113,6 +114,13 @@ struct ReadOnlyPeerTests {
         }
         #expect(StoreError.beingCreated(path).description == "the store at \(path) is being created by the process that owns the device; try again in a moment")
         #expect(files(under: cloud.devicePath("phone")) == before, "nothing was made on the device")
+
+        // An owner that died half way left the file: nobody holds the device, so no store is there yet.
+        owning?.release()
+        owning = nil
+        #expect(throws: StoreError.missing(path)) {
+            try UbiquityPeer.withReadablePeer(configuration: cloud.configuration("phone")) { _ in }
+        }
 
         // The owner starts a creating file a crash left afresh, and leaves none behind.
         let owner = try cloud.peer("phone")
