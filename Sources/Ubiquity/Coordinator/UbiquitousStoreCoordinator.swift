@@ -30,6 +30,8 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     public let liveImport: LiveImport
     private let liveActivity = EventHub<LiveImportActivity>()
     private let syncStates = EventHub<SyncState>()
+    /// The sync activity of every store this coordinator opens (`observeActivity`).
+    let activityHub = ActivityHub()
     private var currentSyncState = SyncState.starting
     /// One round of sync at a time, the app's and live import's.
     private let syncGate = NSLock()
@@ -107,7 +109,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     @discardableResult
     private func openStore(for device: Device, transition: StoreTransition?) throws -> StoreChoice {
         guard device.identityToken != nil else {
-            return try install(UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .local),
+            return try install(UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .local, activities: activityHub),
                                reason: "signed out: the local store, which does not sync", transition: transition)
         }
         let peerID = device.peerID(peerToken: configuration.peerToken)
@@ -132,7 +134,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             fallbackLeft = false
         }
         if PersistentStore.initialImportCompleted(atPath: accountPath) && !fallbackLeft {
-            let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
+            let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account, activities: activityHub)
             let choice = try install(account, reason: "the account store of '\(device.identityToken ?? "")' (its initial import completed earlier)", transition: transition)
             logger.notice(.setupAssistant, "finishSetupWithRetry:", "Using local storage: 0")
             // One round at a time: live import may run one meanwhile.
@@ -140,7 +142,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             return choice
         } else {
             // A fallback left by an earlier launch still holds saves not yet migrated: reuse it.
-            let fallback = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .fallback)
+            let fallback = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .fallback, activities: activityHub)
             let choice = try install(fallback, reason: "the fallback store of '\(device.identityToken ?? "")', while the initial import builds the account store", transition: transition)
             logger.notice(.setupAssistant, "finishSetupWithRetry:", "Using local storage: 1")
             runInBackground { [self] in try initialImport(fallback: fallback) }
@@ -229,7 +231,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
 
     /// Builds the account store, migrates what was saved in the fallback meanwhile, and hands over.
     private func initialImport(fallback: UbiquityPeer) throws {
-        let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account)
+        let account = try UbiquityPeer(configuration: configuration, device: device, deviceLock: nil, kind: .account, activities: activityHub)
         if let migration = account.migration { events.post(.storeMigrated(migration)) }
         account.observe { [weak self] in self?.forward($0) }
         let imported = try account.store.withBulkImportCache { try account.sync(importBatchSize: Self.initialImportBatch) }
@@ -284,9 +286,9 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         var old = configuration
         old.model = previous
         old.migratesStore = false
-        let fallback = try UbiquityPeer(configuration: old, device: device, deviceLock: nil, kind: .fallback)
+        let fallback = try UbiquityPeer(configuration: old, device: device, deviceLock: nil, kind: .fallback, activities: activityHub)
         defer { fallback.close() }
-        let account = try UbiquityPeer(configuration: old, device: device, deviceLock: nil, kind: .account)
+        let account = try UbiquityPeer(configuration: old, device: device, deviceLock: nil, kind: .account, activities: activityHub)
         defer { account.close() }
         _ = try account.store.withBulkImportCache { try account.sync(importBatchSize: Self.initialImportBatch) }
         fallback.store.retire("handed over before the model was migrated")
@@ -393,6 +395,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         events.finish()
         liveActivity.finish()
         syncStates.finish()
+        activityHub.finish()
         deviceLock.release()
     }
 

@@ -27,7 +27,7 @@ extension UbiquityPeer {
         try refuseUnlessWritable("roll a baseline")
         guard let location else { throw SyncError.signedOut }
         return try syncLock.withLock {
-            try makeBaseliner(location).rollIfNeeded(policy: configuration.baselinePolicy ?? .apple, force: force)
+            try rolling(makeBaseliner(location)) { try $0.rollIfNeeded(policy: configuration.baselinePolicy ?? .apple, force: force) }
         }
     }
 
@@ -36,9 +36,11 @@ extension UbiquityPeer {
         guard let location else { return GarbageReport(note: "signed out: nothing in the cloud") }
         if isReadOnly { return GarbageReport(note: "opened read-only: nothing deleted") }
         return syncLock.withLock {
-            return GarbageCollector(store: store, location: location, logger: logger)
-                .collect(view: makeBaseliner(location).catalog().view, policy: policy ?? configuration.baselinePolicy ?? .apple,
-                         now: now ?? configuration.clock.now)
+            collectingGarbage {
+                GarbageCollector(store: store, location: location, logger: logger)
+                    .collect(view: makeBaseliner(location).catalog().view, policy: policy ?? configuration.baselinePolicy ?? .apple,
+                             now: now ?? configuration.clock.now)
+            }
         }
     }
 

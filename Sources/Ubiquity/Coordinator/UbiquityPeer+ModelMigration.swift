@@ -11,9 +11,19 @@ extension UbiquityPeer {
     /// Migrates the store at `path` to the configuration's model when it was made for another
     /// one. Returns what was done, `nil` when the store is new or already on the model.
     static func migrateStoreIfNeeded(_ configuration: PeerConfiguration, device: Device, kind: StoreKind, path: String,
-                                     logger: UbiquityLogger) throws -> ModelMigration? {
+                                     logger: UbiquityLogger, activities: ActivityHub) throws -> ModelMigration? {
         guard let (source, plan) = try migrationPlan(configuration, path: path) else { return nil }
         guard configuration.migratesStore else { throw migrationNotEnabled(configuration, source: source, plan: plan) }
+        // Told as one step: the store, of its size, carried whole.
+        let reporter = activities.reporter(.modelMigration)
+        reporter?.begin(logs: 1, bytes: DirectoryEntry.at(path)?.size ?? 0)
+        return try reporter.run { try migrate(configuration, device: device, kind: kind, path: path, source: source, plan: plan,
+                                              logger: logger, activities: activities) }
+    }
+
+    /// Carries the store at `path` from `source` by `plan`, after a last sync on the old model.
+    private static func migrate(_ configuration: PeerConfiguration, device: Device, kind: StoreKind, path: String, source: ObjectModel,
+                                plan: ModelMigrationPlan, logger: UbiquityLogger, activities: ActivityHub) throws -> ModelMigration {
         // Readers beside this owner say the store is being migrated rather than read it meanwhile.
         try StoreMarker.mark(path, .migration)
         defer { StoreMarker.clear(path) }
@@ -25,7 +35,7 @@ extension UbiquityPeer {
             old.model = source
             old.migratesStore = false
             do {
-                let peer = try UbiquityPeer(configuration: old, device: device, deviceLock: nil, kind: kind)
+                let peer = try UbiquityPeer(configuration: old, device: device, deviceLock: nil, kind: kind, activities: activities)
                 defer { peer.close() }
                 _ = try peer.sync(reportingImportFailure: true)
             } catch {

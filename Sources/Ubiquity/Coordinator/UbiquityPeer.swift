@@ -26,6 +26,10 @@ public final class UbiquityPeer: @unchecked Sendable {
     /// store): made once, since Foundation's path functions cost ~100k instructions a call.
     private let fallbackBeside: String?
     let events = EventHub<PeerEvent>()
+    /// Where this peer's sync activity is told: the coordinator's, or the peer's own.
+    let activityHub: ActivityHub
+    /// Whether the hub is this peer's own, ended at its `close()`.
+    private let ownsActivityHub: Bool
     let syncLock = NSLock()
     private let closedFlag = Mutex(false)
     /// What the last check of this peer's own numbers found, under `syncLock` (`nil` without a container).
@@ -60,8 +64,11 @@ public final class UbiquityPeer: @unchecked Sendable {
     /// Whether this peer was opened with `openReadOnly`: it reads, and never writes anything.
     public let isReadOnly: Bool
 
-    init(configuration: PeerConfiguration, device: Device, deviceLock: FileLock?, kind: StoreKind, readOnly: Bool = false) throws {
+    init(configuration: PeerConfiguration, device: Device, deviceLock: FileLock?, kind: StoreKind, readOnly: Bool = false,
+         activities: ActivityHub? = nil) throws {
         self.configuration = configuration
+        activityHub = activities ?? ActivityHub()
+        ownsActivityHub = activities == nil
         self.device = device
         self.deviceLock = deviceLock
         self.kind = kind
@@ -83,7 +90,8 @@ public final class UbiquityPeer: @unchecked Sendable {
         var migrationLogger = configuration.logger
         migrationLogger.peerID = peerID
         migrationLogger.storeName = configuration.storeName
-        migration = readOnly ? nil : try Self.migrateStoreIfNeeded(configuration, device: device, kind: kind, path: storePath, logger: migrationLogger)
+        migration = readOnly ? nil : try Self.migrateStoreIfNeeded(configuration, device: device, kind: kind, path: storePath,
+                                                                     logger: migrationLogger, activities: activityHub)
         do {
             store = try PersistentStore(path: storePath, model: configuration.model, peerID: peerID, storeName: configuration.storeName,
                                         contentName: configuration.contentName, readOnly: readOnly)
@@ -192,7 +200,11 @@ public final class UbiquityPeer: @unchecked Sendable {
         location.sealing.refresh()
         // Nothing goes out under a number the container already holds (a store restored from a backup).
         if try !store.pendingOutbox().isEmpty { try syncLock.withLock { _ = try reserveOwnNumbers(location) } }
-        let written = try syncLock.withLock { try Exporter(store: store, location: location, logger: logger).flush() }
+        let written = try syncLock.withLock {
+            var exporter = Exporter(store: store, location: location, logger: logger)
+            exporter.activity = activityHub.reporter(.export)
+            return try exporter.activity.run { try exporter.flush() }
+        }
         return written
     }
 
@@ -205,8 +217,9 @@ public final class UbiquityPeer: @unchecked Sendable {
         guard let location else { return (ImportReport(), nil) }
         location.sealing.refresh()
         return try syncLock.withLock {
-            let importer = Importer(store: store, location: location, quarantineDirectory: localDirectory + "/container/quarantine", logger: logger)
-            let report = try importer.importAvailable(batchSize: batchSize, scan: scan) { events.post(.didImport($0)) }
+            var importer = Importer(store: store, location: location, quarantineDirectory: localDirectory + "/container/quarantine", logger: logger)
+            importer.activity = try activityHub.reporter(try store.initialImportCompleted() ? .import : .initialImport)
+            let report = try importer.activity.run { try importer.importAvailable(batchSize: batchSize, scan: scan) { events.post(.didImport($0)) } }
             let exporter = Exporter(store: store, location: location, logger: logger)
             let catalog = catalog ?? makeBaseliner(location).catalog(), view = catalog.view
             if !report.applied.isEmpty || exporter.receiptIsStale(baselineView: view, scan: scan) { try? exporter.writeReceipt(baselineView: view) }
@@ -329,8 +342,8 @@ public final class UbiquityPeer: @unchecked Sendable {
         if let policy = configuration.baselinePolicy, summary.exportError == nil {
             // Neither the roll nor the collection adds logs: one listing serves both.
             scan.relist(peer: store.peerID)
-            summary.baseline = try? syncLock.withLock { try baseliner.rollIfNeeded(policy: policy, scan: scan, catalog: roundCatalog) }
-            summary.garbage = syncLock.withLock {
+            summary.baseline = try? syncLock.withLock { try rolling(baseliner) { try $0.rollIfNeeded(policy: policy, scan: scan, catalog: roundCatalog) } }
+            summary.garbage = syncLock.withLock { collectingGarbage {
                 // A roll that rolled (or threw on its way) may have changed the baseline folder.
                 let catalog = summary.baseline?.isSkipped == true ? roundCatalog ?? baseliner.catalog() : baseliner.catalog()
                 baseliner.deleteRedundantCopies(catalog)
@@ -340,7 +353,7 @@ public final class UbiquityPeer: @unchecked Sendable {
                 summary.externalDataGarbage = collector.collectExternalData(catalog: catalog, policy: policy, now: configuration.clock.now, scan: scan)
                 collectLocalExternalData(policy: policy)
                 return report
-            }
+            } }
         }
         summary.outboxPending = try store.pendingOutbox().count
         summary.knowledge = store.knowledge
@@ -376,6 +389,7 @@ public final class UbiquityPeer: @unchecked Sendable {
         closedFlag.withLock { $0 = true }
         store.close()
         events.finish()
+        if ownsActivityHub { activityHub.finish() }
         deviceLock?.release()
     }
 

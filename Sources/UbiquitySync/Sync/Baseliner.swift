@@ -28,6 +28,8 @@ package struct Baseliner {
     let logger: UbiquityLogger
     /// A peer opened read-only: the catalog writes nothing on the device (`BaselineCatalog`).
     let readOnly: Bool
+    /// Told when a roll begins writing (`nil`: nobody listens); the caller tells its end.
+    package var activity: ActivityReporter?
 
     package init(store: PersistentStore, location: ContainerLocation, scratchDirectory: String, readOnly: Bool = false, logger: UbiquityLogger) {
         self.store = store
@@ -141,6 +143,7 @@ package struct Baseliner {
             return skipped("only \(since) of the required \(policy.transactionThreshold) transactions, and \(bytes) bytes of logs (needs \(policy.minimumLogBytes) and \(Int(policy.logBytesFraction * 100)) % of the \(storeSize)-byte store)")
         }
 
+        activity?.begin(logs: Int(since), bytes: Int64(storeSize))
         let work = scratchDirectory + "/roll-" + UUID().uuidString
         try AtomicFile.makeDirectory(work)
         defer { try? FileManager.default.removeItem(atPath: work) }

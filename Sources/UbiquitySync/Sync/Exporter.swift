@@ -10,6 +10,8 @@ package struct Exporter {
     let store: PersistentStore
     let location: ContainerLocation
     let logger: UbiquityLogger
+    /// Told of the logs to write and of each one written (`nil`: nobody listens).
+    package var activity: ActivityReporter?
 
     package init(store: PersistentStore, location: ContainerLocation, logger: UbiquityLogger) {
         self.store = store
@@ -25,6 +27,7 @@ package struct Exporter {
         // Logs of a model without external storage name no file: they are not searched.
         let mayNameFiles = store.model.entities.contains { $0.attributes.contains(where: \.allowsExternalBinaryDataStorage) }
         var written = 0
+        activity?.begin(logs: pending.count, bytes: pending.reduce(0) { $0 + Int64($1.bytes.count) })
         do {
             for entry in pending {
                 // The file carries its export time on this peer's clock: garbage collection
@@ -34,6 +37,7 @@ package struct Exporter {
                 try location.write(entry.bytes, to: path, modificationTime: store.now)
                 try store.markSent(entry.number, file: DirectoryEntry.at(path))
                 written += 1
+                activity?.advance(bytes: Int64(entry.bytes.count))
                 logger.log(.verbose, .exporter, "exportLog:", "wrote transaction \(entry.number) as \(entry.fileName) (\(entry.bytes.count) bytes)")
             }
         } catch let error as FileError {

@@ -24,6 +24,8 @@ package struct Importer {
     package var decodesOnSecondCore = CPUAffinity.usable > 1
     /// Told what the pipeline did, when it ran (tests).
     package var onPipeline: ((PipelineUse) -> Void)?
+    /// Told of the logs found and of each one read and checked (`nil`: nobody listens).
+    package var activity: ActivityReporter?
 
     /// What the pipeline did in an import.
     package enum PipelineUse: Sendable, Equatable {
@@ -126,6 +128,7 @@ package struct Importer {
             }
         }
         report.ignored += strangers.map(\.name)
+        if !candidates.isEmpty { activity?.begin(logs: candidates.count, bytes: candidates.reduce(0) { $0 + $1.entry.size }) }
         if !report.ignored.isEmpty {
             logger.log(.info, .importer, "scan", "ignoring \(report.ignored.count) name(s) that are not logs: \(report.ignored.prefix(5).joined(separator: ", "))")
         }
@@ -151,8 +154,9 @@ package struct Importer {
         // Decoding on a second core, ahead of the merge (`LogDecodePipeline`), when one is free
         // to use and the candidates come in the order the batch applies them.
         let pipeline = decodesAhead(candidates, records: records, externalValues: externalValues)
-            ? LogDecodePipeline(count: candidates.count) { [candidates, location, model = store.model, maxLogBytes] index in
-                Self.decode(candidates[index], location: location, model: model, maxLogBytes: maxLogBytes, keepingBytes: false, epoch: epoch, now: now)
+            ? LogDecodePipeline(count: candidates.count) { [candidates, location, model = store.model, maxLogBytes, activity] index in
+                defer { activity?.advance(bytes: candidates[index].entry.size) }
+                return Self.decode(candidates[index], location: location, model: model, maxLogBytes: maxLogBytes, keepingBytes: false, epoch: epoch, now: now)
             } : nil
         defer { pipeline?.finish() }
         /// Checks a candidate's decoded log, quarantining it if it fails, and adds it to `pending`.
@@ -285,6 +289,8 @@ package struct Importer {
                     pipeline?.outcome(at: index)
                         ?? Self.decode(candidate, location: location, model: store.model, maxLogBytes: maxLogBytes, keepingBytes: true, epoch: epoch, now: now)
                 }
+                // With the pipeline, its worker told of each log as it decoded it.
+                if pipeline == nil { activity?.advance(bytes: candidate.entry.size) }
             }
             order()
         }

@@ -53,6 +53,17 @@ func printEvents(of coordinator: UbiquitousStoreCoordinator) -> Task<Void, Never
     }
 }
 
+func showProgress(of coordinator: UbiquitousStoreCoordinator) -> ActivityObservation {
+    coordinator.observeActivity { activity in              // on a queue of its own, in order
+        switch activity.phase {
+        case .started: print(activity.kind, "started")
+        case let .progressed(progress): print(activity.kind, Int(progress.fraction * 100), "%")
+        case let .ended(.failed(error), _): print(activity.kind, "failed:", error)   // the error thrown, typed
+        case .ended: print(activity.kind, "ended")
+        }
+    }                                                        // keep it: cancel() stops the reports
+}
+
 func watchPinnedNotes(of coordinator: UbiquitousStoreCoordinator) throws -> FetchedResultsObserver {
     let request = try coordinator.request("Note", where: "pinned == true", sortedBy: [FetchSortDescriptor("title")])
     let pinned = try coordinator.observeResults(request)
