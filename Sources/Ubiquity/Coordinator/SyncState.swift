@@ -3,7 +3,7 @@ import UbiquitySync
 
 /// The answer to "am I synced?" that an app can show (`UbiquitousStoreCoordinator.syncState`):
 /// what the last round of sync found, or that one is running.
-public enum SyncState: Sendable, Equatable {
+public enum SyncState: Sendable, Equatable, Codable {
     /// No round has run on this store yet.
     case starting
     /// The store the app works on does not sync: signed out (the local store), or a first
@@ -20,7 +20,7 @@ public enum SyncState: Sendable, Equatable {
     /// Sync cannot go on until something is done (the reason says what).
     case blocked(SyncBlock)
 
-    public enum NotSyncing: Sendable, Equatable {
+    public enum NotSyncing: Sendable, Equatable, Codable {
         case signedOut
         case initialImport
     }
@@ -40,8 +40,8 @@ public enum SyncState: Sendable, Equatable {
 }
 
 /// A file that later logs wait for.
-public struct SyncWait: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+public struct SyncWait: Sendable, Equatable, Codable {
+    public enum Kind: Sendable, Equatable, Codable {
         /// The log of transaction `number`.
         case log
         /// The external data file (by its SHA-256) that transaction `number` names.
@@ -65,7 +65,7 @@ public struct SyncWait: Sendable, Equatable {
 }
 
 /// Why sync cannot go on.
-public enum SyncBlock: Sendable, Equatable {
+public enum SyncBlock: Sendable, Equatable, Codable {
     /// The content is encrypted and this device holds no key (`unlockEncryption`).
     case noKey
     /// The content's key record is gone or altered; saves wait in the outbox.
@@ -90,7 +90,7 @@ public enum SyncBlock: Sendable, Equatable {
 
 extension SyncState {
     /// What a round that returned `summary` at `date` found.
-    init(_ summary: SyncSummary, at date: Date) {
+    package init(_ summary: SyncSummary, at date: Date) {
         if summary.signedOut {
             self = .notSyncing(.signedOut)
         } else if let damaged = summary.imported.missingPredecessors.first(where: { $0.quarantineReason != nil }) {
@@ -114,7 +114,7 @@ extension SyncState {
     }
 
     /// What a round that threw `error` found.
-    init(failure error: any Error) {
+    package init(failure error: any Error) {
         switch error {
         case SyncError.encryptedWithoutKey: self = .blocked(.noKey)
         case SyncError.keyRecordMissing, SyncError.keyRecordAltered: self = .blocked(.keyRecord("\(error)"))

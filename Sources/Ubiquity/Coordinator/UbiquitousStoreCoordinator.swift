@@ -188,7 +188,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             self.reason = reason
         }
         switch peer.kind {
-        case .account: setSyncState(.starting)
+        case .account: setSyncState(.starting, of: peer)
         case .fallback: setSyncState(.notSyncing(.initialImport))
         case .local: setSyncState(.notSyncing(.signedOut))
         }
@@ -253,7 +253,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             reason = "the account store (initial import completed, \(migrated) fallback transaction(s) migrated)"
         }
         fallback.store.handOver(to: account.store, reason: handover, keepsChanges: true)
-        setSyncState(SyncState(imported, at: configuration.clock.now))
+        setSyncState(SyncState(imported, at: configuration.clock.now), of: account)
         liveImporter?.wake()
         events.post(.storesDidChange(.initialImportCompleted, now: .account))
         logger.notice(.setupAssistant, "finishSetupWithRetry:", "Using local storage: 0")
@@ -440,17 +440,19 @@ extension UbiquitousStoreCoordinator {
             setSyncState(.syncing)
             do {
                 let summary = try peer.sync()
-                setSyncState(SyncState(summary, at: configuration.clock.now))
+                setSyncState(SyncState(summary, at: configuration.clock.now), of: peer)
                 return summary
             } catch {
-                setSyncState(SyncState(failure: error))
+                setSyncState(SyncState(failure: error), of: peer)
                 throw error
             }
         }
     }
 
-    /// Posts `state` when it differs from the current one.
-    private func setSyncState(_ state: SyncState) {
+    /// Posts `state` when it differs from the current one; with `peer`, records it in its store
+    /// first, for `status` (`SyncState.recorded(in:)`).
+    private func setSyncState(_ state: SyncState, of peer: UbiquityPeer? = nil) {
+        peer?.recordSyncState(state)
         let changed = lock.withLock {
             defer { currentSyncState = state }
             return currentSyncState != state

@@ -51,6 +51,8 @@ public struct ContainerReport: Sendable {
     public var externalDataBytes: Int64 = 0
     /// What the last import waited for: logs whose external data had not arrived or was damaged.
     public var externalDataWaits: [String] = []
+    /// What the store's owner last found (`SyncState.recorded(in:)`): the app's answer to "am I synced?".
+    public var syncState = SyncState.starting
 
     /// Builds the report for `peer` (a store of the device; its container when it has one).
     public static func make(for peer: UbiquityPeer, storeKind: StoreKind? = nil, storeReason: String? = nil) throws -> ContainerReport {
@@ -123,6 +125,7 @@ public struct ContainerReport: Sendable {
         report.externalDataFiles = externalData.count
         report.externalDataBytes = externalData.reduce(0) { $0 + $1.size }
         report.externalDataWaits = try store.externalDataWaits()
+        report.syncState = SyncState.recorded(in: peer)
         return report
     }
 
@@ -137,6 +140,7 @@ public struct ContainerReport: Sendable {
 
     public var jsonValue: JSONValue {
         .object([
+            "syncState": syncState.jsonValue,
             "device": .object([
                 "peerID": .string(peerID), "account": account.map(JSONValue.string) ?? .null, "store": .string(storeKind.rawValue),
                 "why": .string(storeReason), "kv": .string(knowledge.description), "outbox": .int(Int64(outbox)),
@@ -170,7 +174,7 @@ public struct ContainerReport: Sendable {
             ("knowledge", knowledge.description.isEmpty ? "(none)" : knowledge.description), ("outbox", "\(outbox) log(s) waiting"),
             ("last import", lastImport.map { ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: $0)) } ?? "never"),
         ]
-        var lines = ["Device"] + device.map { "  " + $0.0.padding(toLength: 12, withPad: " ", startingAt: 0) + $0.1 }
+        var lines = ["Sync state: \(syncState.line)", "Device"] + device.map { "  " + $0.0.padding(toLength: 12, withPad: " ", startingAt: 0) + $0.1 }
         guard storeKind == .account else { return lines.joined(separator: "\n") }
         lines.append("Container")
         lines.append("  encryption: \(encryptionText)")

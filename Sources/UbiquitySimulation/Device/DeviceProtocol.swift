@@ -81,6 +81,8 @@ public struct DeviceReply: Codable, Sendable {
     public var conflicts: [RecordedConflict] = []
     /// The command may have written into the device's mirror (a daemon must look again).
     public var wroteFiles = true
+    /// After the command, `status` would say another sync state than the app's `syncState`: both, in words.
+    public var syncStateDisagreement: String?
 
     public init() {}
 }

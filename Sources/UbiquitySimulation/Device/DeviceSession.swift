@@ -51,6 +51,7 @@ public final class DeviceSession: @unchecked Sendable {
         reply.account = coordinator?.device.identityToken
         reply.knowledgeTotal = coordinator?.peer.map { $0.store.knowledge.entries.values.reduce(0, +) }
         reply.conflicts = newConflicts()
+        reply.syncStateDisagreement = syncStateDisagreement()
         lock.withLock {
             reply.events = events
             reply.saves = saves
@@ -60,6 +61,15 @@ public final class DeviceSession: @unchecked Sendable {
             handovers.removeAll()
         }
         return reply
+    }
+
+    /// Whether what `status` prints as the state (the record in the store) differs from the
+    /// app's `syncState` at this moment, between two steps: in words, or `nil` when they agree.
+    private func syncStateDisagreement() -> String? {
+        guard let coordinator, let peer = coordinator.peer else { return nil }
+        let recorded = SyncState.recorded(in: peer), state = coordinator.syncState
+        guard recorded != state else { return nil }
+        return "status would say the sync state is '\(recorded.line)', the app's syncState is '\(state.line)'"
     }
 
     /// Closes the coordinator, if the app runs.

@@ -424,6 +424,7 @@ public final class ScenarioRunner {
         }
         for conflict in reply.conflicts { timeline.markConflict(now, device.name, conflict) }
         if case .edit = command, let error = reply.error { violate("\(device.name) edit failed: \(error)") }
+        if let disagreement = reply.syncStateDisagreement { violate("\(device.name): \(disagreement)") }
         for handover in reply.handovers { checkHandover(handover, of: device) }
         timeline.sample(device.name, time: now, knowledge: reply.knowledgeTotal, store: reply.storeKind.map { "\($0.rawValue)\(reply.account.map { " (\($0))" } ?? "")" })
         // Steps, and background work that did something, may have written into the mirror or cloud.

@@ -23,6 +23,9 @@ enum StoreMetadataKey: String {
     /// The highest own transaction number known to be taken in the container, when it is above
     /// what the store applied of its own (restored from a backup): saves are numbered above it.
     case ownNumbersReserved
+    /// What the owner's last round of sync found (`SyncState` as JSON text), for `status`:
+    /// a reader in another process answers "am I synced?" as the app does.
+    case syncState
 }
 
 /// `Z_META`: the facts a store keeps about itself, one text value per `StoreMetadataKey`.

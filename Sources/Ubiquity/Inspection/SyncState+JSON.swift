@@ -1,0 +1,18 @@
+import UbiquityBase
+
+extension SyncState {
+    /// `{state, line}`: the case's name and the line `status` prints.
+    public var jsonValue: JSONValue {
+        let name: String
+        switch self {
+        case .starting: name = "starting"
+        case .notSyncing(.signedOut): name = "signedOut"
+        case .notSyncing(.initialImport): name = "initialImport"
+        case .syncing: name = "syncing"
+        case .upToDate: name = "upToDate"
+        case .waiting: name = "waiting"
+        case .blocked: name = "blocked"
+        }
+        return .object(["state": .string(name), "line": .string(line)])
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+import Ubiquity
+import UbiquityTestSupport
+
+/// `ubiq status` answers "am I synced?" first, with the app's own answer: what the coordinator
+/// holds in `syncState` is what a reader in another process prints.
+@Suite("Status says the sync state")
+struct CLIStatusSyncStateTests {
+    func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    /// The app on `mac`: a coordinator on its account store, its initial import done.
+    func app(_ sandbox: CLISandbox, _ name: String) throws -> UbiquitousStoreCoordinator {
+        _ = try Device.create(at: sandbox.device(name), userName: name)
+        let configuration = PeerConfiguration(cloud: sandbox.cloud, device: sandbox.device(name), model: .notes,
+                                              contentName: "Notes", baselinePolicy: nil, logger: .silent)
+        let coordinator = try UbiquitousStoreCoordinator(configuration: configuration, liveImport: .off)
+        try coordinator.addStore()
+        #expect(try coordinator.waitForBackgroundImport(timeout: 60))
+        return coordinator
+    }
+
+    /// Checks that `status` and `status --json` of `device` say `state` first.
+    func expectStatus(_ sandbox: CLISandbox, _ device: String, says state: SyncState, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let text = try sandbox.succeed(["status"], device: device)
+        #expect(text.stdoutLines.first == "Sync state: \(state.line)", "\(text)", sourceLocation: sourceLocation)
+        #expect(text.stdoutLines.dropFirst().first == "Device", sourceLocation: sourceLocation)
+        let report = try json(try sandbox.succeed(["status", "--json"], device: device).stdout)
+        let recorded = try #require(report["syncState"] as? [String: Any], sourceLocation: sourceLocation)
+        #expect(recorded["line"] as? String == state.line, sourceLocation: sourceLocation)
+    }
+
+    @Test func statusPrintsTheAppsStateFirstWhileTheAppRuns() throws {
+        let sandbox = try CLISandbox()
+        let phone = try TestCloudAt(root: sandbox.root).peer("phone")
+        let mac = try app(sandbox, "mac")
+        defer { mac.close() }
+        try expectStatus(sandbox, "mac", says: mac.syncState) // up to date after the initial import
+
+        for key in ["a", "b", "c"] { try TestCloudAt(root: sandbox.root).save(phone, key) }
+        // Transaction 2 has not arrived yet: the app waits for it, and so says status.
+        let folder = try #require(phone.location).logDirectory(of: phone.peerID)
+        let second = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first { TransactionLog.transactionNumber(inFileName: $0) == 2 })
+        try FileManager.default.moveItem(atPath: folder + "/" + second, toPath: sandbox.root + "/in-transit")
+        _ = try mac.sync()
+        guard case .waiting = mac.syncState else { Issue.record("\(mac.syncState)"); return }
+        try expectStatus(sandbox, "mac", says: mac.syncState)
+
+        try FileManager.default.moveItem(atPath: sandbox.root + "/in-transit", toPath: folder + "/" + second)
+        _ = try mac.sync()
+        guard case .upToDate = mac.syncState else { Issue.record("\(mac.syncState)"); return }
+        try expectStatus(sandbox, "mac", says: mac.syncState)
+        phone.close()
+    }
+
+    @Test func aStoreNoAppSyncedSaysSo() throws {
+        let sandbox = try CLISandbox()
+        _ = try sandbox.initDevice("phone")
+        try sandbox.succeed(["sync"], device: "phone")
+        // The tool's own rounds record nothing: the state is the app's.
+        try expectStatus(sandbox, "phone", says: .starting)
+    }
+}
