@@ -24,18 +24,24 @@ public struct SyncActivity: Sendable {
 
     /// How far the work has come: logs (or items) and bytes done of the total known so far.
     public struct Progress: Sendable, Equatable {
+        /// Logs (for a roll, transactions; for a collection, files; for a migration, the store) done.
         public internal(set) var logsDone = 0
+        /// Of how many known so far: it may grow while the work runs.
         public internal(set) var logsTotal = 0
+        /// Bytes of those logs done.
         public internal(set) var bytesDone: Int64 = 0
+        /// Of how many bytes known so far.
         public internal(set) var bytesTotal: Int64 = 0
         /// From 0 to 1, by bytes when any are known, else by logs; never lower than posted before.
         public internal(set) var fraction = 0.0
 
+        /// Nothing done of nothing known.
         public init() {}
     }
 
     /// How the work ended.
     public enum Outcome: Sendable {
+        /// Did its work.
         case succeeded
         /// Ended without doing its work (a roll that found it need not roll after all): why.
         case skipped(String)
@@ -45,14 +51,19 @@ public struct SyncActivity: Sendable {
 
     /// Where the work is.
     public enum Phase: Sendable {
+        /// Begun, with the work known at its start.
         case started(Progress)
+        /// Further on (posted when the fraction rose by a hundredth, or all is done).
         case progressed(Progress)
+        /// Over: how, and how far it came.
         case ended(Outcome, Progress)
     }
 
+    /// What kind of work it is.
     public let kind: Kind
     /// Tells one activity's reports from another's: unique within the coordinator (or peer) that posts it.
     public let id: Int
+    /// Where the work is.
     public let phase: Phase
 
     /// The progress this report carries, whatever its phase.
