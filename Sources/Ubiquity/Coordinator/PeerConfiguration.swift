@@ -38,6 +38,11 @@ public struct PeerConfiguration: Sendable {
     /// Earlier versions of the model (an `.xcdatamodeld`'s other versions): a store that does
     /// not record its model (made before stores did) is migrated from the one of its hash.
     public var previousModels: [ObjectModel] = []
+    /// Every version of the model, oldest first, `model` among them (an `.xcdatamodeld`'s:
+    /// `XcodeModelBundle.modelVersions()`). A store on an earlier version is then migrated a
+    /// version at a time, every step planned before the first is applied; a store whose model
+    /// is none of them is refused. `nil`: migrated from the store's model in one step.
+    public var modelVersions: ModelVersions?
 
     public init(cloud: String, device: String, model: ObjectModel, contentName: String,
                 containerIdentifier: String = "iCloud.ubiquity.default", contentURL: String = "CoreData",
@@ -54,6 +59,11 @@ public struct PeerConfiguration: Sendable {
         self.logFormat = logFormat
         self.baselinePolicy = baselinePolicy
         self.logger = logger
+    }
+
+    /// The earlier model of `hash` the configuration knows: one of `previousModels`, else of `modelVersions`.
+    func earlierModel(hash: String) -> ObjectModel? {
+        previousModels.first { $0.hash == hash } ?? modelVersions.flatMap { versions in versions.index(ofHash: hash).map { versions.models[$0] } }
     }
 
     /// Checks the options as Apple did: a content name without periods, a relative content URL

@@ -22,6 +22,9 @@ public enum PeerError: Error, CustomStringConvertible, Equatable, Sendable {
     case storeNeedsMigration(StoreMigrationNeed)
     /// The store was made for another model version that cannot be migrated by inferred mapping.
     case migrationRefused(ModelMigrationError)
+    /// The store cannot be walked through the model versions to the configuration's model:
+    /// its version is none of them, or a step cannot be inferred (the error names it).
+    case migrationWalkRefused(ModelWalkError)
     /// A peer opened read-only was asked to write (`action` says what).
     case readOnly(action: String)
     /// A peer opened read-only has nothing to read: the device never had a store of the account.
@@ -39,6 +42,7 @@ public enum PeerError: Error, CustomStringConvertible, Equatable, Sendable {
             return "this peer's own logs up to \(floor) cannot all be imported (knowledge stops at \(knowledge)); saving now would reuse transaction numbers — run 'ubiq doctor' or repair the container"
         case let .storeNeedsMigration(need): return need.description
         case let .migrationRefused(error): return error.description
+        case let .migrationWalkRefused(error): return error.description
         case let .readOnly(action): return "cannot \(action): the peer was opened read-only (another process may own the device)"
         case let .noAccountStore(token): return "this device has no store of account '\(token)' yet (nothing was saved or synced there)"
         }

@@ -280,7 +280,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// and the fallback deleted. The account store is then migrated as any other.
     private func handOverOnPreviousModel(fallbackPath: String, device: Device) throws {
         guard let previous = PersistentStore.storedModel(atPath: fallbackPath)
-                ?? configuration.previousModels.first(where: { $0.hash == PersistentStore.storedModelHash(atPath: fallbackPath) }) else {
+                ?? PersistentStore.storedModelHash(atPath: fallbackPath).flatMap(configuration.earlierModel(hash:)) else {
             throw PeerError.storeNeedsMigration(.fallbackModelUnknown(path: fallbackPath))
         }
         var old = configuration

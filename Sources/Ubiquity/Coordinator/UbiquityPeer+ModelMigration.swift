@@ -12,18 +12,19 @@ extension UbiquityPeer {
     /// one. Returns what was done, `nil` when the store is new or already on the model.
     static func migrateStoreIfNeeded(_ configuration: PeerConfiguration, device: Device, kind: StoreKind, path: String,
                                      logger: UbiquityLogger, activities: ActivityHub) throws -> ModelMigration? {
-        guard let (source, plan) = try migrationPlan(configuration, path: path) else { return nil }
-        guard configuration.migratesStore else { throw migrationNotEnabled(configuration, source: source, plan: plan) }
-        // Told as one step: the store, of its size, carried whole.
+        guard let (source, plans) = try migrationPlan(configuration, path: path) else { return nil }
+        guard configuration.migratesStore else { throw migrationNotEnabled(configuration, source: source, plans: plans) }
+        // Told a step at a time: one per version walked through, the store of its size carried whole.
         let reporter = activities.reporter(.modelMigration)
-        reporter?.begin(logs: 1, bytes: DirectoryEntry.at(path)?.size ?? 0)
-        return try reporter.run { try migrate(configuration, device: device, kind: kind, path: path, source: source, plan: plan,
-                                              logger: logger, activities: activities) }
+        reporter?.begin(logs: plans.count, bytes: DirectoryEntry.at(path)?.size ?? 0)
+        return try reporter.run { try migrate(configuration, device: device, kind: kind, path: path, source: source, plans: plans,
+                                              logger: logger, activities: activities, reporter: reporter) }
     }
 
-    /// Carries the store at `path` from `source` by `plan`, after a last sync on the old model.
+    /// Carries the store at `path` from `source` by `plans`, after a last sync on the old model.
     private static func migrate(_ configuration: PeerConfiguration, device: Device, kind: StoreKind, path: String, source: ObjectModel,
-                                plan: ModelMigrationPlan, logger: UbiquityLogger, activities: ActivityHub) throws -> ModelMigration {
+                                plans: [ModelMigrationPlan], logger: UbiquityLogger, activities: ActivityHub,
+                                reporter: ActivityReporter?) throws -> ModelMigration? {
         // Readers beside this owner say the store is being migrated rather than read it meanwhile.
         try StoreMarker.mark(path, .migration)
         defer { StoreMarker.clear(path) }
@@ -42,31 +43,48 @@ extension UbiquityPeer {
                 logger.log(.warning, .setupAssistant, "migrateStore", "the last sync on model '\(source.name)' before the migration failed: \(error)")
             }
         }
-        let migration = try PersistentStore.migrate(atPath: path, plan: plan)
+        // One transaction per step: a crash between two leaves the store on a version of the
+        // walk, which the next open carries on from.
+        var steps: [ModelMigration] = []
+        for plan in plans {
+            let step = try PersistentStore.migrate(atPath: path, plan: plan, previousVersion: source.hash)
+            if plans.count > 1 { logger.log(.info, .setupAssistant, "migrateStore", step.description) }
+            steps.append(step)
+            reporter?.advance()
+        }
+        guard let migration = ModelMigration(walk: steps) else { return nil }
         logger.notice(.setupAssistant, "migrateStore", migration.description)
         return migration
     }
 
     /// The migration the store at `path` needs to be opened with the configuration's model:
-    /// `nil` when the store is new or already on it; thrown when the store's model is unknown or
-    /// the change cannot be inferred.
-    static func migrationPlan(_ configuration: PeerConfiguration, path: String) throws -> (source: ObjectModel, plan: ModelMigrationPlan)? {
+    /// `nil` when the store is new or already on it; else the store's model and each step, one
+    /// per version walked through when the configuration has `modelVersions`. Thrown when the
+    /// store's model is unknown or a change cannot be inferred.
+    static func migrationPlan(_ configuration: PeerConfiguration, path: String) throws -> (source: ObjectModel, plans: [ModelMigrationPlan])? {
         let model = configuration.model
         guard let stored = PersistentStore.storedModelHash(atPath: path), stored != model.hash else { return nil }
+        if let versions = configuration.modelVersions {
+            do throws(ModelWalkError) {
+                let plans = try versions.steps(from: stored, to: model)
+                return plans.first.map { ($0.source, plans) }
+            } catch { throw PeerError.migrationWalkRefused(error) }
+        }
         let known = PersistentStore.storedModel(atPath: path).flatMap { $0.hash == stored ? $0 : nil }
             ?? configuration.previousModels.first { $0.hash == stored }
         guard let source = known else {
             throw PeerError.storeNeedsMigration(.storeModelUnknown(path: path, storedHash: stored, model: model.name, hash: model.hash))
         }
-        do throws(ModelMigrationError) { return (source, try ModelMigrationPlan(from: source, to: model)) } catch { throw PeerError.migrationRefused(error) }
+        do throws(ModelMigrationError) { return (source, [try ModelMigrationPlan(from: source, to: model)]) } catch { throw PeerError.migrationRefused(error) }
     }
 
-    /// The error of a store that needs `plan` and is not migrated (the configuration does not
+    /// The error of a store that needs `plans` and is not migrated (the configuration does not
     /// migrate, or the peer only reads): it says how to migrate it.
-    static func migrationNotEnabled(_ configuration: PeerConfiguration, source: ObjectModel, plan: ModelMigrationPlan) -> PeerError {
+    static func migrationNotEnabled(_ configuration: PeerConfiguration, source: ObjectModel, plans: [ModelMigrationPlan]) -> PeerError {
         let model = configuration.model
+        let changes = plans.reduce(0) { $0 + $1.diff.changes.filter { $0.mapping != .noMigration }.count }
         return .storeNeedsMigration(.migrationNotEnabled(source: source.name, storedHash: source.hash, model: model.name, hash: model.hash,
-                                                         changes: plan.diff.changes.filter { $0.mapping != .noMigration }.count))
+                                                         changes: changes))
     }
 
     /// While the new version's baselines lack what the store held when it was migrated: join

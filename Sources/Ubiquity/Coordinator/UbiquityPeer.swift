@@ -97,8 +97,8 @@ public final class UbiquityPeer: @unchecked Sendable {
                                         contentName: configuration.contentName, readOnly: readOnly)
         } catch let error as StoreError where readOnly {
             // A reader of another model version is told how to migrate, as the owner would be.
-            if case .modelMismatch = error, let (source, plan) = try Self.migrationPlan(configuration, path: storePath) {
-                throw Self.migrationNotEnabled(configuration, source: source, plan: plan)
+            if case .modelMismatch = error, let (source, plans) = try Self.migrationPlan(configuration, path: storePath) {
+                throw Self.migrationNotEnabled(configuration, source: source, plans: plans)
             }
             // A store half made by an owner that died is no store yet: nobody holds the device.
             if case let .beingCreated(path) = error, FileLock.holder(directory: configuration.device) == nil {

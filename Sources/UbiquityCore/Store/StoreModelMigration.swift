@@ -16,10 +16,27 @@ public struct ModelMigration: Sendable, Equatable, CustomStringConvertible {
     /// Saves of the old version not yet in the cloud: kept to be written into the old
     /// version's folder (their data is in the migrated store, hence in its new baseline).
     public let previousVersionLogs: Int
+    /// The migrations it was made of, one per model version walked through (1: straight from
+    /// the source to the destination).
+    public var steps = 1
 
     public var description: String {
-        "migrated the store from model '\(sourceName)' (\(sourceHash)) to '\(destinationName)' (\(destinationHash)): \(changes.count) change(s), \(objectsAfter) of \(objectsBefore) object(s) kept"
+        "migrated the store from model '\(sourceName)' (\(sourceHash)) to '\(destinationName)' (\(destinationHash))"
+            + (steps > 1 ? " in \(steps) steps" : "") + ": \(changes.count) change(s), \(objectsAfter) of \(objectsBefore) object(s) kept"
             + (previousVersionLogs > 0 ? ", \(previousVersionLogs) unsent save(s) of the old version wait for its folder" : "")
+    }
+}
+
+extension ModelMigration {
+    /// One migration of the store for the steps `walk` made, in order: from the first's source
+    /// to the last's destination, every change carried, the objects before the first and after
+    /// the last.
+    package init?(walk: [ModelMigration]) {
+        guard let first = walk.first, let last = walk.last else { return nil }
+        self.init(sourceName: first.sourceName, sourceHash: first.sourceHash, destinationName: last.destinationName, destinationHash: last.destinationHash,
+                  changes: walk.flatMap(\.changes), objectsBefore: first.objectsBefore, objectsAfter: last.objectsAfter,
+                  previousVersionLogs: walk.reduce(0) { $0 + $1.previousVersionLogs })
+        steps = walk.reduce(0) { $0 + $1.steps }
     }
 }
 
@@ -53,8 +70,10 @@ extension PersistentStore {
 
     /// Migrates the store file at `path` as `plan` says, in one transaction. The store must not
     /// be open elsewhere in this process for writing. Throws before changing anything when the
-    /// file is not a store of the plan's source model.
-    package static func migrate(atPath path: String, plan: ModelMigrationPlan) throws -> ModelMigration {
+    /// file is not a store of the plan's source model. `previousVersion` is the model hash the
+    /// store is recorded as migrated from (its folder holds the old saves): the plan's source,
+    /// or, for a step of a walk through versions, the walk's first version.
+    package static func migrate(atPath path: String, plan: ModelMigrationPlan, previousVersion: String? = nil) throws -> ModelMigration {
         let database = try SQLiteDatabase(path: path)
         let old = plan.source, new = plan.destination
         return try database.transaction {
@@ -63,9 +82,10 @@ extension PersistentStore {
             guard stored == old.hash else { throw StoreError.modelMismatch(store: stored ?? "none", model: old.hash) }
             let migrator = TableMigrator(database: database, plan: plan)
             let before = try migrator.liveObjects(old.entities.map { "E_" + $0.name })
-            try migrator.setOldTablesAside()
+            let unchanged = migrator.unchangedTables()
+            try migrator.setOldTablesAside(keeping: unchanged)
             try migrator.createNewTables()
-            try migrator.copyRows()
+            try migrator.copyRows(skipping: unchanged)
             try migrator.fillPairTables()
             try migrator.fillDefaults()
             try migrator.renameGlobalIDs()
@@ -79,7 +99,7 @@ extension PersistentStore {
             let knowledge = try KnowledgeTable(database: database).load()
             try metadata.set(.modelHash, new.hash)
             try metadata.set(.model, recordedModelText(new))
-            try metadata.set(.migratedFrom, old.hash)
+            try metadata.set(.migratedFrom, previousVersion ?? old.hash)
             try metadata.set(.migrationKnowledge, knowledge.description)
             return ModelMigration(sourceName: old.name, sourceHash: old.hash, destinationName: new.name, destinationHash: new.hash,
                                   changes: plan.diff.changes.filter { $0.mapping != .noMigration },
@@ -161,8 +181,26 @@ private struct TableMigrator {
             .rows { $0.string(0) ?? "" }
     }
 
-    func setOldTablesAside() throws {
-        let tables = try dataTables()
+    /// The entity tables the plan leaves as they are: same name, same columns, each filled from
+    /// the column of its name. They stay in place (renaming a table costs a pass over the whole
+    /// schema, which made a walk through many versions slow); defaults and renamed global IDs
+    /// are still written into them.
+    func unchangedTables() -> Set<String> {
+        var kept: Set<String> = []
+        for entity in plan.destination.entities {
+            guard let oldEntity = plan.oldEntity(of: entity.name), oldEntity.name == entity.name,
+                  let oldTable = oldTables[oldEntity.name], let newTable = newTables[entity.name],
+                  oldTable.createSQL == newTable.createSQL else { continue }
+            let identical = newTable.columns.dropFirst(3).allSatisfy { column in
+                expression(for: column, entity: entity, oldEntity: oldEntity, oldTable: oldTable, newTable: newTable) == Self.q(column)
+            }
+            if identical { kept.insert(newTable.tableName) }
+        }
+        return kept
+    }
+
+    func setOldTablesAside(keeping kept: Set<String>) throws {
+        let tables = try dataTables().filter { !kept.contains($0) }
         // Their indexes carry names the new tables' indexes take.
         let indexes = try database.statement("SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
             .rows { ($0.string(0) ?? "", $0.string(1) ?? "") }
@@ -181,10 +219,10 @@ private struct TableMigrator {
     }
 
     /// Each new entity's rows from its old entity's: values, to-one targets, slot writers.
-    func copyRows() throws {
+    func copyRows(skipping kept: Set<String>) throws {
         for entity in plan.destination.entities {
             guard let oldEntity = plan.oldEntity(of: entity.name), let oldTable = oldTables[oldEntity.name],
-                  let newTable = newTables[entity.name] else { continue }
+                  let newTable = newTables[entity.name], !kept.contains(newTable.tableName) else { continue }
             var expressions = ["gid", "alive", "version"]
             for column in newTable.columns.dropFirst(3) {
                 expressions.append(expression(for: column, entity: entity, oldEntity: oldEntity, oldTable: oldTable, newTable: newTable))

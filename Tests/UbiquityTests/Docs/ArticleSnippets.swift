@@ -94,3 +94,10 @@ func configureLogging(handler: some LogHandler) -> PeerConfiguration {
                                           handler: handler)      // any swift-log backend
     return configuration
 }
+
+/// Docs/Library.md, "A model of several versions": run by ModelVersionWalkTests.
+func configureModelVersions(_ configuration: inout PeerConfiguration, modelPath: String) throws {
+    let bundle = try XcodeModelBundle(path: modelPath)   // the app's MyApp.xcdatamodeld
+    configuration.model = try bundle.model()
+    configuration.modelVersions = try bundle.modelVersions()
+}

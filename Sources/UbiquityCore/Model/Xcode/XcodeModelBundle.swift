@@ -141,3 +141,13 @@ extension ObjectModel {
         return head.range(of: "<plist").map { model.lowerBound < $0.lowerBound } ?? true
     }
 }
+
+extension XcodeModelBundle {
+    /// Every version's model in Xcode's order: what a store on any of them walks through to
+    /// the version it is opened with (`ModelVersions.steps(from:to:)`).
+    public func modelVersions() throws(ModelError) -> ModelVersions {
+        var models: [ObjectModel] = []
+        for name in versions { models.append(try model(version: name)) }
+        return ModelVersions(models)
+    }
+}
