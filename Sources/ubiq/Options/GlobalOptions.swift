@@ -73,12 +73,11 @@ struct GlobalOptions: ParsableArguments {
         return UbiquityLogger(level: logLevel)
     }
 
-    /// The other versions of an `.xcdatamodeld` given with --model: a store made before stores
-    /// recorded their model is migrated from the one of its hash.
-    func previousModels() -> [ObjectModel] {
-        guard let model, model.hasSuffix(".xcdatamodeld") || model.hasSuffix(".xcdatamodeld/"),
-              let bundle = try? XcodeModelBundle(path: Self.absolute(model)) else { return [] }
-        return bundle.versions.filter { $0 != bundle.currentVersion }.compactMap { try? bundle.model(version: $0) }
+    /// The versions of an `.xcdatamodeld` at `path`, in Xcode's order; `nil` for any other
+    /// model file. A store on one of them is migrated a version at a time.
+    static func modelVersions(at path: String) throws -> ModelVersions? {
+        guard path.hasSuffix(".xcdatamodeld") || path.hasSuffix(".xcdatamodeld/") else { return nil }
+        return try XcodeModelBundle(path: absolute(path)).modelVersions()
     }
 
     /// The device's configuration. A store made for another model version is not migrated
@@ -87,7 +86,8 @@ struct GlobalOptions: ParsableArguments {
         var configuration = PeerConfiguration(cloud: cloudPath, device: devicePath, model: try loadModel(), contentName: content,
                                               containerIdentifier: container, logFormat: format.plistFormat, logger: try logger())
         configuration.migratesStore = false
-        configuration.previousModels = previousModels()
+        // A store of another version of the bundle is told how to migrate, or why it cannot.
+        configuration.modelVersions = model.flatMap { try? Self.modelVersions(at: $0) }
         return configuration
     }
 

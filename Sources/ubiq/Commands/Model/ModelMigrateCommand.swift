@@ -9,7 +9,10 @@ struct ModelMigrateCommand: ParsableCommand {
         discussion: """
             The store is carried to the model at --to in one transaction if Core Data could infer the \
             mapping ('ubiq model diff' says); otherwise nothing changes and the error names each entity, \
-            property and why. Before, the store syncs once on its old version; after, it puts what it \
+            property and why. Given an .xcdatamodeld, the store is carried from its version through every \
+            later one in Xcode's order to the current version, one transaction per step, every step \
+            planned first: a step that cannot be inferred is named and nothing changes. \
+            Before, the store syncs once on its old version; after, it puts what it \
             holds into a baseline of the new version, so peers that upgrade later lose nothing. \
             --from names the old model when the store does not record it (stores made by earlier builds).
 
@@ -29,7 +32,15 @@ struct ModelMigrateCommand: ParsableCommand {
     func run() throws {
         var configuration = try global.unlockedConfiguration()
         configuration.model = try ObjectModel.load(contentsOf: GlobalOptions.absolute(to))
-        if let from { configuration.previousModels.append(try ObjectModel.load(contentsOf: GlobalOptions.absolute(from))) }
+        configuration.modelVersions = try GlobalOptions.modelVersions(at: to)
+        if let from {
+            let previous = try ObjectModel.load(contentsOf: GlobalOptions.absolute(from))
+            // A bundle's versions are matched by hash: one of them needs no --from, another is no version to walk from.
+            if let versions = configuration.modelVersions, versions.index(ofHash: previous.hash) == nil {
+                throw CLIError("--from names model '\(previous.name)' (\(previous.hash)), which is none of the versions of \(to)")
+            }
+            configuration.previousModels.append(previous)
+        }
         let report = try StoreModelUpgrade.run(configuration: configuration)
         let summary = report.sync
         if json {
@@ -37,6 +48,7 @@ struct ModelMigrateCommand: ParsableCommand {
                                                "baselineOwed": .bool(report.baselineOwed), "exported": .int(Int64(summary.exported))]
             if let migration = report.migration {
                 fields["from"] = .string(migration.sourceHash)
+                fields["steps"] = .int(Int64(migration.steps))
                 fields["objectsBefore"] = .int(Int64(migration.objectsBefore))
                 fields["objectsAfter"] = .int(Int64(migration.objectsAfter))
                 fields["previousVersionLogs"] = .int(Int64(migration.previousVersionLogs))
