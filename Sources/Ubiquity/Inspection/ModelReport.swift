@@ -8,6 +8,7 @@ extension ObjectModel {
     /// `{name, hash, entities: [{name, parent, abstract, subentities, versionHashModifier,
     /// renamingIdentifier, attributes: [...], relationships: [...]}]}`. Entities list their
     /// inherited properties too, each marked `inherited`; transient ones are marked `transient`.
+    /// `fetchRequests`, `fetchedProperties` and `configurations` appear when the model has some.
     /// `warnings` (what is kept but not honoured) and `notes` (`{level, file, line, element,
     /// message}`, what the loader read leniently or ignored) appear when there are some.
     public var jsonValue: JSONValue {
@@ -16,6 +17,7 @@ extension ObjectModel {
             "hash": .string(hash),
             "entities": .array(entities.map(entityJSON)),
         ]
+        fields.merge(requestAndConfigurationFields) { current, _ in current }
         if !unhonouredFeatures.isEmpty { fields["warnings"] = .array(unhonouredFeatures.map(JSONValue.string)) }
         if !notes.isEmpty {
             fields["notes"] = .array(notes.map { note in
@@ -142,7 +144,9 @@ extension ObjectModel {
             for constraint in entity.uniquenessConstraints {
                 lines.append("  unique: \(constraint.joined(separator: ", "))")
             }
+            lines += fetchedPropertyLines(of: entity.name)
         }
+        lines += requestAndConfigurationLines
         let warnings = unhonouredFeatures
         if !warnings.isEmpty || !notes.isEmpty {
             lines.append("notes:")

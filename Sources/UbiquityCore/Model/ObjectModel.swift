@@ -21,6 +21,17 @@ public struct ObjectModel: Sendable, Equatable {
     /// Data reads it, an element ignored) at `.info`, and what the model holds that Ubiquity
     /// keeps but does not honour yet at `.warning`. Not part of the model's identity.
     public var notes: [ModelNote] = []
+    /// The model's fetch request templates, as declared (Xcode's `<fetchRequest>`). Like the
+    /// notes, not part of the model's identity: neither its hash nor `==`.
+    public var fetchRequestTemplates: [FetchRequestTemplate] = []
+    /// The fetched properties of every entity, as declared. Not part of the model's identity.
+    public var fetchedProperties: [FetchedPropertyDescription] = []
+    /// The model's configurations (Xcode's `<configuration>`), listed only. Not part of the
+    /// model's identity.
+    public var configurations: [ModelConfiguration] = []
+    /// The configuration this model was restricted to (`restricted(toConfiguration:)`), so an
+    /// entity outside it is named as such.
+    public internal(set) var configurationName: String?
     private let entityIndex: [String: Int]
     /// Each entity with its sub-entities at every depth, itself first.
     private let family: [String: [String]]
@@ -55,7 +66,10 @@ public struct ObjectModel: Sendable, Equatable {
     public func entity(_ name: String) -> EntityDescription? { entityIndex[name].map { entities[$0] } }
 
     public func entity(named name: String) throws(ModelError) -> EntityDescription {
-        guard let entity = entity(name) else { throw .unknownEntity(name) }
+        guard let entity = entity(name) else {
+            if let configurationName { throw .entityOutsideConfiguration(name, configuration: configurationName) }
+            throw .unknownEntity(name)
+        }
         return entity
     }
 
@@ -369,6 +383,8 @@ public enum ModelError: Error, CustomStringConvertible, Equatable, Sendable {
     case unsupportedElement(file: String, line: Int, element: String, reason: String)
     /// An abstract entity has no objects of its own.
     case abstractEntity(String)
+    /// The model was restricted to a configuration that does not hold this entity.
+    case entityOutsideConfiguration(String, configuration: String)
 
     public var description: String {
         switch self {
@@ -386,6 +402,8 @@ public enum ModelError: Error, CustomStringConvertible, Equatable, Sendable {
         case let .invalidRule(path, reason): return "\(path): \(reason)"
         case let .unsupportedElement(file, line, element, reason): return "\(file):\(line): <\(element)>: \(reason)"
         case let .abstractEntity(name): return "entity \(name) is abstract: insert one of its sub-entities"
+        case let .entityOutsideConfiguration(name, configuration):
+            return "entity \(name) is not in the configuration '\(configuration)' the store was opened with"
         }
     }
 }

@@ -11,16 +11,44 @@
 /// - `AND`/`&&`, `OR`/`||`, `NOT`/`!` and parentheses combine comparisons; `AND` binds tighter
 ///   than `OR`. Values are quoted strings or bare words, read by the property's type; `nil` (or
 ///   `null`) is the absent value. A to-one relationship itself compares global IDs.
+/// - A value may be a substitution variable, `$NAME` (Core Data's fetch request templates),
+///   replaced by the value given for it: text is read by the compared property's type.
 ///
 /// An error names what is wrong and the character where it is (counted from 1).
 extension FetchPredicate {
     /// Parses `text` for objects of `entity`. Key paths through relationships need `model`.
-    public static func parse(_ text: String, entity: EntityDescription, model: ObjectModel? = nil) throws(PredicateParseError) -> FetchPredicate {
+    /// `substitutionVariables` gives the value of each `$NAME` (keyed without the `$`).
+    public static func parse(_ text: String, entity: EntityDescription, model: ObjectModel? = nil,
+                             substitutionVariables: [String: SubstitutionValue] = [:]) throws(PredicateParseError) -> FetchPredicate {
         var parser = PredicateParser(tokens: try PredicateParser.tokenize(text), entity: entity, model: model, end: text.count + 1)
+        parser.variables = substitutionVariables
         let predicate = try parser.parseOr()
         if let extra = parser.peek { throw PredicateParseError(message: "unexpected '\(extra.text)' after the end of the predicate", at: extra.offset) }
         return predicate
     }
+}
+
+extension FetchPredicate {
+    /// The substitution variables `text` names (`$NAME` outside quotes; of `$NAME.key`, `NAME`), without the `$`, each
+    /// once, in order; none when `text` does not tokenize (parsing then says why).
+    public static func variables(in text: String) -> [String] {
+        guard let tokens = try? PredicateParser.tokenize(text) else { return [] }
+        var names: [String] = []
+        for token in tokens where token.kind == .word && token.text.hasPrefix("$") && token.text.count > 1 {
+            let name = String(token.text.dropFirst().prefix { $0 != "." })
+            if !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+}
+
+/// The value of a substitution variable: a value as it is, or text read by the type of the
+/// property it is compared with (as a command line gives it).
+public enum SubstitutionValue: Sendable, Equatable {
+    /// This value; `nil` is the absent value.
+    case value(AttributeValue?)
+    /// Text, read as the compared attribute's type (a to-one relationship's: a global ID).
+    case text(String)
 }
 
 /// A predicate that cannot be parsed, with what is wrong and where.
@@ -49,6 +77,7 @@ private struct PredicateParser {
     let tokens: [Token]
     let entity: EntityDescription
     let model: ObjectModel?
+    var variables: [String: SubstitutionValue] = [:]
     /// The position just past the text, for errors at its end.
     let end: Int
     var position = 0
@@ -271,15 +300,26 @@ private struct PredicateParser {
     func value(_ token: Token, leaf: Leaf, op: ComparisonOperator, path: String) throws(PredicateParseError) -> AttributeValue? {
         if token.kind == .symbol { throw PredicateParseError(message: "expected a value, not '\(token.text)'", at: token.offset) }
         if token.kind == .word, ["NIL", "NULL"].contains(token.text.uppercased()) { return nil }
+        var text = token.text
+        if token.kind == .word, text.hasPrefix("$") {
+            if text.contains(".") {
+                throw PredicateParseError(message: "\(text): a key path from a substitution variable is not supported (compare a relationship with the variable itself)", at: token.offset)
+            }
+            switch variables[String(text.dropFirst())] {
+            case nil: throw PredicateParseError(message: "no value for the variable \(text)", at: token.offset)
+            case let .value(value)?: return value
+            case let .text(given)?: text = given
+            }
+        }
         let type: AttributeType
         switch leaf {
         case let .attribute(attribute):
             type = [.contains, .beginsWith, .endsWith, .like, .matches].contains(op) ? .string : attribute.type
-        case .toOne: return .string(token.text)
+        case .toOne: return .string(text)
         case .count: type = .integer
         }
-        guard let value = type.parse(token.text) else {
-            throw PredicateParseError(message: "'\(token.text)' is not a \(type.rawValue) (for \(entity.name).\(path))", at: token.offset)
+        guard let value = type.parse(text) else {
+            throw PredicateParseError(message: "'\(text)' is not a \(type.rawValue) (for \(entity.name).\(path))", at: token.offset)
         }
         return value
     }

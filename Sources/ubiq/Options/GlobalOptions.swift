@@ -17,6 +17,10 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A model file (plist, see 'ubiq model'); default: the built-in Notes model.", valueName: "file"))
     var model: String?
 
+    @Option(name: .customLong("configuration"),
+            help: ArgumentHelp("A configuration of the model: the store holds its entities only (see 'ubiq model show').", valueName: "name"))
+    var modelConfiguration: String?
+
     @Option(help: ArgumentHelp("The ubiquity container identifier.", valueName: "id"))
     var container: String = "iCloud.ubiquity.default"
 
@@ -48,10 +52,14 @@ struct GlobalOptions: ParsableArguments {
     var devicePath: String { Self.absolute(device ?? Self.environment("UBIQUITY_DEVICE") ?? "ubiquity-device") }
 
     func loadModel() throws -> ObjectModel {
-        guard let model else { return .notes }
-        let loaded = try ObjectModel.load(contentsOf: Self.absolute(model))
+        guard let model else {
+            if modelConfiguration != nil { throw CLIError("--configuration needs --model: the built-in Notes model has no configurations") }
+            return .notes
+        }
+        var loaded = try ObjectModel.load(contentsOf: Self.absolute(model))
         let logger = try logger()
         for note in loaded.notes { logger.log(note.level, .model, "initWithContentsOfURL:", note.description) }
+        if let modelConfiguration { loaded = try loaded.restricted(toConfiguration: modelConfiguration) }
         return loaded
     }
 

@@ -101,3 +101,11 @@ func configureModelVersions(_ configuration: inout PeerConfiguration, modelPath:
     configuration.model = try bundle.model()
     configuration.modelVersions = try bundle.modelVersions()
 }
+
+/// Docs/Library.md, "Fetch request templates".
+func fetchNotesTitled(model: ObjectModel, store: PersistentStore) throws -> [ObjectSnapshot] {
+    let request = try model.fetchRequest(fromTemplate: "NotesTitled",
+                                         substitutionVariables: ["TITLE": .value(.string("Groceries"))])
+    let snapshots = try store.fetch(request)
+    return snapshots
+}

@@ -8,9 +8,9 @@ import UbiquityBase
 /// constraints), attributes of every type with optionality, transience, defaults, validation
 /// rules and derivations, composite attributes (as their parts), relationships with their
 /// cardinality, counts, order, inverse and delete rule, renaming identifiers, version hash
-/// modifiers, external storage and value transformer names. What does not change the data —
-/// fetch requests, fetched properties, configurations, the diagram layout, user info, indexes,
-/// class names, code generation — is ignored. What this reader does not know is ignored with a
+/// modifiers, external storage and value transformer names; and fetch request templates, fetched
+/// properties and configurations, kept beside the entities. What does not change the data — the
+/// diagram layout, user info, indexes, class names, code generation — is ignored. What this reader does not know is ignored with a
 /// note (`ObjectModel.notes`, level 2), and so is what it reads more leniently than Xcode
 /// writes it (a default value `0.0` of an integer, `YES` of a number); an inverse that does not
 /// answer is read as no inverse, with a level-1 note. What Core Data refuses — an unknown type of
@@ -23,17 +23,19 @@ struct XcodeModelReader {
     private var composites: [String: XMLElementNode] = [:]
     /// The line of each relationship, by `Entity.relationship`.
     private var relationshipLines: [String: Int] = [:]
+    /// Each `<fetchedProperty>` with the entity that declares it, read once the entities are known.
+    var fetchedPropertyNodes: [(node: XMLElementNode, entity: String)] = []
 
     init(file: String) { self.file = file }
 
     /// Seconds from 1970 to 2001, the reference date of Xcode's date bounds and defaults.
     static let referenceDateOffset: Double = 978_307_200
 
-    private func fail(_ node: XMLElementNode, _ reason: String) -> ModelError {
+    func fail(_ node: XMLElementNode, _ reason: String) -> ModelError {
         .unsupportedElement(file: file, line: node.line, element: node.name, reason: reason)
     }
 
-    private mutating func note(_ node: XMLElementNode, _ message: String, level: LogLevel = .info) {
+    mutating func note(_ node: XMLElementNode, _ message: String, level: LogLevel = .info) {
         notes.append(ModelNote(level, file: file, line: node.line, element: node.name, message))
     }
 
@@ -57,16 +59,25 @@ struct XcodeModelReader {
             if let compositeName = child.attribute("name") { composites[compositeName] = child }
         }
         var entities: [EntityDescription] = []
+        var requestNodes: [XMLElementNode] = [], configurationNodes: [XMLElementNode] = []
         for child in root.children {
             switch child.name {
             case "entity": entities.append(try entity(child))
-            case "fetchRequest", "configuration", "elements", "userInfo", "composite":
-                continue  // no data of their own: fetch templates, configurations, the diagram's layout, composites' parts (read where used)
+            case "fetchRequest": requestNodes.append(child)
+            case "configuration": configurationNodes.append(child)
+            case "elements", "userInfo", "composite":
+                continue  // no data of their own: the diagram's layout, composites' parts (read where used)
             default:
                 note(child, "unknown element in <model> ignored")
             }
         }
         try checkRelationships(&entities)
+        let names = Set(entities.map(\.name))
+        var templates: [FetchRequestTemplate] = [], configurations: [ModelConfiguration] = []
+        var fetchedProperties: [FetchedPropertyDescription] = []
+        for node in requestNodes { templates.append(try fetchRequestTemplate(node, entities: names)) }
+        for node in configurationNodes { configurations.append(try configuration(node, entities: names)) }
+        for (node, entity) in fetchedPropertyNodes { fetchedProperties.append(try fetchedProperty(node, of: entity, entities: names)) }
         var model: ObjectModel
         do {
             model = try ObjectModel(name: name, entities: entities)
@@ -77,6 +88,9 @@ struct XcodeModelReader {
             throw .unreadableFile(file, error.description)
         }
         model.notes = notes
+        model.fetchRequestTemplates = templates
+        model.configurations = configurations
+        model.fetchedProperties = fetchedProperties
         return model
     }
 
@@ -99,8 +113,10 @@ struct XcodeModelReader {
                 relationshipLines["\(name).\(entity.relationships.last!.name)"] = child.line
             case "uniquenessConstraints":
                 entity.uniquenessConstraints += uniquenessConstraints(child)
-            case "fetchedProperty", "userInfo", "fetchIndex", "compoundIndexes":
-                continue  // queries, metadata and indexes: no data
+            case "fetchedProperty":
+                fetchedPropertyNodes.append((child, name))
+            case "userInfo", "fetchIndex", "compoundIndexes":
+                continue  // metadata and indexes: no data
             default:
                 note(child, "unknown element in <entity name=\"\(name)\"> ignored")
             }
@@ -388,12 +404,12 @@ struct XcodeModelReader {
 
     // MARK: Values
 
-    private func required(_ node: XMLElementNode, _ key: String) throws(ModelError) -> String {
+    func required(_ node: XMLElementNode, _ key: String) throws(ModelError) -> String {
         guard let value = node.attribute(key), !value.isEmpty else { throw fail(node, "missing '\(key)'") }
         return value
     }
 
-    private func flag(_ node: XMLElementNode, _ key: String) throws(ModelError) -> Bool? {
+    func flag(_ node: XMLElementNode, _ key: String) throws(ModelError) -> Bool? {
         guard let text = node.attribute(key) else { return nil }
         switch text {
         case "YES": return true
@@ -402,13 +418,13 @@ struct XcodeModelReader {
         }
     }
 
-    private func count(_ node: XMLElementNode, _ key: String) throws(ModelError) -> Int {
+    func count(_ node: XMLElementNode, _ key: String) throws(ModelError) -> Int {
         guard let text = node.attribute(key) else { return 0 }
         guard let value = Int(text), value >= 0 else { throw fail(node, "\(key)=\"\(text.prefix(40))\" is not a count") }
         return value
     }
 
-    private mutating func checkAttributes(_ node: XMLElementNode, known: Set<String>) {
+    mutating func checkAttributes(_ node: XMLElementNode, known: Set<String>) {
         for (name, _) in node.attributes where !known.contains(name) {
             note(node, "unknown attribute '\(name)' ignored")
         }
