@@ -24,6 +24,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Counters and timers of sync (Sync/SyncMetrics.swift): a no-op unless the app
+        // bootstraps a metrics backend or hands a peer its own factory.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // `swift package generate-documentation --target Ubiquity`: the DocC catalog
         // (Sources/Ubiquity/Ubiquity.docc), built in CI with warnings as errors.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -94,11 +97,13 @@ let package = Package(
                 // scrypt, for the passphrase that wraps an encrypted content's key (Encryption/).
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         .target(
             name: "Ubiquity",
-            dependencies: ["UbiquitySync", "UbiquityCore", "UbiquityBase", "UbiquityPlist"]
+            dependencies: ["UbiquitySync", "UbiquityCore", "UbiquityBase", "UbiquityPlist",
+                           .product(name: "CoreMetrics", package: "swift-metrics")]
         ),
         .executableTarget(
             name: "ubiq",
@@ -133,8 +138,10 @@ let package = Package(
         .testTarget(
             name: "UbiquityTests",
             // Logging: the log-level tests plug their own swift-log handler into the logger.
+            // CoreMetrics: the metrics tests hand a peer their own in-memory factory.
             dependencies: ["Ubiquity", "UbiquityBase", "UbiquityCore", "UbiquitySync", "UbiquitySimulation", "UbiquityTestSupport", "ubiq",
-                           .product(name: "Logging", package: "swift-log")]
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "CoreMetrics", package: "swift-metrics")]
         ),
     ]
 )

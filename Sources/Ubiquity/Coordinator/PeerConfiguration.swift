@@ -1,3 +1,4 @@
+import CoreMetrics
 import UbiquityBase
 import UbiquityCore
 import UbiquityPlist
@@ -43,6 +44,9 @@ public struct PeerConfiguration: Sendable {
     /// version at a time, every step planned before the first is applied; a store whose model
     /// is none of them is refused. `nil`: migrated from the store's model in one step.
     public var modelVersions: ModelVersions?
+    /// Where the peer's counters and timers go (Docs/Library.md, "Metrics"); `nil`: the factory
+    /// `MetricsSystem.bootstrap` installed when the peer opens, a no-op unless one was.
+    public var metricsFactory: (any MetricsFactory)?
 
     public init(cloud: String, device: String, model: ObjectModel, contentName: String,
                 containerIdentifier: String = "iCloud.ubiquity.default", contentURL: String = "CoreData",

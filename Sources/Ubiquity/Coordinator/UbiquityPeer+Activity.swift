@@ -18,13 +18,15 @@ extension UbiquityPeer {
     public var activities: AsyncStream<SyncActivity> { activityStream() }
 
     /// Runs a roll as a `baselineRoll` activity: told from the moment it begins writing, ended
-    /// as skipped when it found after all that it need not roll.
+    /// as skipped when it found after all that it need not roll; one that rolled is timed.
     func rolling(_ baseliner: Baseliner, _ roll: (Baseliner) throws -> BaselineDecision) throws -> BaselineDecision {
         var baseliner = baseliner
         let reporter = activityHub.reporter(.baselineRoll)
         baseliner.activity = reporter
+        let start = SyncMetrics.now()
         do {
             let decision = try roll(baseliner)
+            if !decision.isSkipped { metrics.record(.baselineRoll, since: start) }
             if case let .skipped(reason) = decision { reporter?.end(.skipped(reason)) } else { reporter?.end(.succeeded) }
             return decision
         } catch {
@@ -33,11 +35,11 @@ extension UbiquityPeer {
         }
     }
 
-    /// Runs a collection as a `garbageCollection` activity; its progress counts the files deleted.
+    /// Runs a collection as a `garbageCollection` activity, timed; its progress counts the files deleted.
     func collectingGarbage(_ collect: () -> GarbageReport) -> GarbageReport {
         let reporter = activityHub.reporter(.garbageCollection)
         reporter?.begin()
-        let report = collect()
+        let report = metrics.time(.garbageCollection) { collect() }
         reporter?.grow(logs: report.deleted.count + report.deletedCopies.count)
         reporter?.end(.succeeded)
         return report

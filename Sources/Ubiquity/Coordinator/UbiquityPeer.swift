@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Synchronization
 import UbiquityBase
@@ -34,6 +35,8 @@ public final class UbiquityPeer: @unchecked Sendable {
     private let closedFlag = Mutex(false)
     /// What the last check of this peer's own numbers found, under `syncLock` (`nil` without a container).
     let ownNumbers: OwnNumbersMemo?
+    /// The peer's counters and timers, made once when it opens.
+    let metrics: SyncMetrics
 
     /// Opens the peer on the current account's store (or the local store when signed out),
     /// taking the device's lock. A store it has never seen is created empty and catches up
@@ -90,8 +93,11 @@ public final class UbiquityPeer: @unchecked Sendable {
         var migrationLogger = configuration.logger
         migrationLogger.peerID = peerID
         migrationLogger.storeName = configuration.storeName
+        metrics = SyncMetrics(factory: configuration.metricsFactory ?? MetricsSystem.factory, store: configuration.contentName)
+        let migrationStart = SyncMetrics.now()
         migration = readOnly ? nil : try Self.migrateStoreIfNeeded(configuration, device: device, kind: kind, path: storePath,
                                                                      logger: migrationLogger, activities: activityHub)
+        if migration != nil { metrics.record(.migration, since: migrationStart) }
         do {
             store = try PersistentStore(path: storePath, model: configuration.model, peerID: peerID, storeName: configuration.storeName,
                                         contentName: configuration.contentName, readOnly: readOnly)
@@ -201,9 +207,9 @@ public final class UbiquityPeer: @unchecked Sendable {
         // Nothing goes out under a number the container already holds (a store restored from a backup).
         if try !store.pendingOutbox().isEmpty { try syncLock.withLock { _ = try reserveOwnNumbers(location) } }
         let written = try syncLock.withLock {
-            var exporter = Exporter(store: store, location: location, logger: logger)
+            var exporter = Exporter(store: store, location: location, logger: logger, metrics: metrics)
             exporter.activity = activityHub.reporter(.export)
-            return try exporter.activity.run { try exporter.flush() }
+            return try metrics.time(.export) { try exporter.activity.run { try exporter.flush() } }
         }
         return written
     }
@@ -219,7 +225,10 @@ public final class UbiquityPeer: @unchecked Sendable {
         return try syncLock.withLock {
             var importer = Importer(store: store, location: location, quarantineDirectory: localDirectory + "/container/quarantine", logger: logger)
             importer.activity = try activityHub.reporter(try store.initialImportCompleted() ? .import : .initialImport)
-            let report = try importer.activity.run { try importer.importAvailable(batchSize: batchSize, scan: scan) { events.post(.didImport($0)) } }
+            let report = try metrics.time(.import) {
+                try importer.activity.run { try importer.importAvailable(batchSize: batchSize, scan: scan) { events.post(.didImport($0)) } }
+            }
+            metrics.imported(report)
             let exporter = Exporter(store: store, location: location, logger: logger)
             let catalog = catalog ?? makeBaseliner(location).catalog(), view = catalog.view
             if !report.applied.isEmpty || exporter.receiptIsStale(baselineView: view, scan: scan) { try? exporter.writeReceipt(baselineView: view) }
@@ -295,6 +304,7 @@ public final class UbiquityPeer: @unchecked Sendable {
         // The baselines as this round saw them, for as long as it writes none into their folder
         // nor sets one aside: one catalog serves the join, the receipt, the roll and the collection.
         var roundCatalog: BaselineCatalog?
+        let importStart = SyncMetrics.now(), initialImport = try !store.initialImportCompleted()
         // What this peer wrote since the listing (its exports, repairs) is seen as a new listing would see it.
         scan.relist(peer: store.peerID)
         do {
@@ -310,6 +320,7 @@ public final class UbiquityPeer: @unchecked Sendable {
             conflictsBefore = try store.lastConflictID()
             // A join that tried a baseline may have set it aside (quarantined): catalog again.
             (summary.imported, roundCatalog) = try importAvailable(batchSize: importBatchSize, scan: scan, catalog: joined.tried ? nil : catalog)
+            if initialImport { metrics.record(.initialImport, since: importStart) }
         } catch where reportingImportFailure {
             summary.importError = "\(error)"
             summary.outboxPending = (try? store.pendingOutbox().count) ?? 0
@@ -329,6 +340,7 @@ public final class UbiquityPeer: @unchecked Sendable {
                 logger.log(.verbose, .conflictRecorder, "record", "conflict #\(conflict.id) on \(conflict.object).\(conflict.property) (\(conflict.kind.rawValue)): \(conflict.winnerValue.text()) from \(conflict.winnerPeer) won over \(conflict.loserValue.text()) from \(conflict.loserPeer)")
             }
         }
+        metrics.recordedConflicts(try store.lastConflictID() - conflictsBefore)
         try resolveImportConflicts(after: conflictsBefore)
         if try store.migrationKnowledgeOwed() != nil, summary.exportError == nil {
             roundCatalog = nil // paying the debt may roll a baseline

@@ -12,11 +12,14 @@ package struct Exporter {
     let logger: UbiquityLogger
     /// Told of the logs to write and of each one written (`nil`: nobody listens).
     package var activity: ActivityReporter?
+    /// The peer's counters, told of each log written (`nil`: nothing is counted).
+    let metrics: SyncMetrics?
 
-    package init(store: PersistentStore, location: ContainerLocation, logger: UbiquityLogger) {
+    package init(store: PersistentStore, location: ContainerLocation, logger: UbiquityLogger, metrics: SyncMetrics? = nil) {
         self.store = store
         self.location = location
         self.logger = logger
+        self.metrics = metrics
     }
 
     /// Returns how many logs were written; throws `SyncError.containerUnwritable` when the
@@ -35,9 +38,11 @@ package struct Exporter {
                 let path = location.logPath(of: store.peerID, entry.fileName)
                 if mayNameFiles { try uploadExternalData(of: entry.bytes) }
                 try location.write(entry.bytes, to: path, modificationTime: store.now)
-                try store.markSent(entry.number, file: DirectoryEntry.at(path))
+                let file = DirectoryEntry.at(path)
+                try store.markSent(entry.number, file: file)
                 written += 1
                 activity?.advance(bytes: Int64(entry.bytes.count))
+                metrics?.exported(bytes: file?.size ?? Int64(entry.bytes.count))
                 logger.log(.verbose, .exporter, "exportLog:", "wrote transaction \(entry.number) as \(entry.fileName) (\(entry.bytes.count) bytes)")
             }
         } catch let error as FileError {

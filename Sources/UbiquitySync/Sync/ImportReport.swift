@@ -40,6 +40,8 @@ public struct ImportReport: Sendable, Equatable {
 
     /// Logs applied, in the order applied.
     public var applied: [(peerID: String, number: Int64)] = []
+    /// The sizes of the files of the logs applied, summed (as they lie in the container).
+    public var appliedBytes: Int64 = 0
     public var changes = ObjectChanges()
     /// Files set aside in this pass, with the reason (paths relative to the ubiquity root).
     public var quarantined: [(path: String, reason: String)] = []

@@ -319,6 +319,7 @@ package struct Importer {
             }
             report.changes.merge(result.changes)
             report.applied += result.applied
+            report.appliedBytes += result.applied.reduce(0) { $0 + (byLog["\($1.peerID):\($1.number)"]?.entry.size ?? 0) }
             if !DecodedLogCache.shared.isEmpty {
                 DecodedLogCache.shared.forget(result.applied.compactMap { byLog["\($0.peerID):\($0.number)"].map { location.absolute($0.relativePath) } })
             }

@@ -2,6 +2,7 @@
 // verbatim (a page's top-level lines may sit indented in a function):
 // here they are compiled, and ArticleSnippetTests checks that every snippet is still found here,
 // line for line, and runs Getting started.
+import CoreMetrics
 import Foundation
 import Logging
 import Ubiquity
@@ -83,6 +84,14 @@ func runScenarioFromSwift() throws {
     let result = try ScenarioRunner.run(scenario, options: options)
     print(result.text)                                              // result.passed, result.violations, result.expectations, result.jsonValue
     try TimelineReport.html(result).write(toFile: "report.html", atomically: true, encoding: .utf8)
+}
+
+/// Docs/Library.md, "Metrics": compiled, not run.
+func configureMetrics(factory: some MetricsFactory) -> PeerConfiguration {
+    var configuration = PeerConfiguration(cloud: "/tmp/cloud", device: "/tmp/iphone", model: .notes, contentName: "Notes")
+    configuration.metricsFactory = factory                       // this peer's own backend
+    configuration.metricsFactory = nil                           // MetricsSystem.factory, as the peer opens
+    return configuration
 }
 
 /// Docs/Library.md, "Logging": compiled, not run.
