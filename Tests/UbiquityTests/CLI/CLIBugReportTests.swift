@@ -28,8 +28,8 @@ struct CLIBugReportTests {
     func blockedReader(_ sandbox: CLISandbox) throws -> (writer: String, reader: String) {
         let writer = try sandbox.initDevice("writer"), reader = try sandbox.initDevice("reader")
         try sandbox.succeed(["insert", "Note", "title=\(Self.secrets[0])"], device: "writer")
-        try sandbox.succeed(["insert", "Note", "--id", Self.secrets[3], "title=\(Self.secrets[1])"], device: "writer")
-        try sandbox.succeed(["insert", "Note", "--id", Self.secrets[4], "title=\(Self.secrets[2])"], device: "reader")
+        try sandbox.succeed(["insert", "Note", "--id", Self.secrets[3], "title=\(Self.secrets[1])", "created=2019-03-14T15:09:26Z"], device: "writer")
+        try sandbox.succeed(["insert", "Note", "--id", Self.secrets[4], "title=\(Self.secrets[2])", "created=2017-08-21T18:26:40Z"], device: "reader")
         let folder = try #require(FileManager.default.enumerator(atPath: sandbox.cloud)?.compactMap { $0 as? String }
             .first { $0.contains(writer + "/Notes/") && $0.hasSuffix(".1.cdt") && ($0 as NSString).lastPathComponent.hasPrefix("0000000001-") })
         let first = sandbox.cloud + "/" + folder
@@ -46,6 +46,8 @@ struct CLIBugReportTests {
         let (_, reader) = try blockedReader(sandbox)
         let field = try json(try sandbox.run(["doctor", "--json"], device: "reader").stdout)
         #expect(kinds(field["findings"]).isSuperset(of: ["missingPredecessor", "unreadableFile"]), "the field's block: \(field)")
+        let fieldBlock = try StatusBlock(try json(try sandbox.succeed(["status", "--json"], device: "reader").stdout))
+        #expect(fieldBlock.quarantined.count == 1, "the field's status: \(fieldBlock)")
 
         let archive = sandbox.root + "/report.zip"
         let before = try files(below: sandbox.root)
@@ -74,6 +76,7 @@ struct CLIBugReportTests {
         #expect(kinds(replayed["findings"]) == kinds(field["findings"]), "the same block at the desk: \(replayed)")
         let sync = try #require(replayed["sync"] as? [String: Any])
         #expect(sync["waiting"] as? Int == 1, "the second log waits again: \(sync)")
+        #expect(try StatusBlock(try replayedStatus(sandbox, work: sandbox.root + "/replay")) == fieldBlock, "the same file set aside, for the same reason")
         let text = try replay(sandbox, [archive, "--work", sandbox.root + "/replay-text"])
         #expect(text.stdoutLines.contains { $0.hasPrefix("sync: ") && $0.contains("1 waiting") }, "\(text)")
         #expect(text.stdoutLines.contains { $0.hasPrefix("problem: ") && $0.contains("0000000001-") }, "the damaged log is named: \(text)")
@@ -84,6 +87,10 @@ struct CLIBugReportTests {
         let sandbox = try CLISandbox()
         _ = try blockedReader(sandbox)
         let field = kinds(try json(try sandbox.run(["doctor", "--json"], device: "reader").stdout)["findings"])
+        let fieldBlock = try StatusBlock(try json(try sandbox.succeed(["status", "--json"], device: "reader").stdout), reasons: false)
+        // Every value the two stores hold: the reader's, and the writer's in the logs the report carries.
+        let stored = try Self.storedValuePatterns(dump: sandbox.dump("reader")) + Self.storedValuePatterns(dump: sandbox.dump("writer"))
+        #expect(stored.contains { $0.what == "1552576166" } && stored.contains { $0.what == "1503340000" }, "the dates among the values: \(stored.map(\.what))")
         let archive = sandbox.root + "/redacted.zip"
         let written = try sandbox.succeed(["bug-report", "--output", archive, "--redact"], device: "reader")
         #expect(written.stdout.contains(", redacted)"), "\(written)")
@@ -92,11 +99,13 @@ struct CLIBugReportTests {
         try FolderArchive.extract(archive, into: unpacked)
         let files = FolderArchive.regularFiles(below: unpacked)
         #expect(files.contains { $0.hasSuffix("Store.sqlite") }, "the store is there: \(files)")
-        for (name, bytes) in try contents(below: unpacked) {
+        let archived = try contents(below: unpacked) + [("the archive", try Data(contentsOf: URL(fileURLWithPath: archive)))]
+        for (name, bytes) in archived {
             for secret in Self.secrets {
                 #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(name) holds '\(secret)'")
                 #expect(bytes.range(of: Data(secret.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] })) == nil, "\(name) holds '\(secret)' as UTF-16")
             }
+            for (what, pattern) in stored { #expect(bytes.range(of: pattern) == nil, "\(name) holds the stored value \(what)") }
         }
         let manifest = try json(try String(contentsOfFile: unpacked + "/manifest.json", encoding: .utf8))
         #expect(manifest["redacted"] as? Bool == true && manifest["redaction"] is [String: Any])
@@ -104,6 +113,9 @@ struct CLIBugReportTests {
         let run = try replay(sandbox, [archive, "--work", sandbox.root + "/replay", "--json"])
         #expect(run.succeeded, "\(run)")
         #expect(kinds(try json(run.stdout)["findings"]) == field, "the same block, redacted: \(run.stdout)")
+        // The same file set aside (its redacted bytes give another reason).
+        let replayedBlock = try StatusBlock(try replayedStatus(sandbox, work: sandbox.root + "/replay"), reasons: false)
+        #expect(replayedBlock == fieldBlock && fieldBlock.quarantined.count == 1, "\(replayedBlock) against \(fieldBlock)")
     }
 
     /// A device waiting for an external-data file that never arrived waits for it again on
@@ -125,6 +137,8 @@ struct CLIBugReportTests {
         try sandbox.succeed(["sync", "--model", model], device: "viewer")
         let field = kinds(try json(try sandbox.run(["doctor", "--json", "--model", model], device: "viewer").stdout)["findings"])
         #expect(field.contains("missingExternalData"), "the field's wait: \(field)")
+        let fieldBlock = try StatusBlock(try json(try sandbox.succeed(["status", "--json", "--model", model], device: "viewer").stdout))
+        #expect(fieldBlock.externalDataWaits.count == 1, "the field's status: \(fieldBlock)")
 
         for redact in [false, true] {
             let archive = sandbox.root + "/report-\(redact).zip"
@@ -134,6 +148,13 @@ struct CLIBugReportTests {
             let replayed = try json(run.stdout)
             #expect(kinds(replayed["findings"]) == field, "redacted \(redact): the same wait at the desk: \(replayed)")
             #expect((replayed["sync"] as? [String: Any])?["waiting"] as? Int == 1, "redacted \(redact): the log waits again: \(replayed)")
+            // The same file waited for; redacted, under its redacted name.
+            let block = try StatusBlock(try replayedStatus(sandbox, work: sandbox.root + "/replay-\(redact)", ["--model", model]))
+            if redact {
+                #expect(block.externalDataWaits.count == 1 && block.externalDataWaits != fieldBlock.externalDataWaits, "\(block)")
+            } else {
+                #expect(block == fieldBlock, "\(block) against \(fieldBlock)")
+            }
         }
     }
 
@@ -255,6 +276,8 @@ struct CLIBugReportTests {
         try sandbox.succeed(["sync"] + old, device: "laptop")
         let field = try json(try sandbox.run(["doctor", "--json"] + old, device: "laptop").stdout)
         #expect(kinds(field["findings"]).contains("modelMix"), "the field's wait for an upgrade: \(field)")
+        let fieldBlock = try StatusBlock(try json(try sandbox.succeed(["status", "--json"] + old, device: "laptop").stdout))
+        #expect(fieldBlock.modelVersions.contains("phone~"), "the field's status: \(fieldBlock)")
 
         for redact in [false, true] {
             let archive = sandbox.root + "/report-\(redact).zip"
@@ -265,6 +288,8 @@ struct CLIBugReportTests {
             #expect(kinds(replayed["findings"]) == kinds(field["findings"]), "redacted \(redact): \(replayed)")
             let messages = ((replayed["findings"] as? [[String: Any]]) ?? []).compactMap { $0["message"] as? String }
             #expect(messages.contains { $0.contains("1 transaction(s) there wait for an upgrade") }, "redacted \(redact): \(messages)")
+            let block = try StatusBlock(try replayedStatus(sandbox, work: sandbox.root + "/replay-\(redact)", old))
+            #expect(block == fieldBlock, "redacted \(redact): the same versions wait: \(block) against \(fieldBlock)")
         }
     }
 
