@@ -42,6 +42,9 @@ public enum DeviceCommand: Codable, Sendable {
     /// `edit` with the runner's draw: insert `key` if absent, else update it (or delete it when
     /// `roll` says so), then save.
     case edit(entity: String, key: String, roll: UInt64)
+    /// `mutate` with the runner's draw: a random change of the object `key` over the model
+    /// (or, `pooled`, an insert of every pooled constrained value), then a save.
+    case mutate(key: String, pooled: Bool, roll: UInt64)
     /// The system gives the app time: the background import runs.
     case runBackground
     /// Reports the device's state; `full` adds the merge state and the conflict history.
@@ -68,6 +71,8 @@ public struct DeviceReply: Codable, Sendable {
     public var saves: [SavedTransaction] = []
     /// Fallback stores handed over, as the account store stood at that moment.
     public var handovers: [Handover] = []
+    /// Saves of `mutate` the model's rules refused (rolled back), with the reason.
+    public var refusals: [String] = []
     public var state: DeviceState?
     /// `object`: attribute → JSON text of the value; `nil` when not alive.
     public var values: [String: String]?
@@ -145,4 +150,16 @@ public struct DeviceState: Codable, Sendable {
     /// conflict history as `gid|property|loser stamp`.
     public var mergeState: String?
     public var conflictLosers: [String]?
+    /// With `full`: live objects that hold one uniqueness constraint's values together, one
+    /// entry per group (`constraint: gid gid…`), and each object's constrained properties.
+    public var uniquenessDuplicates: [UniquenessDuplicate]?
+}
+
+/// Live objects of one constraint's scope that hold the same constrained values.
+public struct UniquenessDuplicate: Codable, Sendable {
+    /// The constraint, as `Scope (property, …)`.
+    public var constraint: String
+    public var properties: [String]
+    public var values: String
+    public var objects: [String]
 }

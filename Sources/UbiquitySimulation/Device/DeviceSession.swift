@@ -26,6 +26,8 @@ public final class DeviceSession: @unchecked Sendable {
     private var events: [String] = []
     private var saves: [SavedTransaction] = []
     private var handovers: [Handover] = []
+    /// Saves of `mutate` the model's rules refused since the last answer.
+    private var refusals: [String] = []
     /// Objects the app saved in a fallback store, by account, until its handover.
     private var fallbackObjects: [String: Set<String>] = [:]
     /// The last conflict ID already told, by store file.
@@ -56,6 +58,8 @@ public final class DeviceSession: @unchecked Sendable {
             reply.events = events
             reply.saves = saves
             reply.handovers = handovers
+            reply.refusals = refusals
+            refusals.removeAll()
             events.removeAll()
             saves.removeAll()
             handovers.removeAll()
@@ -86,6 +90,7 @@ public final class DeviceSession: @unchecked Sendable {
         switch command {
         case let .perform(verb): try perform(verb)
         case let .edit(entity, key, roll): try edit(entity: entity, key: key, roll: roll)
+        case let .mutate(key, pooled, roll): try mutate(key: key, pooled: pooled, roll: roll)
         case .runBackground: background?.runPending()
         case let .probe(full): reply.state = try probe(full: full)
         case let .object(entity, key):
@@ -181,7 +186,7 @@ public final class DeviceSession: @unchecked Sendable {
             let found = try UbiquityPeer.encryptionState(configuration: try configuration()).name
             if found != expected { throw SimulationError("its content's encryption is \(found); the scenario expects \(expected)") }
         case .offline, .online, .corruptLog, .destroyBaseline, .expectStore, .expectEvents, .expectValues, .expectDeleted, .expectCount,
-             .expectUploadsWaiting, .expectConflicts, .edit, .waitFor:
+             .expectUploadsWaiting, .expectConflicts, .edit, .mutate, .waitFor:
             throw SimulationError("'\(verb)' is the runner's step, not the app's")
         }
     }
@@ -226,6 +231,24 @@ public final class DeviceSession: @unchecked Sendable {
             for (name, value) in description.sampleValues(label: "insert \(roll % 100_000)") { try object.setValue(value, for: name) }
         }
         try save()
+    }
+
+    /// A random change over the model (`ModelMutation`), saved. A save the model's rules refuse
+    /// (a relationship's count, a deny rule) is rolled back, as an app shows its user the error.
+    private func mutate(key: String, pooled: Bool, roll: UInt64) throws {
+        let context = try currentContext()
+        var mutation = ModelMutation(model: model, roll: roll)
+        if pooled { try mutation.insertPooled(prefix: setup.name, in: context) } else { try mutation.apply(key: key, in: context) }
+        do {
+            try save()
+        } catch let error as ValidationError {
+            context.rollback()
+            lock.withLock { refusals.append("\(error)") }
+        } catch let error as StoreError {
+            guard case .deleteDenied = error else { throw error }
+            context.rollback()
+            lock.withLock { refusals.append("\(error)") }
+        }
     }
 
     // MARK: The context
@@ -356,6 +379,7 @@ public final class DeviceSession: @unchecked Sendable {
         if full {
             state.mergeState = try store.mergeState().text()
             state.conflictLosers = conflicts.map { "\($0.object)|\($0.property)|\($0.loserStamp)" }
+            state.uniquenessDuplicates = try UniquenessDuplicate.find(in: store, model: store.model)
         }
         return state
     }

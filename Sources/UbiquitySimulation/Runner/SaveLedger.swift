@@ -38,6 +38,8 @@ struct SaveLedger {
     private(set) var writes: [Content: [AttributeWrite]] = [:]
     /// Objects written through a fallback (their migrated writes are not in `writes`).
     private(set) var migratedObjects: [String: Set<String>] = [:]
+    /// Properties each object had written by an update (not its insert), by account.
+    private(set) var updatedProperties: [String: [String: Set<String>]] = [:]
     private(set) var count = 0
 
     struct AttributeWrite {
@@ -57,6 +59,7 @@ struct SaveLedger {
         for write in save.writes {
             if write.inserted { inserted[account, default: []].insert(write.gid) }
             if write.deleted { deleted[account, default: []].insert(write.gid) }
+            if !write.inserted, !write.deleted { updatedProperties[account, default: [:]][write.gid, default: []].formUnion(write.values.keys) }
         }
         switch save.storeKind {
         case .account:

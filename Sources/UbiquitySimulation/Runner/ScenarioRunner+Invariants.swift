@@ -239,9 +239,23 @@ extension ScenarioRunner {
                     violate("\(member.device.name) never received transaction \(record.highest) of \(peer) (saved by \(record.device)): it holds up to \(member.state.knowledge[peer] ?? 0)")
                 }
             }
+            for member in members where violations.isEmpty { checkOneObjectPerConstrainedValue(member.state, on: member.device, account: account) }
             guard violations.isEmpty, Set(members.map(\.state.mergeState)).count > 1 else { continue }
             let detail = members.map { "\($0.device.name) [\(KnowledgeVector($0.state.knowledge))]" }.joined(separator: ", ")
             violate("the peers of '\(account)' hold different states at quiescence: \(detail)")
+        }
+    }
+
+    /// No two live objects hold one uniqueness constraint's values, unless an update wrote
+    /// them: concurrent inserts of a value are joined into one object everywhere, while two
+    /// updates to one value keep both objects (Docs/SyncSemantics.md, uniqueness constraints).
+    func checkOneObjectPerConstrainedValue(_ state: DeviceState, on device: RunDevice, account: String) {
+        let updated = ledger.updatedProperties[account] ?? [:]
+        for duplicate in state.uniquenessDuplicates ?? [] {
+            let written = duplicate.objects.contains { !(updated[$0] ?? []).isDisjoint(with: duplicate.properties) }
+            guard !written else { continue }
+            return violate("\(device.name) holds \(duplicate.objects.count) live objects with \(duplicate.constraint) = \(duplicate.values), "
+                + "all inserted with it: \(duplicate.objects.joined(separator: ", "))")
         }
     }
 

@@ -280,13 +280,18 @@ public final class ScenarioRunner {
         let candidates = names.filter { eligible(devices[$0]!, for: verb) }
         guard !candidates.isEmpty else { return }
         let name = candidates[Int.random(in: 0..<candidates.count, using: &random)]
-        if case let .edit(entity) = verb {
+        let drawn: (text: String, command: (UInt64) -> DeviceCommand)? = switch verb {
+        case let .edit(entity): ("edit \(entity)", { .edit(entity: entity, key: substitutions["{key}"]!, roll: $0) })
+        case let .mutate(pooled): ("mutate" + (pooled ? " pooled" : ""), { .mutate(key: substitutions["{key}"]!, pooled: pooled, roll: $0) })
+        default: nil
+        }
+        if let drawn {
             // The key and the roll are drawn here, so the device does the same in every run.
             current = choice.step
             stepCount += 1
             reportProgress()
-            options.onStep?("[+\(SimulatedDuration.text(clock.seconds))] \(name) edit \(entity) \(substitutions["{key}"]!)")
-            try send(.edit(entity: entity, key: substitutions["{key}"]!, roll: random.next()), to: devices[name]!)
+            options.onStep?("[+\(SimulatedDuration.text(clock.seconds))] \(name) \(drawn.text) \(substitutions["{key}"]!)")
+            try send(drawn.command(random.next()), to: devices[name]!)
             if violations.isEmpty { checkAfterStep() }
             return
         }
@@ -304,7 +309,7 @@ public final class ScenarioRunner {
         case .signIn, .signOut: return true
         case .removeContent, .rollBaseline:
             return device.running && device.storeKind == .account
-        case .sync, .edit, .insert, .update, .delete, .relate, .unrelate, .save, .quit:
+        case .sync, .edit, .mutate, .insert, .update, .delete, .relate, .unrelate, .save, .quit:
             return device.running && device.account != nil
         default: return device.running
         }
@@ -360,6 +365,8 @@ public final class ScenarioRunner {
             if found < least { violate("\(device.name) recorded \(found) conflict(s); the scenario expects at least \(least)") }
         case let .edit(entity):
             try send(.edit(entity: entity, key: "k\(Int.random(in: 0..<100, using: &random))", roll: random.next()), to: device)
+        case let .mutate(pooled):
+            try send(.mutate(key: "k\(Int.random(in: 0..<100, using: &random))", pooled: pooled, roll: random.next()), to: device)
         case let .waitFor(event, within):
             try waitFor(event, on: device, until: now + within)
         default:
@@ -423,13 +430,18 @@ public final class ScenarioRunner {
             timeline.mark(now, device.name, .save, "saved \(save.storeKind.rawValue) transaction \(save.number) (\(save.writes.count) objects)")
         }
         for conflict in reply.conflicts { timeline.markConflict(now, device.name, conflict) }
-        if case .edit = command, let error = reply.error { violate("\(device.name) edit failed: \(error)") }
+        switch command {
+        case .edit: if let error = reply.error { violate("\(device.name) edit failed: \(error)") }
+        case .mutate: if let error = reply.error { violate("\(device.name) mutate failed: \(error)") }
+        default: break
+        }
+        for refusal in reply.refusals { timeline.mark(now, device.name, .note, "mutate's save refused: \(refusal)") }
         if let disagreement = reply.syncStateDisagreement { violate("\(device.name): \(disagreement)") }
         for handover in reply.handovers { checkHandover(handover, of: device) }
         timeline.sample(device.name, time: now, knowledge: reply.knowledgeTotal, store: reply.storeKind.map { "\($0.rawValue)\(reply.account.map { " (\($0))" } ?? "")" })
         // Steps, and background work that did something, may have written into the mirror or cloud.
         switch command {
-        case .perform where reply.wroteFiles, .edit: transport.deviceWrote(device.name, at: now)
+        case .perform where reply.wroteFiles, .edit, .mutate: transport.deviceWrote(device.name, at: now)
         case .runBackground where !reply.events.isEmpty || !reply.saves.isEmpty: transport.deviceWrote(device.name, at: now)
         default: break
         }

@@ -201,6 +201,9 @@ public enum DeviceVerb: Sendable, Equatable, Codable {
     case unrelate(entity: String, key: String, relationship: String, targetEntity: String, targetKey: String)
     /// Insert, update or delete a random key of `entity`, then save (churn).
     case edit(entity: String)
+    /// A random insert, update, delete or relationship change over the model's entities, then
+    /// a save (`ubiq scenario fuzz --model`); `pooled`: an insert of every pooled constrained value.
+    case mutate(pooled: Bool)
     case save
     case rollback
     case sync

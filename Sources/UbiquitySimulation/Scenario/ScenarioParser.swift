@@ -330,6 +330,10 @@ private struct Reader {
         case "edit":
             try count(1...1, "edit ENTITY")
             return .edit(entity: args[0])
+        case "mutate":
+            try count(0...1, "mutate [pooled]")
+            guard args.first.map({ $0 == "pooled" }) ?? true else { throw error(line, "usage: DEVICE mutate [pooled]") }
+            return .mutate(pooled: !args.isEmpty)
         case "policy":
             try count(1...1, "policy \(ScenarioParser.policies.joined(separator: "|"))")
             guard ScenarioParser.policies.contains(args[0]) else { throw error(line, "unknown merge policy '\(args[0])' (known: \(ScenarioParser.policies.joined(separator: ", ")))") }
@@ -371,7 +375,7 @@ private struct Reader {
         case "expect":
             return try deviceExpectation(args, line: line)
         default:
-            throw error(line, "unknown device step '\(verb)' (known: launch, quit, insert, update, delete, relate, unrelate, edit, save, rollback, sync, policy, on-will-change, sign-in, sign-out, offline, online, remove-content, roll-baseline, corrupt-log, destroy-baseline, encryption, wait-for, expect)")
+            throw error(line, "unknown device step '\(verb)' (known: launch, quit, insert, update, delete, relate, unrelate, edit, mutate, save, rollback, sync, policy, on-will-change, sign-in, sign-out, offline, online, remove-content, roll-baseline, corrupt-log, destroy-baseline, encryption, wait-for, expect)")
         }
     }
 

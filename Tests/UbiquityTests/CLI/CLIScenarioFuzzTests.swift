@@ -43,6 +43,45 @@ struct CLIScenarioFuzzTests {
         }
     }
 
+    static let workshop = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/models/Workshop.xcdatamodel").path
+
+    /// Fixed seeds over a model of the team's (a constraint of a parent and its sub-entity, an
+    /// abstract entity, an ordered to-many, value rules): every invariant holds on both transports.
+    @Test(arguments: ["icloud", "file-sync"])
+    func seedsOverAModelPassOnBothTransports(transport: String) throws {
+        let result = try fuzz(["--seeds", "1..3", "--steps", "80", "--model", Self.workshop, "--transport", transport])
+        #expect(result.succeeded, "\(result)")
+        #expect(result.stdoutLines.count == 4, "\(result.stdoutLines)")
+        #expect(result.stdoutLines.last == "3 passed, 0 failed")
+        #expect(result.stderr.contains("note: Item.code: its pattern is not drawn; the default value is written"), "\(result.stderr)")
+    }
+
+    /// A failed seed's replay names the model, so the same scenario runs again.
+    @Test func aFailedSeedOverAModelReplaysWithIt() throws {
+        let result = try fuzz(["--seeds", "5", "--steps", "20", "--model", Self.workshop, "--faults", "lose=1"])
+        #expect(result.status == 1 && !result.signaled, "\(result)")
+        let replay = try #require(result.stdoutLines.first { $0.hasPrefix("replay: ") })
+        #expect(replay.hasPrefix("replay: ubiq scenario fuzz --seeds 5 --steps 20 --model \(Self.workshop) --faults lose=1"), "\(replay)")
+        if let work = replay.components(separatedBy: "kept: ").last?.dropLast() { try? FileManager.default.removeItem(atPath: String(work)) }
+    }
+
+    /// `--print` shows the model line and the steps drawn over it: four devices, pooled inserts, mutations.
+    @Test func printShowsTheModelAndItsMutations() throws {
+        let result = try fuzz(["--seeds", "4", "--model", Self.workshop, "--print"])
+        #expect(result.succeeded, "\(result)")
+        for line in ["model \"\(Self.workshop)\"", "devices d1 d2 d3 d4", "all policy object-trump", "all mutate pooled", "  40 ? mutate"] {
+            #expect(result.stdoutLines.contains(line), "\(line) in \(result.stdout)")
+        }
+        #expect(!result.stdout.contains("edit Note"))
+    }
+
+    @Test func aModelThatDoesNotLoadIsAOneLineError() throws {
+        let result = try fuzz(["--seeds", "1", "--model", "/nonexistent/Missing.xcdatamodel"])
+        #expect(result.status != 0 && result.stderr.contains("--model: "), "\(result)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    }
+
     @Test func badArgumentsAreOneLineErrors() throws {
         let seeds = try fuzz(["--seeds", "9..3"])
         #expect(seeds.status != 0 && seeds.stderr.contains("--seeds takes a number or a range such as 1..50, not '9..3'"), "\(seeds)")

@@ -10,6 +10,9 @@ struct ScenarioFuzzCommand: ParsableCommand {
         discussion: """
             Each seed draws devices, accounts, faults and a few hundred random steps (switches, \
             removals, rebuilds, offline windows among them), then settles and checks convergence. \
+            With --model, four devices open their stores with that model and edit it at random: \
+            inserts, updates, deletes and relationship changes of its entities, constrained values \
+            drawn from a small pool so they collide on purpose. \
             Each seed prints one line (passed or FAILED, steps, wall time, the first violation); \
             runs longer than 10 s print their progress on stderr; the last line is 'N passed, M \
             failed', after the replay command of each failed seed. Exits 1 when a seed failed; \
@@ -17,6 +20,7 @@ struct ScenarioFuzzCommand: ParsableCommand {
             Examples:
               ubiq scenario fuzz --seeds 1..50
               ubiq scenario fuzz --seeds 1..1000 --transport file-sync
+              ubiq scenario fuzz --seeds 1..20 --model MyApp.xcdatamodeld
             """)
 
     @Option(help: ArgumentHelp("The seeds: N, or A..B.", valueName: "range")) var seeds = "1..20"
@@ -25,6 +29,8 @@ struct ScenarioFuzzCommand: ParsableCommand {
     var transport = ScenarioTransport.icloud
     @Option(help: ArgumentHelp("With --transport file-sync: how many machines the devices are spread over (default 3, fewer for fewer devices).", valueName: "n"))
     var machines: Int?
+    @Option(help: ArgumentHelp("A model (.xcdatamodeld, .xcdatamodel or plist) whose entities the scenarios edit, instead of the built-in Notes model.", valueName: "file"))
+    var model: String?
     @Flag(help: "Encrypt every account's content: one key for the run, kept on every device (Docs/Scenarios.md).") var encrypted = false
     @Flag(help: "Run each device as its own OS process.") var processes = false
     @Flag(help: "Print each seed's scenario instead of running it.") var print = false
@@ -45,8 +51,9 @@ struct ScenarioFuzzCommand: ParsableCommand {
         guard steps > 0 else { throw CLIError("--steps must be positive") }
         if let logLevel, !(0...3).contains(logLevel) { throw CLIError("the log level must be 0, 1, 2 or 3, not \(logLevel)") }
         if machines != nil && transport != .fileSync { throw CLIError("--machines belongs to --transport file-sync") }
+        let modelPath = try model.map(Self.checkedModel)
         if print {
-            for seed in low...high { Console.out(RandomScenario.text(seed: seed, steps: steps)) }
+            for seed in low...high { Console.out(RandomScenario.text(seed: seed, steps: steps, model: modelPath)) }
             return
         }
         var options = ScenarioOptions()
@@ -65,7 +72,8 @@ struct ScenarioFuzzCommand: ParsableCommand {
             let began = ContinuousClock.now
             var line = "seed \(seed): "
             do {
-                let result = try ScenarioRunner.run(try RandomScenario.scenario(seed: seed, steps: steps), options: options)
+                let scenario = try RandomScenario.scenario(seed: seed, steps: steps, model: modelPath, modelArgument: model)
+                let result = try ScenarioRunner.run(scenario, options: options)
                 let time = Self.seconds(since: began)
                 if result.passed {
                     passed += 1
@@ -96,11 +104,23 @@ struct ScenarioFuzzCommand: ParsableCommand {
     func replay(_ seed: UInt64) -> String {
         var command = "ubiq scenario fuzz --seeds \(seed)"
         if steps != RandomScenario.defaultSteps { command += " --steps \(steps)" }
+        if let model { command += " --model \(RandomScenario.shellWord(model))" }
         if processes { command += " --processes" }
         if transport != .icloud { command += " --transport \(transport.rawValue)" }
         if let machines { command += " --machines \(machines)" }
         for fault in faults { command += " --faults \(fault)" }
         return command
+    }
+
+    /// The model file as an absolute path (device processes run elsewhere), once it loads and
+    /// has an entity to insert; what the draws cannot honour is said on stderr.
+    static func checkedModel(_ path: String) throws -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let loaded: ObjectModel
+        do { loaded = try ObjectModel.load(contentsOf: absolute) } catch { throw CLIError("--model: \(Console.describe(error))") }
+        guard loaded.entities.contains(where: { !$0.isAbstract }) else { throw CLIError("--model: \(path) has no entity that is not abstract") }
+        for note in RandomScenario.notes(on: loaded) { Console.note("note: \(note)") }
+        return absolute
     }
 
     /// `fuzz: 37/1000 seeds, 12.3 seeds/min, ETA 1h18m`.
