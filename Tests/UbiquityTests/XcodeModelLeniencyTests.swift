@@ -92,8 +92,8 @@ struct XcodeModelLeniencyTests {
         }
         let plain = try Self.model(entity("") + "</entity>")
         let unique = try Self.model(entity("") + "<uniquenessConstraints><uniquenessConstraint><constraint value=\"y\"/></uniquenessConstraint></uniquenessConstraints></entity>")
-        let derived = try Self.model(entity("derived=\"YES\" derivationExpression=\"y.lowercase\"") + "</entity>")
-        let otherwiseDerived = try Self.model(entity("derived=\"YES\" derivationExpression=\"y.uppercase\"") + "</entity>")
+        let derived = try Self.model(entity("derived=\"YES\" derivationExpression=\"lowercase:(y)\"") + "</entity>")
+        let otherwiseDerived = try Self.model(entity("derived=\"YES\" derivationExpression=\"uppercase:(y)\"") + "</entity>")
         #expect(plain.hash != unique.hash)
         #expect(plain.hash != derived.hash)
         #expect(derived.hash == otherwiseDerived.hash)

@@ -56,8 +56,9 @@ public struct AttributeDescription: Sendable, Equatable {
     /// The value transformer a transformable attribute's bytes belong to (the app's business).
     public var valueTransformerName: String?
     /// Core Data's derived attribute (`NSDerivedAttributeDescription`): the expression its value
-    /// is computed from (`title.lowercase:`, `items.@count`, `now()`). Kept and shown; the value
-    /// is not computed yet, so, like a transient attribute, it is never stored, logged or synced.
+    /// is computed from (`lowercase:(title)`, `items.@count`, `now()`), checked at model load
+    /// (`derivationExpression`). Kept and shown; the value is not computed yet, so, like a
+    /// transient attribute, it is never stored, logged or synced.
     public var derivation: String?
 
     public init(_ name: String, _ type: AttributeType, optional: Bool = true, default defaultValue: AttributeValue? = nil,

@@ -225,7 +225,7 @@ public struct ObjectModel: Sendable, Equatable {
             if attribute.type == .undefined, !attribute.isTransient {
                 throw .invalidRule(path, "only a transient attribute may be of type undefined")
             }
-            if attribute.derivation?.isEmpty == true { throw .invalidRule(path, "a derived attribute needs a derivation expression") }
+            if let derivation = attribute.derivation { try validate(derivation, of: attribute, in: entity, path: path, model: model) }
             if let value = attribute.defaultValue {
                 do { try attribute.validateKind(value, entity: entity.name) } catch { throw .invalidDefault(path, expected: attribute.type) }
             }
@@ -266,6 +266,16 @@ public struct ObjectModel: Sendable, Equatable {
                     throw .invalidMergeGroup(entity.name, group)
                 }
             }
+        }
+    }
+
+    /// A derivation must be one Core Data accepts and reach what it names.
+    private static func validate(_ derivation: String, of attribute: AttributeDescription, in entity: EntityDescription,
+                                 path: String, model: Resolution) throws(ModelError) {
+        do throws(DerivationExpressionError) {
+            try DerivationExpression(parsing: derivation).check(for: attribute, in: entity, entityNamed: model.entity)
+        } catch {
+            throw .invalidRule(path, "the derivation '\(derivation)' \(error.reason)")
         }
     }
 
