@@ -3,7 +3,7 @@ import UbiquityBase
 import Testing
 
 /// SIGKILL at random moments loses no acknowledged save and publishes no unsaved change
-/// (DESIGN §4, export).
+/// (Docs/Lifecycle.md, "A command killed midway").
 @Suite("CLI crash safety")
 struct CLICrashSafetyTests {
     static let count = 400

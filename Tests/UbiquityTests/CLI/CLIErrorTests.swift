@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Bad input of every kind ends in one `ubiq: error: …` line and a non-zero exit — never a
-/// trap, a stack trace or a usage screen (DESIGN §9).
+/// trap, a stack trace or a usage screen (Docs/CLI.md).
 @Suite("CLI errors")
 struct CLIErrorTests {
     struct Case: CustomTestStringConvertible, Sendable {

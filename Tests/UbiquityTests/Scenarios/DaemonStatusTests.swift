@@ -3,7 +3,7 @@ import Testing
 import Ubiquity
 import UbiquitySimulation
 
-/// `ubiq status` of a device with a mirror shows the daemon's file states (DESIGN §7):
+/// `ubiq status` of a device with a mirror shows the daemon's file states (Docs/Scenarios.md, "What is emulated"):
 /// Current, Data Not Present (saved, not uploaded), Stored in Cloud (not downloaded).
 @Suite("File states from the daemon")
 struct DaemonStatusTests {
