@@ -137,7 +137,7 @@ struct EncryptionTests {
         #expect(d.encryptionState == .locked(keyID: a.location?.sealing.contentKey?.idHex))
         try save(d, "d-own", title: "Kept by d")
         #expect(throws: SyncError.encryptedWithoutKey) { try d.sync() }
-        #expect(SyncError.encryptedWithoutKey.description == "content is encrypted; no key on this device (give it the passphrase: 'ubiq encryption unlock')")
+        #expect(SyncError.encryptedWithoutKey.description == "content is encrypted; no key on this device (give it the passphrase: call UbiquityPeer.unlockEncryption(passphrase:))")
         #expect(try d.store.quarantined().isEmpty, "nothing set aside as damaged")
         #expect(try d.store.pendingOutbox().count == 1, "its save waits in the outbox")
         #expect(DirectoryEntry.at(try #require(d.location).logDirectory(of: d.peerID)) == nil, "it wrote nothing into the cloud")

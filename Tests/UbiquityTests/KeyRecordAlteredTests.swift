@@ -69,7 +69,7 @@ struct KeyRecordAlteredTests {
         #expect(try Doctor.examine(a).contains { $0.kind == .alteredKeyRecord })
         _ = try saveNote(a, "n2", title: "Secret-two")
         let summary = try a.sync()
-        #expect(summary.keyRecordAltered?.contains("the key record was altered") == true, "\(summary.line)")
+        #expect(summary.keyRecordAltered?.description.contains("the key record was altered") == true, "\(summary.line)")
         #expect(try AtomicFile.read(location.encryptionRecordPath, limit: 1 << 16) == original, "the record is back as it was written")
         #expect(location.sealing.alteration == nil)
         _ = try b.sync()
@@ -121,7 +121,7 @@ struct KeyRecordAlteredTests {
 
         _ = try saveNote(a, "n2", title: "Secret-two")
         let summary = try a.sync()
-        #expect(summary.keyRecordAltered?.contains("ubiq encryption repair") == true, "\(summary.line)")
+        #expect(summary.keyRecordAltered?.remedies == [.repairKeyRecord], "\(summary.line)")
         #expect(try AtomicFile.read(location.encryptionRecordPath, limit: 1 << 16) != legacy, "nothing unproven is written back")
         _ = try b.sync()
         #expect(try noteKeys(b) == ["n1", "n2"], "both go on with the key they hold")

@@ -289,7 +289,7 @@ struct ModelMigrationTests {
         #expect {
             try UbiquityPeer(configuration: configuration)
         } throws: { error in
-            "\(error)".contains("does not record that model") && "\(error)".contains("ubiq model migrate --from")
+            "\(error)".contains("does not record that model") && (error as? PeerError)?.advice.remedies == [.migrateStoreFromModel]
         }
         configuration.previousModels = [.notes]
         a = try UbiquityPeer(configuration: configuration)

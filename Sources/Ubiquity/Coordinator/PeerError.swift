@@ -1,8 +1,9 @@
+import UbiquityBase
 import UbiquityCore
 import UbiquitySync
 
 /// A peer that cannot be opened or used: one case per failure, each with its message.
-public enum PeerError: Error, CustomStringConvertible, Equatable, Sendable {
+public enum PeerError: AdvisingError, Equatable, Sendable {
     /// A configuration option breaks Apple's rule for it (`PeerConfiguration.validate()`).
     case invalidOption(PeerOption, value: String)
     /// The coordinator was used before `addStore()`.
@@ -30,19 +31,19 @@ public enum PeerError: Error, CustomStringConvertible, Equatable, Sendable {
     /// A peer opened read-only has nothing to read: the device never had a store of the account.
     case noAccountStore(token: String)
 
-    public var description: String {
+    public var advice: Advice {
         switch self {
-        case let .invalidOption(option, value): return option.rule(for: value)
+        case let .invalidOption(option, value): return "\(option.rule(for: value))"
         case .noStore: return "no store added: call addStore() first"
         case .needsAccountStore: return "migrate needs the account store (signed in, initial import completed)"
-        case let .device(error): return error.description
+        case let .device(error): return error.advice
         case let .cloudNotCreatable(path, reason): return "the cloud \(path) cannot be created: \(reason)"
         case let .cloudNotWritable(path): return "the cloud \(path) is not writable"
         case let .ownLogsNotImportable(floor, knowledge):
-            return "this peer's own logs up to \(floor) cannot all be imported (knowledge stops at \(knowledge)); saving now would reuse transaction numbers — run 'ubiq doctor' or repair the container"
-        case let .storeNeedsMigration(need): return need.description
-        case let .migrationRefused(error): return error.description
-        case let .migrationWalkRefused(error): return error.description
+            return "this peer's own logs up to \(floor) cannot all be imported (knowledge stops at \(knowledge)); saving now would reuse transaction numbers — \(.examine) or repair the container"
+        case let .storeNeedsMigration(need): return need.advice
+        case let .migrationRefused(error): return "\(error)"
+        case let .migrationWalkRefused(error): return "\(error)"
         case let .readOnly(action): return "cannot \(action): the peer was opened read-only (another process may own the device)"
         case let .noAccountStore(token): return "this device has no store of account '\(token)' yet (nothing was saved or synced there)"
         }
@@ -78,16 +79,19 @@ public enum StoreMigrationNeed: Sendable, Equatable, CustomStringConvertible {
     /// The change can be migrated by inferred mapping, but the configuration does not migrate.
     case migrationNotEnabled(source: String, storedHash: String, model: String, hash: String, changes: Int)
 
-    public var description: String {
+    public var description: String { advice.description }
+
+    /// The need, its remedies typed.
+    public var advice: Advice {
         switch self {
         case let .beforeRebuild(peer, stored, model, hash):
-            return "the store of \(peer) was made for model version \(stored), not '\(model)' (\(hash)): rebuilding would replace its data with this version's state in the container; migrate it first ('ubiq model migrate --to MODEL'), or rebuild with the model it was made for"
+            return "the store of \(peer) was made for model version \(stored), not '\(model)' (\(hash)): rebuilding would replace its data with this version's state in the container; migrate it first (\(.migrateStore)), or rebuild with the model it was made for"
         case let .fallbackModelUnknown(path):
             return "the fallback store \(path) left by the app's previous version does not record its model; give the app its earlier model versions (PeerConfiguration.previousModels) so its saves can be handed over"
         case let .storeModelUnknown(path, stored, model, hash):
-            return "the store \(path) was made for model version \(stored) and does not record that model; this model '\(model)' is \(hash). Migrate it with 'ubiq model migrate --from OLD-MODEL --to NEW-MODEL' (or give the app its earlier model versions), or open it with the model it was made for"
+            return "the store \(path) was made for model version \(stored) and does not record that model; this model '\(model)' is \(hash). Migrate it (\(.migrateStoreFromModel)), or open it with the model it was made for"
         case let .migrationNotEnabled(source, stored, model, hash, changes):
-            return "the store was made for model '\(source)' (\(stored)), not '\(model)' (\(hash)); the change can be migrated by inferred mapping (\(changes) change(s), see 'ubiq model diff'): run 'ubiq model migrate --to MODEL' for this device, or open it with the model it was made for"
+            return "the store was made for model '\(source)' (\(stored)), not '\(model)' (\(hash)); the change can be migrated by inferred mapping (\(changes) change(s); \(.compareModels) to see them): \(.migrateStore), or open it with the model it was made for"
         }
     }
 }

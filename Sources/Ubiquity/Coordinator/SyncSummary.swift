@@ -37,7 +37,7 @@ public struct SyncSummary: Sendable, Equatable {
     public var carried: Int?
     /// The key record was found altered (`KeyRecordAlteration`) while this device holds the
     /// key: what was done, or why it is left for `repairKeyRecord(passphrase:)`.
-    public var keyRecordAltered: String?
+    public var keyRecordAltered: Advice?
     /// The author of the baseline this store started from in this sync, if it did.
     public var adoptedBaseline: String?
     public var baseline: BaselineDecision?
@@ -46,7 +46,10 @@ public struct SyncSummary: Sendable, Equatable {
     public var externalDataGarbage: ExternalDataGarbageReport?
 
     /// One line for people: `exported 2, imported 5 (3 inserted, 1 updated, 0 deleted), 0 waiting, 0 quarantined`.
-    public var line: String {
+    public var line: String { line(wordingRemedies: \.description) }
+
+    /// `line`, with the remedies it names worded by `word` (a tool's own commands).
+    public func line(wordingRemedies word: (Remedy) -> String) -> String {
         if signedOut { return "signed out: working on the local store, nothing to sync" }
         var text = !contentRemoved ? ""
             : carried.map { "content removed by another peer at the same time as here: its content won, and the \($0) object(s) saved here since were carried into it; " }
@@ -60,7 +63,7 @@ public struct SyncSummary: Sendable, Equatable {
         if let deleted = externalDataGarbage?.deleted.count, deleted > 0 { text += ", deleted \(deleted) external data file(s)" }
         if let exportError { text += " — export failed: \(exportError)" }
         if let importError { text += " — import failed: \(importError)" }
-        if let keyRecordAltered { text += " — \(keyRecordAltered)" }
+        if let keyRecordAltered { text += " — " + keyRecordAltered.worded(word) }
         return text
     }
 }
@@ -83,7 +86,7 @@ extension SyncSummary {
             "deletedLogs": .int(Int64(garbage?.deleted.count ?? 0)),
         ]
         if let carried { fields["carried"] = .int(Int64(carried)) }
-        if let keyRecordAltered { fields["keyRecordAltered"] = .string(keyRecordAltered) }
+        if let keyRecordAltered { fields["keyRecordAltered"] = .string(keyRecordAltered.description) }
         if let adoptedBaseline { fields["adoptedBaseline"] = .string(adoptedBaseline) }
         if let exportError { fields["exportError"] = .string(exportError) }
         if let importError { fields["importError"] = .string(importError) }

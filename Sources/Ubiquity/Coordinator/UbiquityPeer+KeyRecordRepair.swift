@@ -94,21 +94,21 @@ extension UbiquityPeer {
     /// What a sync does with a key record found altered while this device seals with the key
     /// it holds: puts back a key ID the record's check proves changed; otherwise says so at
     /// level 0 and goes on. Returns the line for the sync's summary.
-    func answerAlteredKeyRecord(_ location: ContainerLocation, _ alteration: KeyRecordAlteration) -> String {
+    func answerAlteredKeyRecord(_ location: ContainerLocation, _ alteration: KeyRecordAlteration) -> Advice {
         if alteration.isRestorable {
             do {
                 let repair = try syncLock.withLock {
                     try Self.repairKeyRecord(location, keyFile: Self.keyFile(localDirectory: localDirectory), passphrase: nil, parameters: nil, date: store.now)
                 }
                 logger.notice(.encryption, "repairKeyRecord", repair.line)
-                return repair.line
+                return "\(repair.line)"
             } catch {
                 logger.error(.encryption, "repairKeyRecord", "\(alteration.description); it could not be put back: \(error)")
             }
         }
-        let text = "\(alteration.description) (\(location.encryptionRecordPath)); this device goes on with the key it holds: repair the record with 'ubiq encryption repair' and the passphrase"
-        logger.error(.encryption, "refresh", text)
-        return text
+        let advice: Advice = "\(alteration.description) (\(location.encryptionRecordPath)); this device goes on with the key it holds: to repair the record, \(.repairKeyRecord) with the passphrase"
+        logger.error(.encryption, "refresh", advice.description)
+        return advice
     }
 
     /// Writes `record` in place of the content's key record (a repair: the one there is altered or gone).

@@ -12,8 +12,11 @@ public struct DoctorCheckup: Sendable {
     /// The findings no repair of this run took care of: none means the device is healthy.
     public var unresolved: [DoctorFinding] { fixed ? findings.filter { !$0.fixable } : findings }
 
-    public var jsonValue: JSONValue {
-        .object(["findings": .array(findings.map(\.jsonValue)), "repairs": .array(repairs.map(JSONValue.string))])
+    public var jsonValue: JSONValue { jsonValue(wordingRemedies: \.description) }
+
+    /// `jsonValue`, with the repairs' remedies worded by `word`.
+    public func jsonValue(wordingRemedies word: (Remedy) -> String) -> JSONValue {
+        .object(["findings": .array(findings.map { $0.jsonValue(wordingRemedies: word) }), "repairs": .array(repairs.map(JSONValue.string))])
     }
 }
 

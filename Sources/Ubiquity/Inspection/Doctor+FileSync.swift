@@ -25,11 +25,11 @@ extension Doctor {
                 repair: "the file-sync tool removes its own leftovers (Syncthing after keepTemporariesH); if it no longer runs on this machine, delete the file — it is never imported",
                 fixable: false)]
         case let .conflictCopy(original, engine):
-            let why: String, repair: String
+            let why: String, repair: Advice
             switch place {
             case let .peerFolder(peerID):
                 why = "only \(peerID) writes its folder, so two machines wrote \(original) as that one peer (a device folder copied to a second machine?)"
-                repair = "run one machine per device ('ubiq device init' makes a new one), then delete the copy; it is never imported"
+                repair = "run one machine per device (to make a new one, \(.createDevice)), then delete the copy; it is never imported"
             case .baseline:
                 why = "two machines rolled a baseline before seeing each other's"
                 repair = "nothing to do: every peer reads the copy like the baseline and joins what it needs of it; a peer that holds both rolls one baseline holding all, and the copy is deleted — never delete it by hand before that"
@@ -74,7 +74,7 @@ extension Doctor {
         return groups.values.filter { $0.count > 1 }.sorted { ($0[0].peerID, $0[0].number) < ($1[0].peerID, $1[0].number) }.map { logs in
             DoctorFinding(kind: .duplicatePeer,
                 message: "peer \(logs[0].peerID) has \(logs.count) logs for transaction \(logs[0].number) (\(logs.map(\.name).sorted().joined(separator: ", "))): two machines run as this one peer",
-                repair: "stop one of them and give it a device of its own ('ubiq device init'); only one of the logs is imported, the other's changes are lost unless saved again",
+                repair: "stop one of them and give it a device of its own (\(.createDevice)); only one of the logs is imported, the other's changes are lost unless saved again",
                 fixable: false)
         }
     }

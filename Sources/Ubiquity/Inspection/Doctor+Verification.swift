@@ -59,8 +59,8 @@ extension Doctor {
 
     /// The finding for a log that cannot be used, with the repair that fits its author.
     static func unreadableLogFinding(_ path: String, reason: String, author: String, peer: UbiquityPeer) -> DoctorFinding {
-        let repair = author == peer.peerID
-            ? "sync this device: it writes its own damaged logs again from the copy it keeps; if it has none, save again — later logs of this peer wait for this one"
+        let repair: Advice = author == peer.peerID
+            ? "\(.sync) on this device: it writes its own damaged logs again from the copy it keeps; if it has none, save again — later logs of this peer wait for this one"
             : "let \(author) sync: it writes its damaged logs again from the copy it keeps; if that peer is gone for good, delete the file — its later logs wait for it"
         return DoctorFinding(kind: .unreadableFile, message: "\(path) cannot be used: \(reason)", repair: repair, fixable: false)
     }
@@ -109,7 +109,7 @@ extension Doctor {
         let catalog = peer.makeBaseliner(location).catalog(reverify: true)
         return catalog.setAside.map { name, reason in
             DoctorFinding(kind: .unreadableFile, message: "\(location.relativeBaselinePath(name)) is set aside: \(reason)",
-                repair: "nothing is lost: every peer falls back to the logs; once a peer holds everything it rolls a new baseline ('ubiq baseline --force'), then delete the damaged file",
+                repair: "nothing is lost: every peer falls back to the logs; once a peer holds everything it rolls a new baseline (to roll one now, \(.rollBaseline)), then delete the damaged file",
                 fixable: false)
         }
     }

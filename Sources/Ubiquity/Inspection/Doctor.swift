@@ -24,12 +24,16 @@ public struct DoctorFinding: Sendable {
 
     public let kind: Kind
     public let message: String
-    public let repair: String
+    /// What to do, its remedies typed (the tool words them as its commands).
+    public let repair: Advice
     /// Whether `doctor --fix` repairs it (only safe repairs: nothing saved is ever deleted).
     public let fixable: Bool
 
-    public var jsonValue: JSONValue {
-        .object(["kind": .string(kind.rawValue), "message": .string(message), "repair": .string(repair), "fixable": .bool(fixable)])
+    public var jsonValue: JSONValue { jsonValue(wordingRemedies: \.description) }
+
+    /// `jsonValue`, with the repair's remedies worded by `word`.
+    public func jsonValue(wordingRemedies word: (Remedy) -> String) -> JSONValue {
+        .object(["kind": .string(kind.rawValue), "message": .string(message), "repair": .string(repair.worded(word)), "fixable": .bool(fixable)])
     }
 }
 
@@ -50,7 +54,7 @@ public enum Doctor {
         if peer.kind == .account, FileManager.default.fileExists(atPath: fallback) {
             findings.append(DoctorFinding(kind: .staleFallback,
                 message: "a fallback store is left from an initial import that did not finish (\(fallback))",
-                repair: "run 'ubiq store': it finishes the import and migrates what was saved in the fallback", fixable: true))
+                repair: "\(.openAccountStore): it finishes the import and migrates what was saved in the fallback", fixable: true))
         }
         guard let location = peer.location else { return findings }
         if case .locked = location.sealing.refresh() {
@@ -62,17 +66,17 @@ public enum Doctor {
             }
             if location.sealing.alteration != nil {
                 findings.append(DoctorFinding(kind: .alteredKeyRecord, message: location.sealing.lockedError.description,
-                    repair: "a device holding the key puts it back at its next sync; or run 'ubiq encryption unlock' here with the passphrase; saves wait in the outbox meanwhile", fixable: false))
+                    repair: "a device holding the key puts it back at its next sync; or \(.unlockEncryption) here with the passphrase; saves wait in the outbox meanwhile", fixable: false))
                 return findings
             }
             findings.append(DoctorFinding(kind: .encryptedWithoutKey, message: ContentSealing.noKeyMessage,
-                repair: "run 'ubiq encryption unlock' with the passphrase (UBIQUITY_PASSPHRASE, --passphrase-file or the prompt); saves wait in the outbox meanwhile", fixable: false))
+                repair: "\(.unlockEncryption) with the passphrase; saves wait in the outbox meanwhile", fixable: false))
             return findings
         }
         if let alteration = location.sealing.alteration {
             findings.append(DoctorFinding(kind: .alteredKeyRecord, message: "\(alteration.description) (\(location.encryptionRecordPath)); this device goes on with the key it holds",
-                repair: alteration.isRestorable ? "'ubiq sync' (or 'ubiq encryption repair') puts its key ID back: the record's check proves the rest as written"
-                    : "run 'ubiq encryption repair' with the passphrase", fixable: false))
+                repair: alteration.isRestorable ? "to put its key ID back, \(.sync) (or \(.repairKeyRecord)): the record's check proves the rest as written"
+                    : "\(.repairKeyRecord) with the passphrase", fixable: false))
         }
         let knowledge = peer.store.knowledge
         let scan = ContainerScan(location: location)
@@ -156,7 +160,7 @@ public enum Doctor {
         for (blocker, number) in garbage.blockingPeers.sorted(by: { $0.key < $1.key }) {
             findings.append(DoctorFinding(kind: .blockedGarbageCollection,
                 message: "peer \(blocker)'s receipt (at \(number) of this peer) holds back the deletion of logs the baseline covers",
-                repair: "let \(blocker) sync; if it is gone for good, the grace period releases the logs ('ubiq gc --grace SECONDS' to shorten it)", fixable: false))
+                repair: "let \(blocker) sync; if it is gone for good, the grace period releases the logs (to shorten it, \(.shortenGracePeriod))", fixable: false))
         }
         for stale in garbage.staleReceipts {
             findings.append(DoctorFinding(kind: .staleReceipt, message: "peer \(stale) has not synced for longer than the grace period while other peers did",
@@ -188,20 +192,20 @@ public enum Doctor {
             let waiting = version.waiting.values.reduce(0, +)
             guard !version.peersOnIt.isEmpty || waiting > 0 else { continue }
             let peers = version.peersOnIt.isEmpty ? "no peer is on it now" : "\(version.peersOnIt.joined(separator: ", ")) \(version.peersOnIt.count == 1 ? "is" : "are") on it"
-            let advice = version.isPrevious
-                ? "upgrade those peers (open them with this model, or 'ubiq model migrate --to MODEL'): their saves reach this version when they do"
-                : "every peer of a content should run one model: migrate the older side ('ubiq model diff' says whether the change can be inferred)"
+            let advice: Advice = version.isPrevious
+                ? "upgrade those peers (\(.migrateStore)): their saves reach this version when they do"
+                : "every peer of a content should run one model: migrate the older side (to see whether the change can be inferred, \(.compareModels))"
             findings.append(DoctorFinding(kind: .modelMix,
                 message: "model version \(version.modelHash)\(version.isPrevious ? " (this store's previous one)" : ""): \(peers); \(waiting) transaction(s) there wait for an upgrade",
                 repair: advice, fixable: false))
         }
         if report.migrationBaselineOwed {
             findings.append(DoctorFinding(kind: .modelMix, message: "this store was migrated and its state is not in a baseline of its version yet: its new saves wait",
-                repair: "sync when the cloud is writable ('ubiq sync'); the baseline is rolled then", fixable: false))
+                repair: "when the cloud is writable, \(.sync); the baseline is rolled then", fixable: false))
         }
         if report.previousVersionOutbox > 0 {
             findings.append(DoctorFinding(kind: .modelMix, message: "\(report.previousVersionOutbox) save(s) made before the migration wait to be written into the old version's folder",
-                repair: "sync when the cloud is writable ('ubiq sync'); peers still on the old version get them then", fixable: false))
+                repair: "when the cloud is writable, \(.sync); peers still on the old version get them then", fixable: false))
         }
         return findings
     }

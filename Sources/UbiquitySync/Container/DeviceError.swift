@@ -1,5 +1,6 @@
+import UbiquityBase
 /// A device directory that cannot be used.
-public enum DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
+public enum DeviceError: AdvisingError, Equatable, Sendable {
     case notInitialized(String)
     case alreadyExists(String)
     /// Another peer or coordinator owns the device: `owner` says which process.
@@ -14,9 +15,9 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The device belongs to another cloud than the one it was opened with.
     case otherCloud(device: String, remembered: String, given: String)
 
-    public var description: String {
+    public var advice: Advice {
         switch self {
-        case let .notInitialized(path): return "no device at \(path) (run 'ubiq device init' first)"
+        case let .notInitialized(path): return "no device at \(path) (\(.createDevice) first)"
         case let .alreadyExists(path): return "a device already exists at \(path)"
         case let .inUse(path, owner): return "the device at \(path) is in use by \(owner)"
         case let .unusable(path, reason): return "cannot use the device at \(path): \(reason)"
@@ -25,7 +26,7 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable, Sendable {
             return "identity token \(CloudNames.quoted(token)) must be 1 to 200 letters, digits, '.', '_', '-', '@', '+'"
         case let .otherUser(device, owner, expected): return "the device at \(device) belongs to user '\(owner)', not '\(expected)'"
         case let .otherCloud(device, remembered, given):
-            return "the device at \(device) belongs to the cloud \(remembered), not \(given) (a mistyped --cloud would start a new, empty cloud); to move the device to \(given) on purpose, run 'ubiq device move-cloud \(given) --device \(device)'"
+            return "the device at \(device) belongs to the cloud \(remembered), not \(given) (a mistyped --cloud would start a new, empty cloud); to move the device to \(given) on purpose, \(.moveCloud(to: given, device: device))"
         }
     }
 }

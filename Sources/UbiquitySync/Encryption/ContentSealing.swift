@@ -26,7 +26,9 @@ public final class ContentSealing: @unchecked Sendable {
         }
     }
 
-    package static let noKeyMessage = "content is encrypted; no key on this device (give it the passphrase: 'ubiq encryption unlock')"
+    package static let noKey: Advice = "content is encrypted; no key on this device (give it the passphrase: \(.unlockEncryption))"
+    /// `noKey` in the library's words: the message of the `FileError`s a locked read or write throws.
+    package static let noKeyMessage = noKey.description
 
     /// A location that never seals (tools that only list, and peers that do not sync).
     public static let none = ContentSealing(recordPath: nil, keyFile: nil, scratchDirectory: nil)

@@ -1,5 +1,6 @@
+import UbiquityBase
 /// Why a sync step could not be done.
-public enum SyncError: Error, CustomStringConvertible, Equatable, Sendable {
+public enum SyncError: AdvisingError, Equatable, Sendable {
     /// The container cannot be written: the outbox keeps the logs and a later sync retries.
     case containerUnwritable(path: String, reason: String)
     case signedOut
@@ -15,16 +16,16 @@ public enum SyncError: Error, CustomStringConvertible, Equatable, Sendable {
     /// no key to go on with.
     case keyRecordAltered(path: String, recordedKeyID: String, contentKeyID: String)
 
-    public var description: String {
+    public var advice: Advice {
         switch self {
         case let .containerUnwritable(path, reason): return "cannot write into the container at \(path): \(reason); the outbox keeps the logs"
         case .signedOut: return "signed out: the local store does not sync"
         case .initialImportPending: return "the initial import has not completed: the app works on the fallback store, which does not sync"
-        case .encryptedWithoutKey: return ContentSealing.noKeyMessage
+        case .encryptedWithoutKey: return ContentSealing.noKey
         case let .keyRecordMissing(path):
             return "content is encrypted, but its key record \(path) is missing (a file-sync tool may have carried its deletion): nothing is written until it is back; put it back from a backup of the cloud or from another machine's copy of it"
         case let .keyRecordAltered(path, recorded, content):
-            return "the key record \(path) was altered: it names key \(recorded.prefix(8))…, but the content's files are sealed under key \(content.prefix(8))…; a device holding the key puts it back at its next sync, or give this device the passphrase ('ubiq encryption unlock'), which opens the record under the content's key and puts it back"
+            return "the key record \(path) was altered: it names key \(recorded.prefix(8))…, but the content's files are sealed under key \(content.prefix(8))…; a device holding the key puts it back at its next sync, or give this device the passphrase (\(.unlockEncryption)), which opens the record under the content's key and puts it back"
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Ubiquity
 
 /// Output of the tool. Everything goes through unbuffered `write(2)` calls so that a line is
 /// out of the process the moment it is written: `soak` promises that a printed ID was saved,
@@ -28,6 +29,9 @@ enum Console {
             .filter { !$0.isEmpty }.joined(separator: "; ")
     }
 
-    /// The text people see for any error: the library's own `description` when it has one.
-    static func describe(_ error: any Error) -> String { String(describing: error) }
+    /// The text people see for any error: the library's own message, its remedies worded as
+    /// commands of this tool.
+    static func describe(_ error: any Error) -> String {
+        (error as? any AdvisingError)?.advice.commandText ?? String(describing: error)
+    }
 }

@@ -118,3 +118,12 @@ func fetchNotesTitled(model: ObjectModel, store: PersistentStore) throws -> [Obj
     let snapshots = try store.fetch(request)
     return snapshots
 }
+
+/// Docs/Library.md, "Errors": run by AdviceWordingTests.
+func adviceOfAnError() -> (message: String, remedies: [Remedy], toolMessage: String) {
+    let error = DeviceError.otherCloud(device: "/d", remembered: "/old", given: "/new")
+    let message = error.description          // "… on purpose, call Device.moveCloud(to: "/new", at: "/d")"
+    let remedies = error.advice.remedies     // [.moveCloud(to: "/new", device: "/d")]
+    let toolMessage = error.advice.worded { _ in "run 'mytool move-cloud /new'" }   // "… on purpose, run 'mytool move-cloud /new'"
+    return (message, remedies, toolMessage)
+}

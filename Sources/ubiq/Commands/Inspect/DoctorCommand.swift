@@ -14,12 +14,12 @@ struct DoctorCommand: ParsableCommand {
     func run() throws {
         let checkup = try Doctor.checkUp(configuration: try global.configuration(), fix: fix)
         if json {
-            Console.out(checkup.jsonValue.text())
+            Console.out(checkup.jsonValue(wordingRemedies: \.command).text())
         } else {
             if checkup.findings.isEmpty { Console.out("no problems found") }
             for finding in checkup.findings {
                 Console.out("problem: \(finding.message)")
-                Console.out("  repair: \(finding.repair)")
+                Console.out("  repair: \(finding.repair.commandText)")
             }
             for repair in checkup.repairs { Console.out("fixed: \(repair)") }
         }

@@ -51,7 +51,7 @@ final class WatchPrinter: Sendable {
                 fields["importedAt"] = importedAt.value.map(JSONValue.double) ?? .null
                 emit(fields)
             } else {
-                Console.out(summary.line)
+                Console.out(summary.line(wordingRemedies: \.command))
             }
         case let .waiting(reason):
             if json { emit(["event": .string("waiting"), "reason": .string(reason)]) } else { Console.out("waiting: \(reason)") }
