@@ -255,11 +255,11 @@ struct EncryptionTests {
         #expect(throws: EncryptionError.notEnabled) { try b.unlockEncryption(passphrase: "x") }
         try a.enableEncryption(passphrase: Self.passphrase, parameters: .fast)
         #expect(throws: EncryptionError.alreadyEnabled) { try b.enableEncryption(passphrase: "other", parameters: .fast) }
-        let keyFile = UbiquityPeer.keyFile(localDirectory: a.localDirectory)
+        let keyFile = a.folder.keyFile
         #expect(DirectoryEntry.at(keyFile) != nil)
         var info = stat()
         #expect(stat(keyFile, &info) == 0 && info.st_mode & 0o777 == 0o600, "the device's key is its owner's only")
-        #expect(DirectoryEntry.at(UbiquityPeer.keyFile(localDirectory: b.localDirectory)) == nil)
+        #expect(DirectoryEntry.at(b.folder.keyFile) == nil)
 
         // A hostile record asking for an endless derivation is refused in one line, and the
         // content stays locked: the device writes nothing.

@@ -180,7 +180,7 @@ struct KeyRecordAlteredTests {
         let cloud = try TestCloud()
         let (a, b) = try twoDevicesHoldingTheKey(cloud)
         let keyID = try #require(a.location?.sealing.contentKey?.idHex)
-        try DeviceKey.write(ContentKey.generate(), to: UbiquityPeer.keyFile(localDirectory: b.localDirectory))
+        try DeviceKey.write(ContentKey.generate(), to: b.folder.keyFile)
         #expect(b.encryptionState == .locked(keyID: keyID))
         #expect(b.location?.sealing.alteration == nil)
         #expect(throws: SyncError.encryptedWithoutKey) { try b.sync() }

@@ -63,8 +63,8 @@ extension UbiquitousStoreCoordinator {
     }
 
     private func openSibling(_ kind: StoreKind) throws -> PersistentStore {
-        let directory = try UbiquityPeer.localDirectory(configuration, device: device, kind: kind)
-        return try PersistentStore(path: UbiquityPeer.storePath(localDirectory: directory, kind: kind, storeName: configuration.storeName),
+        let folder = try DeviceLocation(configuration, device: device).storeFolder(kind: kind, token: device.identityToken)
+        return try PersistentStore(path: folder.storeFile(kind: kind, storeName: configuration.storeName),
                                    model: configuration.model, peerID: device.peerID(peerToken: configuration.peerToken),
                                    storeName: configuration.storeName, contentName: configuration.contentName)
     }
@@ -77,18 +77,19 @@ extension UbiquitousStoreCoordinator {
     public func removeUnusedAccountStores(unusedFor seconds: Double, now: Date? = nil) throws -> [String] {
         let now = now ?? configuration.clock.now
         let device = self.device
-        let support = (try UbiquityPeer.localDirectory(configuration, device: device, kind: .local) as NSString).deletingLastPathComponent
-        var map = try UbiquityPeer.tokenMap(support: support)
+        let deviceLocation = DeviceLocation(configuration, device: device)
+        var map = try deviceLocation.tokenMap()
         var removed: [String] = []
         for (token, cid) in map.sorted(by: { $0.key < $1.key }) where token != device.identityToken {
-            let marker = (try? AtomicFile.read("\(support)/\(cid)/lastUsed", limit: 64)).flatMap { Double(String(decoding: $0, as: UTF8.self)) } ?? 0
+            let folder = deviceLocation.accountStore(containerID: cid)
+            let marker = (try? AtomicFile.read(folder.lastUsedFile, limit: 64)).flatMap { Double(String(decoding: $0, as: UTF8.self)) } ?? 0
             guard marker < now.timeIntervalSince1970 - seconds else { continue }
-            try? FileManager.default.removeItem(atPath: "\(support)/\(cid)")
+            try? FileManager.default.removeItem(atPath: folder.path)
             map[token] = nil
             removed.append(token)
         }
         if !removed.isEmpty {
-            try UbiquityPeer.writeTokenMap(map, support: support)
+            try deviceLocation.writeTokenMap(map)
             logger.log(.info, .setupAssistant, "removeUnusedAccountStores", "removed the stores of \(removed.joined(separator: ", "))")
         }
         return removed

@@ -113,8 +113,8 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
                                reason: "signed out: the local store, which does not sync", transition: transition)
         }
         let peerID = device.peerID(peerToken: configuration.peerToken)
-        let directory = try UbiquityPeer.localDirectory(configuration, device: device, kind: .account)
-        let accountPath = UbiquityPeer.storePath(localDirectory: directory, kind: .account, storeName: configuration.storeName)
+        let folder = try DeviceLocation(configuration, device: device).storeFolder(kind: .account, token: device.identityToken)
+        let accountPath = folder.storeFile(kind: .account, storeName: configuration.storeName)
         if configuration.rebuildFromContent && transition == nil {
             // The container rebuilds a store of this model only: a store of another version
             // would be replaced by whatever this version's folder holds (perhaps nothing).
@@ -125,7 +125,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             logger.notice(.setupAssistant, "rebuildFromContent", "deleted the local store of \(peerID): rebuilding it from the container")
         }
         // A fallback left behind (a crash before its handover) still holds saves to migrate.
-        let fallbackPath = UbiquityPeer.storePath(localDirectory: directory, kind: .fallback, storeName: configuration.storeName)
+        let fallbackPath = folder.storeFile(kind: .fallback, storeName: configuration.storeName)
         var fallbackLeft = FileManager.default.fileExists(atPath: fallbackPath)
         if fallbackLeft, let stored = PersistentStore.storedModelHash(atPath: fallbackPath), stored != configuration.model.hash {
             // Left by the app's previous version: its saves are logs of that version, so they

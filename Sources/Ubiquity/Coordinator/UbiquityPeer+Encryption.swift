@@ -32,7 +32,6 @@ public struct EncryptionStatus: Sendable {
 // turned on once per content, a device given the passphrase once, the passphrase changed.
 extension UbiquityPeer {
     /// `content.key` in the account's folder of the device: the content key kept here (0600).
-    static func keyFile(localDirectory: String) -> String { localDirectory + "/content.key" }
 
     /// Whether this peer's content is encrypted and whether this device holds the key (read again now).
     public var encryptionState: ContentSealing.State {
@@ -67,7 +66,7 @@ extension UbiquityPeer {
             guard location.sealing.refresh() == .plain else { throw EncryptionError.alreadyEnabled }
             let key = ContentKey.generate()
             let record = try KeyRecord.wrap(key, passphrase: passphrase, parameters: parameters, date: store.now)
-            let keyFile = Self.keyFile(localDirectory: localDirectory)
+            let keyFile = folder.keyFile
             try DeviceKey.write(key, to: keyFile)
             do {
                 try Self.createRecord(record, in: location)
@@ -89,7 +88,7 @@ extension UbiquityPeer {
     public func unlockEncryption(passphrase: String) throws -> KeyRecordRepair? {
         try refuseUnlessWritable("unlock the content")
         guard let location else { throw EncryptionError.signedOut }
-        let repair = try Self.unlock(location, keyFile: Self.keyFile(localDirectory: localDirectory), passphrase: passphrase)
+        let repair = try Self.unlock(location, keyFile: folder.keyFile, passphrase: passphrase)
         if let repair { logger.notice(.encryption, "unlock", repair.line) }
         logger.notice(.encryption, "unlock", "this device holds the key of \(location.contentName) now")
         try catchUpWithOwnLogs()
@@ -110,8 +109,7 @@ extension UbiquityPeer {
     package static func provisionContentKey(_ key: ContentKey, configuration: PeerConfiguration, account: String) throws {
         let device: Device
         do { device = try Device.load(from: configuration.device) } catch { throw PeerError.device(error) }
-        let support = "\(configuration.device)/CoreDataUbiquitySupport/\(device.peerID(peerToken: configuration.peerToken))/\(configuration.contentName)"
-        try DeviceKey.write(key, to: keyFile(localDirectory: "\(support)/\(try containerID(for: account, support: support))"))
+        try DeviceKey.write(key, to: try DeviceLocation(configuration, device: device).storeFolder(kind: .account, token: account).keyFile)
     }
 
     /// What the device of `configuration` can do with its account's content, without opening its store.
@@ -149,12 +147,12 @@ extension UbiquityPeer {
         let device: Device
         do { device = try Device.load(from: configuration.device) } catch { throw PeerError.device(error) }
         guard let token = device.identityToken else { return nil }
-        let directory = try localDirectory(configuration, device: device, kind: .account)
+        let folder = try DeviceLocation(configuration, device: device).storeFolder(kind: .account, token: token)
         let location = ContainerLocation(
             cloud: device.cloudSeenHere(configuration.cloud), identityToken: token, containerIdentifier: configuration.containerIdentifier,
             contentURL: configuration.contentURL, contentName: configuration.contentName, modelHash: configuration.model.hash)
-            .sealed(keyFile: keyFile(localDirectory: directory), scratchDirectory: directory + "/container/staging")
-        return (location, keyFile(localDirectory: directory))
+            .sealed(keyFile: folder.keyFile, scratchDirectory: folder.stagingDirectory)
+        return (location, folder.keyFile)
     }
 
     /// Wraps the content key under `newPassphrase` (and new scrypt `parameters`, if given); no
@@ -171,7 +169,7 @@ extension UbiquityPeer {
         let rewrapped = try KeyRecord.wrap(key, passphrase: newPassphrase, parameters: parameters ?? record.parameters,
                                            date: store.now, created: record.created)
         try Self.writeRecord(rewrapped, in: location)
-        try DeviceKey.write(key, to: Self.keyFile(localDirectory: localDirectory))
+        try DeviceKey.write(key, to: folder.keyFile)
         location.sealing.refresh()
         logger.notice(.encryption, "changePassphrase", "the key of \(location.contentName) is wrapped under a new passphrase")
     }

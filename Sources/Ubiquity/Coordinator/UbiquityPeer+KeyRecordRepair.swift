@@ -42,7 +42,7 @@ extension UbiquityPeer {
         guard let location else { throw EncryptionError.signedOut }
         let wasLocked = location.sealing.refresh() != .plain && location.sealing.contentKey == nil
         let repair = try syncLock.withLock {
-            try Self.repairKeyRecord(location, keyFile: Self.keyFile(localDirectory: localDirectory), passphrase: passphrase,
+            try Self.repairKeyRecord(location, keyFile: folder.keyFile, passphrase: passphrase,
                                      parameters: parameters, date: store.now)
         }
         if repair != .intact { logger.notice(.encryption, "repairKeyRecord", repair.line) }
@@ -98,7 +98,7 @@ extension UbiquityPeer {
         if alteration.isRestorable {
             do {
                 let repair = try syncLock.withLock {
-                    try Self.repairKeyRecord(location, keyFile: Self.keyFile(localDirectory: localDirectory), passphrase: nil, parameters: nil, date: store.now)
+                    try Self.repairKeyRecord(location, keyFile: folder.keyFile, passphrase: nil, parameters: nil, date: store.now)
                 }
                 logger.notice(.encryption, "repairKeyRecord", repair.line)
                 return "\(repair.line)"

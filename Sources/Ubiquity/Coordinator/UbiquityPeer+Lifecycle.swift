@@ -6,7 +6,7 @@ import UbiquitySync
 // Baselines, garbage collection and content removal for one peer (Docs/Lifecycle.md).
 extension UbiquityPeer {
     func makeBaseliner(_ location: ContainerLocation) -> Baseliner {
-        Baseliner(store: store, location: location, scratchDirectory: localDirectory + "/container/staging", readOnly: isReadOnly, logger: logger)
+        Baseliner(store: store, location: location, scratchDirectory: folder.stagingDirectory, readOnly: isReadOnly, logger: logger)
     }
 
     /// The metadata of the baseline under the name (`baseline.zip`), or `nil` when there is none

@@ -28,16 +28,6 @@ extension UbiquityPeer {
                                 kind: device.identityToken == nil ? .local : .account, readOnly: true)
     }
 
-    /// `localDirectory` without making anything: the account's container ID must already be in `tokens.plist`.
-    static func existingLocalDirectory(_ configuration: PeerConfiguration, device: Device, kind: StoreKind) throws -> String {
-        let support = "\(configuration.device)/CoreDataUbiquitySupport/\(device.peerID(peerToken: configuration.peerToken))/\(configuration.contentName)"
-        guard let token = device.identityToken, kind != .local else { return "\(support)/local" }
-        guard let id = try tokenMap(support: support)[token], UUID(uuidString: id) != nil else {
-            throw PeerError.noAccountStore(token: token)
-        }
-        return "\(support)/\(id)"
-    }
-
     /// Throws `StoreError.closed` after `close()`, and `PeerError.readOnly` for a peer opened read-only.
     func refuseUnlessWritable(_ action: String) throws {
         if isClosed { throw StoreError.closed }

@@ -49,7 +49,7 @@ extension UbiquityPeer {
     private static func readOnlyStorePath(_ configuration: PeerConfiguration) -> String? {
         guard let device = try? Device.load(from: configuration.device) else { return nil }
         let kind: StoreKind = device.identityToken == nil ? .local : .account
-        guard let directory = try? existingLocalDirectory(configuration, device: device, kind: kind) else { return nil }
-        return storePath(localDirectory: directory, kind: kind, storeName: configuration.storeName)
+        guard let folder = try? DeviceLocation(configuration, device: device).existingStoreFolder(kind: kind, token: device.identityToken) else { return nil }
+        return folder.storeFile(kind: kind, storeName: configuration.storeName)
     }
 }

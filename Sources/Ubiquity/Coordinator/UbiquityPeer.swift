@@ -21,6 +21,8 @@ public final class UbiquityPeer: @unchecked Sendable {
     public let migration: ModelMigration?
     /// `<device>/CoreDataUbiquitySupport/<peerID>/<ContentName>/<cid | local>`
     let localDirectory: String
+    /// `localDirectory`'s layout: the store, its key, its sync's scratch and quarantine folders.
+    var folder: StoreFolder { StoreFolder(path: localDirectory) }
     let logger: UbiquityLogger
     private let deviceLock: FileLock?
     /// The fallback folder beside an account or local store's folder (`nil` for a fallback
@@ -77,19 +79,21 @@ public final class UbiquityPeer: @unchecked Sendable {
         self.kind = kind
         isReadOnly = readOnly
         peerID = device.peerID(peerToken: configuration.peerToken)
-        localDirectory = try readOnly ? Self.existingLocalDirectory(configuration, device: device, kind: kind)
-                                      : Self.localDirectory(configuration, device: device, kind: kind)
+        let deviceLocation = DeviceLocation(configuration, device: device)
+        let folder = try readOnly ? deviceLocation.existingStoreFolder(kind: kind, token: device.identityToken)
+                                  : deviceLocation.storeFolder(kind: kind, token: device.identityToken)
+        localDirectory = folder.path
         if let token = device.identityToken, kind == .account {
             location = ContainerLocation(
                 cloud: device.cloudSeenHere(configuration.cloud), identityToken: token, containerIdentifier: configuration.containerIdentifier,
                 contentURL: configuration.contentURL, contentName: configuration.contentName, modelHash: configuration.model.hash)
-                .sealed(keyFile: Self.keyFile(localDirectory: localDirectory), scratchDirectory: localDirectory + "/container/staging")
+                .sealed(keyFile: folder.keyFile, scratchDirectory: folder.stagingDirectory)
         } else {
             location = nil
         }
         let peerID = peerID
         ownNumbers = location.map { OwnNumbersMemo(location: $0, peerID: peerID) }
-        let storePath = Self.storePath(localDirectory: localDirectory, kind: kind, storeName: configuration.storeName)
+        let storePath = folder.storeFile(kind: kind, storeName: configuration.storeName)
         var migrationLogger = configuration.logger
         migrationLogger.peerID = peerID
         migrationLogger.storeName = configuration.storeName
@@ -125,21 +129,10 @@ public final class UbiquityPeer: @unchecked Sendable {
         if readOnly { return }
         if kind == .account {
             // When the account's store was last used: the cleanup of unused accounts reads it.
-            try? AtomicFile.write(Array(String(configuration.clock.now.timeIntervalSince1970).utf8), to: localDirectory + "/lastUsed")
+            try? AtomicFile.write(Array(String(configuration.clock.now.timeIntervalSince1970).utf8), to: folder.lastUsedFile)
         }
         try recordContentEpochOfNewStore()
         try catchUpWithOwnLogs()
-    }
-
-    /// `<device>/CoreDataUbiquitySupport/<peerID>/<ContentName>/<cid | local>` for a store of `kind`.
-    static func localDirectory(_ configuration: PeerConfiguration, device: Device, kind: StoreKind) throws -> String {
-        let support = "\(configuration.device)/CoreDataUbiquitySupport/\(device.peerID(peerToken: configuration.peerToken))/\(configuration.contentName)"
-        guard let token = device.identityToken, kind != .local else { return "\(support)/local" }
-        return "\(support)/\(try containerID(for: token, support: support))"
-    }
-
-    static func storePath(localDirectory: String, kind: StoreKind, storeName: String) -> String {
-        "\(localDirectory)/\(kind == .fallback ? "fallback" : "store")/\(storeName).sqlite"
     }
 
     /// A store rebuilt, lost and recreated, or brought back from a backup knows fewer of its
@@ -161,28 +154,6 @@ public final class UbiquityPeer: @unchecked Sendable {
         if store.knowledge[peerID] < floor {
             logger.log(.warning, .setupAssistant, "catchUp", "own transactions \(store.knowledge[peerID] + 1)–\(floor) cannot all be imported yet; saves continue after \(store.ownNumbersTaken)")
         }
-    }
-
-    /// The container ID (a UUID) this device uses for `token`, from `tokens.plist`, made on first use.
-    static func containerID(for token: String, support: String) throws -> String {
-        var map = try tokenMap(support: support)
-        if let existing = map[token], UUID(uuidString: existing) != nil { return existing }
-        let id = UUID().uuidString
-        map[token] = id
-        try writeTokenMap(map, support: support)
-        return id
-    }
-
-    /// `tokens.plist`: identity token → container ID.
-    static func tokenMap(support: String) throws -> [String: String] {
-        let path = support + "/tokens.plist"
-        guard FileManager.default.fileExists(atPath: path) else { return [:] }
-        return (try PlistSeam.decode(try AtomicFile.read(path, limit: 1 << 20)).dictionaryValue ?? [:]).compactMapValues(\.stringValue)
-    }
-
-    static func writeTokenMap(_ map: [String: String], support: String) throws {
-        try AtomicFile.makeDirectory(support)
-        try AtomicFile.write(PlistSeam.encode(.dictionary(map.mapValues(PlistValue.string)), format: .xml), to: support + "/tokens.plist")
     }
 
     /// A new context on this peer's store; each save is exported at once when the container is writable.
@@ -223,7 +194,7 @@ public final class UbiquityPeer: @unchecked Sendable {
         guard let location else { return (ImportReport(), nil) }
         location.sealing.refresh()
         return try syncLock.withLock {
-            var importer = Importer(store: store, location: location, quarantineDirectory: localDirectory + "/container/quarantine", logger: logger)
+            var importer = Importer(store: store, location: location, quarantineDirectory: folder.quarantineDirectory, logger: logger)
             importer.activity = try activityHub.reporter(try store.initialImportCompleted() ? .import : .initialImport)
             let report = try metrics.time(.import) {
                 try importer.activity.run { try importer.importAvailable(batchSize: batchSize, scan: scan) { events.post(.didImport($0)) } }

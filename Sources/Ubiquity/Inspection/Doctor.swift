@@ -50,7 +50,7 @@ public enum Doctor {
     public static func examine(_ peer: UbiquityPeer, now: Date? = nil) throws -> [DoctorFinding] {
         let now = now ?? peer.configuration.clock.now
         var findings: [DoctorFinding] = []
-        let fallback = UbiquityPeer.storePath(localDirectory: peer.localDirectory, kind: .fallback, storeName: peer.configuration.storeName)
+        let fallback = peer.folder.storeFile(kind: .fallback, storeName: peer.configuration.storeName)
         if peer.kind == .account, FileManager.default.fileExists(atPath: fallback) {
             findings.append(DoctorFinding(kind: .staleFallback,
                 message: "a fallback store is left from an initial import that did not finish (\(fallback))",

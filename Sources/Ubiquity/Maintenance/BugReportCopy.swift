@@ -6,9 +6,6 @@ import UbiquitySync
 /// The files of a device and of its container copied into a bug report's folder: a store
 /// copied consistently, and nothing a device keeps only for itself at this moment.
 enum BugReportCopy {
-    /// The device's content key: a secret, never put in a report (sealed files stay sealed).
-    static let keyFileName = "content.key"
-
     /// Copies the device folder at `source` to `destination`, leaving out lock files, temporary
     /// `.nosync` files, the content key and SQLite's WAL, shared-memory and journal files (each
     /// database is copied with what they hold, from one snapshot). Returns what was left out,
@@ -17,7 +14,8 @@ enum BugReportCopy {
         var left: [String] = []
         for relative in FolderArchive.regularFiles(below: source) {
             let name = (relative as NSString).lastPathComponent
-            if name.hasPrefix(".lock") || ContainerLocation.isTemporary(name) || name == keyFileName
+            // The content key is a secret, never in a report: sealed files stay sealed.
+            if name.hasPrefix(".lock") || ContainerLocation.isTemporary(name) || name == StoreFolder.keyFileName
                 || ["-wal", "-shm", "-journal"].contains(where: { name.hasSuffix($0) }) {
                 left.append(relative)
                 continue

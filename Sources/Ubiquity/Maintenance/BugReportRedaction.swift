@@ -40,7 +40,7 @@ enum BugReportRedaction {
     }
 
     /// Files that hold no stored value (the device's settings, receipts' knowledge).
-    private static let valueFreeNames: Set<String> = [Device.plistName, "tokens.plist", "lastUsed"]
+    private static let valueFreeNames: Set<String> = [Device.plistName, DeviceLocation.tokenMapFileName, StoreFolder.lastUsedFileName]
 
     static func redact(_ report: String, model: ObjectModel) throws -> Outcome {
         var outcome = Outcome()

@@ -39,8 +39,8 @@ public enum StoreRebuild {
         // is being rebuilt rather than read a store that is not there, or holds part of the data.
         var marked: String?
         if coordinator.device.identityToken != nil {
-            let directory = try UbiquityPeer.localDirectory(configuration, device: coordinator.device, kind: .account)
-            let path = UbiquityPeer.storePath(localDirectory: directory, kind: .account, storeName: configuration.storeName)
+            let folder = try DeviceLocation(configuration, device: coordinator.device).storeFolder(kind: .account, token: coordinator.device.identityToken)
+            let path = folder.storeFile(kind: .account, storeName: configuration.storeName)
             try StoreMarker.mark(path, .rebuild)
             marked = path
         }

@@ -155,10 +155,10 @@ extension ScenarioRunner {
     func sealedBaselineKnowledge(_ path: String) -> KnowledgeVector? {
         guard SealedFile.isSealedFile(path) else { return nil }
         for name in names {
-            let support = devices[name]!.directory + "/CoreDataUbiquitySupport"
+            let support = devices[name]!.directory + "/" + DeviceLocation.supportFolderName
             guard let walker = FileManager.default.enumerator(atPath: support) else { continue }
             while let relative = walker.nextObject() as? String {
-                guard relative.hasSuffix("/content.key") else { continue }
+                guard relative.hasSuffix("/" + StoreFolder.keyFileName) else { continue }
                 let sealing = ContentSealing.reading(keyFile: support + "/" + relative, scratchDirectory: devices[name]!.directory + "/.invariants")
                 if let metadata = try? BaselineMetadata(archiveAt: path, sealing: sealing) { return metadata.knowledge }
             }

@@ -96,7 +96,7 @@ struct CLIInspectionTests {
         try AtomicFile.makeDirectory(location.logDirectory(of: old.peerID))
         try AtomicFile.write(PlistSeam.encode(old.plistValue, format: .binary), to: location.receiptPath(of: old.peerID))   // stale receipt
         _ = try examined.sync()                                                                  // quarantines, waits
-        let fallback = UbiquityPeer.storePath(localDirectory: examined.localDirectory, kind: .fallback, storeName: "Store")
+        let fallback = examined.folder.storeFile(kind: .fallback, storeName: "Store")
         _ = try PersistentStore(path: fallback, model: cloud.model, peerID: examined.peerID, storeName: "Store", contentName: "Notes")   // stale fallback
         for peer in [examined, gone, skewed, writer] { peer.close() }
 
