@@ -37,6 +37,9 @@ extension ObjectContext {
                     if case .error = mergePolicy {
                         throw UniquenessConstraintError.insertCollides(object: id, existing: holder, constraint: constraint, values: values)
                     }
+                    if let relationship = referenceHolderCannotTake(id, holder: holder) {
+                        throw UniquenessConstraintError.insertCollidesWithOtherEntity(object: id, existing: holder, relationship: relationship)
+                    }
                     try merge(object, into: holder)
                     break
                 }
@@ -71,6 +74,29 @@ extension ObjectContext {
         for id in try store.objects(holding: claim.values, of: claim.constraint) where id != other && !deletedIDs.contains(id) {
             if let object = registered[id], try constrainedValues(of: object, claim.constraint) != claim.values { continue }
             return id
+        }
+        return nil
+    }
+
+    /// A relationship of this save naming the new object `loser` that could not name `holder`,
+    /// an object of another entity of the constraint's scope (a sibling, or a parent lacking
+    /// the relationship): as `Owner.relationship`, or `nil` when every reference can follow.
+    private func referenceHolderCannotTake(_ loser: GlobalID, holder: GlobalID) -> String? {
+        let model = store.model
+        guard loser.entity != holder.entity else { return nil }
+        func admits(_ owner: String, _ name: String) -> Bool {
+            model.entity(owner)?.relationship(name).map { model.isKind(holder.entity, of: $0.destination) } ?? true
+        }
+        for object in registered.values.sorted(by: { $0.id < $1.id }) {
+            for (name, target) in object.changedToOne where target == loser && !admits(object.entity.name, name) { return "\(object.entity.name).\(name)" }
+        }
+        for change in pairOrder where pendingPairs[change] != nil {
+            if change.target == loser, !admits(change.owner, change.relationship) { return "\(change.owner).\(change.relationship)" }
+            if change.source == loser, !model.isKind(holder.entity, of: change.owner) { return "\(change.owner).\(change.relationship)" }
+        }
+        for (key, placed) in pendingPositions.sorted(by: { ($0.key.object, $0.key.relationship) < ($1.key.object, $1.key.relationship) }) {
+            if placed[loser] != nil, !admits(key.object.entity, key.relationship) { return "\(key.object.entity).\(key.relationship)" }
+            if key.object == loser, model.entity(holder.entity)?.relationship(key.relationship) == nil { return "\(loser.entity).\(key.relationship)" }
         }
         return nil
     }

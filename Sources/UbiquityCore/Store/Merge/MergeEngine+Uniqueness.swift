@@ -18,7 +18,7 @@ extension MergeEngine {
     func applyConstrainedRecords(of log: TransactionLog, writer: TransactionWriter, changes: inout ObjectChanges) throws {
         var anyMerged = try database.statement("SELECT EXISTS (SELECT 1 FROM Z_MERGED)").rows { $0.int64(0) == 1 }.first ?? false
         for record in log.inserted {
-            let record = anyMerged ? try redirected(record) : record
+            let record = anyMerged ? try redirected(record, writer: writer) : record
             if constraints.isConstrained(record.id.entity) {
                 // Later records of the log may name the object that just lost.
                 if try applyConstrainedInsert(record, writer: writer, changes: &changes) { anyMerged = true }
@@ -26,27 +26,79 @@ extension MergeEngine {
                 try apply(record, isInsert: true, writer: writer, changes: &changes)
             }
         }
-        for record in log.updated { try apply(anyMerged ? try redirected(record) : record, isInsert: false, writer: writer, changes: &changes) }
+        for record in log.updated { try apply(anyMerged ? try redirected(record, writer: writer) : record, isInsert: false, writer: writer, changes: &changes) }
         for id in log.deleted { try applyDelete(anyMerged ? try winner(of: id) : id, writer: writer, changes: &changes) }
     }
 
-    /// `record` with every global ID it names that lost to another given that one's.
-    func redirected(_ record: ChangeRecord) throws -> ChangeRecord {
+    /// `record` with every global ID it names that lost to another given that one's. What the
+    /// winner, of another entity, cannot hold is dropped and recorded (kind `uniqueness`): a
+    /// target a relationship cannot take (a to-one is set to none, a member left out), and a
+    /// property of the loser's entity the winner's lacks. No reference names an object of the wrong entity.
+    func redirected(_ record: ChangeRecord, writer: TransactionWriter) throws -> ChangeRecord {
+        let original = record.id
         var record = record
         record.id = try winner(of: record.id)
+        if record.id.entity != original.entity { try recordUnheld(record, of: original, writer: writer) }
+        let entity = model.entity(record.id.entity)
+        func admits(_ name: String, _ moved: GlobalID) -> Bool {
+            entity?.relationship(name).map { model.isKind(moved.entity, of: $0.destination) } ?? true
+        }
+        func follow(_ name: String, _ target: GlobalID) throws -> GlobalID? {
+            let moved = try winner(of: target)
+            if admits(name, moved) { return moved }
+            try recordDroppedReference(from: record.id, relationship: name, to: target, stamp: writer.stamp, number: writer.number, at: writer.appliedAt)
+            return nil
+        }
         for (name, change) in record.relationships {
             switch change {
-            case let .toOne(target?): record.relationships[name] = .toOne(try winner(of: target))
-            case let .toMany(added, removed): record.relationships[name] = .toMany(added: try added.map(winner), removed: try removed.map(winner))
+            case let .toOne(target?): record.relationships[name] = .toOne(try follow(name, target))
+            case let .toMany(added, removed):
+                // A removal of a reference that could not follow loses nothing.
+                record.relationships[name] = .toMany(added: try added.compactMap { try follow(name, $0) },
+                                                     removed: try removed.map(winner).filter { admits(name, $0) })
             case .toOne(nil): break
             }
         }
         for (name, placed) in record.positions {
             var moved: [GlobalID: String] = [:]
-            for (member, key) in placed { moved[try winner(of: member)] = key }
+            for (member, key) in placed {
+                let winner = try winner(of: member)
+                if admits(name, winner) { moved[winner] = key }
+            }
             record.positions[name] = moved
         }
         return record
+    }
+
+    /// The values and references a later write of `loser` made that its winner's entity (the
+    /// entity of `record.id`) has no property for, in the conflict history.
+    private func recordUnheld(_ record: ChangeRecord, of loser: GlobalID, writer: TransactionWriter) throws {
+        guard let entity = model.entity(record.id.entity) else { return }
+        for (name, value) in record.values.sorted(by: { $0.key < $1.key }) where entity.attribute(name) == nil {
+            try recordConflict(id: loser, property: name, kind: .uniqueness, winner: (.null, writer.stamp, writer.number),
+                               loser: (value?.sqliteValue ?? .null, writer.stamp, writer.number), at: writer.appliedAt)
+        }
+        for (name, change) in record.relationships.sorted(by: { $0.key < $1.key }) where entity.relationship(name) == nil {
+            let targets: [GlobalID] = switch change {
+            case let .toOne(target): target.map { [$0] } ?? []
+            case let .toMany(added, _): added
+            }
+            for target in targets {
+                try recordDroppedReference(from: loser, relationship: name, to: target, stamp: writer.stamp, number: writer.number, at: writer.appliedAt)
+            }
+        }
+    }
+
+    /// A reference from `referrer` through `relationship` to `target`, dropped because the
+    /// object `target` became cannot be held there: kept in the conflict history (kind
+    /// `uniqueness`) with its writer's stamp, a to-one as its target, a to-many as a pair.
+    func recordDroppedReference(from referrer: GlobalID, relationship: String, to target: GlobalID, stamp: Stamp, number: Int64, at recorded: Double) throws {
+        let isToMany = model.entity(referrer.entity)?.relationship(relationship)?.isToMany ?? true
+        let property = isToMany ? "\(relationship)[\(target)]" : relationship
+        let (kept, lost): (ConflictValue, ConflictValue) = isToMany ? (.member(false), .member(true)) : (.target(nil), .target(target))
+        try conflicts.record(object: referrer, property: property, kind: .uniqueness,
+                             winner: ConflictSide(value: kept, stamp: stamp, number: number),
+                             loser: ConflictSide(value: lost, stamp: stamp, number: number), recorded: recorded)
     }
 
     /// The object `id` was merged into, or `id`.
@@ -86,7 +138,7 @@ extension MergeEngine {
         // The new object loses: its insert is a write of the winner's slots, and what its log
         // made point at it before the insert points at the winner.
         try noteMerged(record.id, into: lowest)
-        try repointReferences(from: record.id, to: lowest, changes: &changes)
+        try repointReferences(from: record.id, to: lowest, at: writer.appliedAt, changes: &changes)
         var moved = record
         moved.id = lowest
         try apply(moved, isInsert: true, writer: writer, changes: &changes)
@@ -143,7 +195,8 @@ extension MergeEngine {
         return bytes
     }
 
-    private func noteMerged(_ loser: GlobalID, into winner: GlobalID) throws {
+    /// Notes `loser` as joined into `winner`, and every earlier loser of `loser` with it.
+    func noteMerged(_ loser: GlobalID, into winner: GlobalID) throws {
         try database.run("UPDATE Z_MERGED SET winner = ? WHERE winner = ?", [.text(winner.description), .text(loser.description)])
         try database.run("INSERT OR REPLACE INTO Z_MERGED (loser, winner) VALUES (?, ?)", [.text(loser.description), .text(winner.description)])
     }
@@ -178,7 +231,7 @@ extension MergeEngine {
                          [.text(winner.description), .text(loser.description)])
         try database.run("DELETE FROM Z_TOMBSTONES WHERE gid = ?", [.text(loser.description)])
         try recordLoser(loser, row: lost, table: loserTable, winnerRow: row, winnerTable: winnerTable, at: recorded)
-        try repointReferences(from: loser, to: winner, changes: &changes)
+        try repointReferences(from: loser, to: winner, at: recorded, changes: &changes)
         try database.run("DELETE FROM \(loserTable.quotedName) WHERE gid = ?", [.text(loser.description)])
         changes.note(loser, wasAlive: lost[EntityTable.aliveColumn] == .integer(1), isAlive: false, changed: true)
         changes.note(winner, wasAlive: existing[EntityTable.aliveColumn] == .integer(1), isAlive: row[EntityTable.aliveColumn] == .integer(1), changed: true)
@@ -186,23 +239,58 @@ extension MergeEngine {
 
     /// To-ones naming the loser name the winner (their slots keep their writers); pairs and
     /// ordered positions of the loser become the winner's, the larger stamp winning where the
-    /// winner has the row too.
-    private func repointReferences(from loser: GlobalID, to winner: GlobalID, changes: inout ObjectChanges) throws {
+    /// winner has the row too. A reference the winner cannot hold — the relationship's
+    /// destination or owner does not admit the winner's entity — is dropped instead (a to-one
+    /// set to none, keeping its writer) and recorded; `recorded` dates it.
+    private func repointReferences(from loser: GlobalID, to winner: GlobalID, at recorded: Double, changes: inout ObjectChanges) throws {
         for table in tables.values {
             for relationship in table.entity.relationships where !relationship.isToMany && model.isKind(loser.entity, of: relationship.destination) {
                 guard let column = table.toOneColumn[relationship.name] else { continue }
                 let quoted = SQLiteDatabase.quote(table.columns[column])
                 let referring = try database.statement("SELECT gid FROM \(table.quotedName) WHERE \(quoted) = ?").bind([.text(loser.description)]).rows { $0.string(0) ?? "" }
                 guard !referring.isEmpty else { continue }
-                try database.run("UPDATE \(table.quotedName) SET \(quoted) = ? WHERE \(quoted) = ?", [.text(winner.description), .text(loser.description)])
-                for gid in referring { if let id = try? GlobalID(gid) { changes.note(id, wasAlive: true, isAlive: true, changed: true) } }
+                let follows = model.isKind(winner.entity, of: relationship.destination)
+                try database.run("UPDATE \(table.quotedName) SET \(quoted) = ? WHERE \(quoted) = ?", [follows ? .text(winner.description) : .null, .text(loser.description)])
+                for gid in referring {
+                    guard let id = try? GlobalID(gid) else { continue }
+                    changes.note(id, wasAlive: true, isAlive: true, changed: true)
+                    if !follows, let writer = try toOneWriter(of: id, relationship: relationship.name, in: table) {
+                        try recordDroppedReference(from: id, relationship: relationship.name, to: loser, stamp: writer.stamp, number: writer.number, at: recorded)
+                    }
+                }
             }
         }
         for pairs in pairTables.values {
+            let ends = (source: model.isKind(winner.entity, of: pairs.owner), target: model.isKind(winner.entity, of: pairs.destination))
+            if !ends.source || !ends.target { try dropPairs(of: loser, in: pairs, sources: !ends.source, targets: !ends.target, at: recorded) }
             try moveRows(of: loser, to: winner, in: pairs.quotedName, value: "present", select: pairs.selectPairSQL, write: pairs.writePairSQL)
         }
         for order in orderTables.values {
+            for (end, admitted) in [("source", model.isKind(winner.entity, of: order.owner)), ("target", model.isKind(winner.entity, of: order.destination))] where !admitted {
+                try database.run("DELETE FROM \(order.quotedName) WHERE \(end) = ?", [.text(loser.description)])
+            }
             try moveRows(of: loser, to: winner, in: order.quotedName, value: "position", select: order.selectSQL, write: order.writeSQL)
+        }
+    }
+
+    /// The writer of the slot holding `relationship`'s to-one in `id`'s row.
+    private func toOneWriter(of id: GlobalID, relationship: String, in table: EntityTable) throws -> SlotWriter? {
+        guard let slot = table.slots.first(where: { $0.relationship == relationship }), let row = try loadRow(table, id) else { return nil }
+        return try slotWriter(row, table, slot)
+    }
+
+    /// Deletes the pairs naming `loser` as a source (`sources`) or a target (`targets`) of
+    /// `pairs`, which the winner's entity cannot be; each present one goes to the conflict
+    /// history, on its source, as a pair its writer added.
+    private func dropPairs(of loser: GlobalID, in pairs: PairTable, sources: Bool, targets: Bool, at recorded: Double) throws {
+        for (end, drop) in [("source", sources), ("target", targets)] where drop {
+            let rows = try database.statement("SELECT source, target, stamp, number FROM \(pairs.quotedName) WHERE \(end) = ? AND present = 1 ORDER BY source, target")
+                .bind([.text(loser.description)]).rows { ($0.string(0) ?? "", $0.string(1) ?? "", $0.string(2) ?? "", $0.int64(3)) }
+            for (source, target, stampText, number) in rows {
+                guard let source = try? GlobalID(source), let target = try? GlobalID(target), let stamp = Stamp(stampText) else { continue }
+                try recordDroppedReference(from: source, relationship: pairs.relationship, to: target, stamp: stamp, number: number, at: recorded)
+            }
+            try database.run("DELETE FROM \(pairs.quotedName) WHERE \(end) = ?", [.text(loser.description)])
         }
     }
 
