@@ -42,6 +42,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     private let lock = NSRecursiveLock()
     private var current: UbiquityPeer?
     private var reason = "no store added yet"
+    private var fallbackMerges: [GlobalID: GlobalID] = [:]
     private let importDone = DispatchGroup()
     private var importError: (any Error)?
     /// Where the initial import and the launch catch-up run.
@@ -243,14 +244,15 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         // fallback's saves (so its newer edits stay newer).
         let handover = "the initial import completed; the app now works on the account store"
         fallback.store.beginHandover(handover)
-        let migrated: Int
-        do { migrated = try Self.replaySaves(of: fallback, into: account, configuration: configuration) } catch {
+        let migrated: Int, merges: [GlobalID: GlobalID]
+        do { (migrated, merges) = try Self.replaySaves(of: fallback, into: account, configuration: configuration) } catch {
             fallback.store.retire("\(handover), but the fallback's saves could not be handed over: \(error)")
             throw error
         }
         lock.withLock {
             current = account
             reason = "the account store (initial import completed, \(migrated) fallback transaction(s) migrated)"
+            fallbackMerges = merges
         }
         fallback.store.handOver(to: account.store, reason: handover, keepsChanges: true)
         setSyncState(SyncState(imported, at: configuration.clock.now), of: account)
@@ -262,17 +264,21 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     }
 
     /// Saves every change made in `fallback` into `account` as new local transactions, marks
-    /// the account store's initial import done and exports. Returns how many were saved.
-    private static func replaySaves(of fallback: UbiquityPeer, into account: UbiquityPeer, configuration: PeerConfiguration) throws -> Int {
-        var migrated = 0
+    /// the account store's initial import done and exports. Returns how many were saved, and
+    /// the fallback's objects that became account objects (`handoverMerges`).
+    private static func replaySaves(of fallback: UbiquityPeer, into account: UbiquityPeer, configuration: PeerConfiguration) throws -> (Int, [GlobalID: GlobalID]) {
+        var migrated = 0, merged: [GlobalID: GlobalID] = [:]
         for entry in try fallback.store.pendingOutbox() {
             let log = try TransactionLog(decoding: entry.bytes, model: fallback.store.model)
-            if try account.store.commitLocal(inserted: log.inserted, updated: log.updated, deleted: log.deleted,
+            // The fallback's inserts never saw the account's objects: one holding the same
+            // constrained values becomes that object, as at save.
+            let records = try account.store.replayingOntoLiveHolders(inserted: log.inserted, updated: log.updated, deleted: log.deleted, merged: &merged)
+            if try account.store.commitLocal(inserted: records.inserted, updated: records.updated, deleted: records.deleted,
                                              format: configuration.logFormat) != nil { migrated += 1 }
         }
         try account.store.markInitialImportCompleted()
         _ = try? account.exportPending()
-        return migrated
+        return (migrated, merged)
     }
 
     /// Finishes, on the model the fallback was made for, an initial import the app's previous
@@ -292,7 +298,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
         defer { account.close() }
         _ = try account.store.withBulkImportCache { try account.sync(importBatchSize: Self.initialImportBatch) }
         fallback.store.retire("handed over before the model was migrated")
-        let migrated = try Self.replaySaves(of: fallback, into: account, configuration: old)
+        let (migrated, _) = try Self.replaySaves(of: fallback, into: account, configuration: old)
         logger.notice(.setupAssistant, "migrateStore", "handed \(migrated) transaction(s) of the fallback store over on model '\(previous.name)' before migrating the account store")
         try FileManager.default.removeItem(atPath: (fallbackPath as NSString).deletingLastPathComponent)
     }
@@ -304,6 +310,10 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
 
     /// Why the app works on that store, in plain words.
     public var storeReason: String { lock.withLock { reason } }
+    /// The objects the last handover's fallback saved that became objects of the account store
+    /// holding their constrained values (Docs/SyncSemantics.md, uniqueness constraints): by the
+    /// fallback's ID, the account store's.
+    public var handoverMerges: [GlobalID: GlobalID] { lock.withLock { fallbackMerges } }
 
     /// The peer of the store the app works on now.
     public var peer: UbiquityPeer? { lock.withLock { current } }

@@ -126,10 +126,13 @@ public struct SavedWrite: Codable, Sendable {
 /// imported, and before an account switch that set it off could move on).
 public struct Handover: Codable, Sendable {
     public var account: String
-    /// Every object the app saved in the fallback: attribute → JSON text of the value now;
-    /// absent when the object is not alive.
+    /// Every object the app saved in the fallback: attribute → JSON text of the value now (of
+    /// the object it was merged into, for a uniqueness loser); absent when that is not alive.
     public var values: [String: [String: String]]
     public var liveObjects: [String]
+    /// The objects of `values` merged into an object of another entity, which may lack some of
+    /// their attributes (those go to the conflict history, not to the object).
+    public var mergedAcrossEntities: [String]?
 }
 
 /// A device as the invariant checks see it.

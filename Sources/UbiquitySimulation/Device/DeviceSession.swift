@@ -319,13 +319,19 @@ public final class DeviceSession: @unchecked Sendable {
     private func recordHandover() {
         guard let coordinator, let account = coordinator.device.identityToken, let store = coordinator.peer?.store else { return }
         let objects = lock.withLock { fallbackObjects.removeValue(forKey: account) ?? [] }
-        var values: [String: [String: String]] = [:]
+        var values: [String: [String: String]] = [:], acrossEntities: [String] = []
         for gid in objects {
-            guard let id = try? GlobalID(gid), (try? store.isAlive(id)) == true, let snapshot = try? store.snapshot(of: id) else { continue }
+            guard var id = try? GlobalID(gid) else { continue }
+            // An object the account store knows as a uniqueness loser: the replayed saves went to its winner.
+            if let winner = coordinator.handoverMerges[id] ?? (try? store.uniquenessWinner(of: id)), winner != id {
+                if winner.entity != id.entity { acrossEntities.append(gid) }
+                id = winner
+            }
+            guard (try? store.isAlive(id)) == true, let snapshot = try? store.snapshot(of: id) else { continue }
             values[gid] = snapshot.values.mapValues { $0.jsonValue.text() }
         }
         let live = (try? model.entities.flatMap { entity in try store.fetch(FetchRequest(entity: entity.name)).map(\.id.description) }) ?? []
-        lock.withLock { handovers.append(Handover(account: account, values: values, liveObjects: live)) }
+        lock.withLock { handovers.append(Handover(account: account, values: values, liveObjects: live, mergedAcrossEntities: acrossEntities)) }
     }
 
     static func name(_ transition: StoreTransition) -> String {

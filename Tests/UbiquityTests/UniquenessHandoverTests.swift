@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+@testable import Ubiquity
+import UbiquityTestSupport
+
+/// A fallback's saves replayed into the account store meet its uniqueness constraints as a save
+/// would: the fallback never saw the account's objects, so an insert of a value the account
+/// holds becomes that object (Docs/SyncSemantics.md, uniqueness constraints).
+@Suite("Uniqueness constraints at the fallback's handover")
+struct UniquenessHandoverTests {
+    func people(_ store: PersistentStore, email: String) throws -> [GlobalID] {
+        try store.fetch(FetchRequest(entity: "Person")).filter { $0.values["email"] == .some(.string(email)) }.map(\.id)
+    }
+
+    @Test func aFallbackInsertOfAValueTheAccountHoldsBecomesThatObject() throws {
+        let cloud = try TestCloud(model: UniquenessConstraintTests.model, contentName: "People")
+        let a = try cloud.peer("a")
+        let inA = a.newContext()
+        let ada = try inA.insert("Person", key: "ada-a")
+        try ada.set("email", "ada@example.com")
+        try ada.set("name", "Ada")
+        try inA.save()
+        _ = try a.sync()
+
+        let newcomer = try cloud.coordinator("b")
+        let gate = DispatchSemaphore(value: 0)
+        newcomer.beforeHandover = { gate.wait() }
+        try newcomer.addStore()
+        #expect(newcomer.storeKind == .fallback)
+        let context = try newcomer.newContext()
+        context.mergePolicy = .propertyObjectTrump
+        let again = try context.insert("Person", key: "ada-b")
+        try again.set("email", "ada@example.com")
+        try again.set("name", "Ada Lovelace")
+        let team = try context.insert("Team", key: "t")
+        try team.setTarget(again.id, of: "lead")
+        try context.save()
+        gate.signal()
+        #expect(try newcomer.waitForBackgroundImport(timeout: 120))
+        let account = try #require(newcomer.peer)
+        for _ in 0..<2 {
+            _ = try newcomer.sync()
+            _ = try a.sync()
+        }
+        let (mine, theirs) = (try account.mergeStateText(), try a.mergeStateText())
+        #expect(mine == theirs, "\(mine)\n---\n\(theirs)")
+        for store in [a.store, account.store] {
+            #expect(try people(store, email: "ada@example.com") == [ada.id], "one Ada, the one the account held")
+            #expect(try store.snapshot(of: ada.id)?.values["name"] == .some(.string("Ada Lovelace")), "the fallback's later save wins")
+            #expect(try store.snapshot(of: team.id)?.toOne["lead"] == .some(ada.id))
+        }
+        #expect(newcomer.handoverMerges == [again.id: ada.id])
+        newcomer.close()
+    }
+}
