@@ -136,9 +136,15 @@ extension MergeEngine {
             return !colliding.isEmpty
         }
         // The new object loses: its insert is a write of the winner's slots, and what its log
-        // made point at it before the insert points at the winner.
-        try noteMerged(record.id, into: lowest)
-        try repointReferences(from: record.id, to: lowest, at: writer.appliedAt, changes: &changes)
+        // made point at it before the insert points at the winner. A row it already has (an
+        // earlier insert of the same ID, with other values) is the same object: it loses too,
+        // as it would had this insert arrived first.
+        if try loadRow(try table(record.id.entity), record.id, columns: [EntityTable.aliveColumn]) != nil {
+            try join(record.id, into: lowest, at: writer.appliedAt, changes: &changes)
+        } else {
+            try noteMerged(record.id, into: lowest)
+            try repointReferences(from: record.id, to: lowest, at: writer.appliedAt, changes: &changes)
+        }
         var moved = record
         moved.id = lowest
         try apply(moved, isInsert: true, writer: writer, changes: &changes)
@@ -195,8 +201,7 @@ extension MergeEngine {
         return bytes
     }
 
-    /// Notes `loser` as joined into `winner`, and every earlier loser of `loser` with it.
-    func noteMerged(_ loser: GlobalID, into winner: GlobalID) throws {
+    private func noteMerged(_ loser: GlobalID, into winner: GlobalID) throws {
         try database.run("UPDATE Z_MERGED SET winner = ? WHERE winner = ?", [.text(winner.description), .text(loser.description)])
         try database.run("INSERT OR REPLACE INTO Z_MERGED (loser, winner) VALUES (?, ?)", [.text(loser.description), .text(winner.description)])
     }
@@ -214,8 +219,9 @@ extension MergeEngine {
         for slot in loserTable.slots {
             guard let writerColumn = winnerTable.slotWriterColumn[slot.name], let theirs = try slotWriter(lost, loserTable, slot) else { continue }
             let mine = try slotWriter(row, winnerTable, slot)
-            if let mine, mine.stamp >= theirs.stamp { continue }
-            for (property, from, to) in Self.columns(of: slot, from: loserTable, to: winnerTable) {
+            let columns = Self.columns(of: slot, from: loserTable, to: winnerTable)
+            if let mine, mine.stamp > theirs.stamp || (mine.stamp == theirs.stamp && !Self.tieGoesToIncoming(columns.map { ($0.to, lost[$0.from]) }, row)) { continue }
+            for (property, from, to) in columns {
                 // The winner's value the loser's later write replaces is recorded, as any concurrent overwrite.
                 if let mine, row[to] != lost[from] {
                     try recordConflict(id: winner, property: property, kind: .update, winner: (lost[from], theirs.stamp, theirs.number),

@@ -56,6 +56,13 @@ struct MergeEngine {
         for id in log.deleted { try applyDelete(id, writer: writer, changes: &changes) }
     }
 
+    /// Whether `incoming` replaces what `row` holds in its columns when one transaction wrote
+    /// the slot twice — through a uniqueness loser and its winner, which arrive in either
+    /// order: the larger values win, so the order does not decide.
+    static func tieGoesToIncoming(_ incoming: [(Int, SQLiteValue)], _ row: [SQLiteValue]) -> Bool {
+        "\(incoming.map(\.1))" > "\(incoming.map { row[$0.0] })"
+    }
+
     func table(_ entity: String) throws -> EntityTable {
         // The last table found answers first: a log's records are mostly of one entity, and the
         // dictionary hashed the name for every record.
@@ -172,7 +179,7 @@ struct MergeEngine {
             let layout = table.slotLayouts[index]
             let incoming = incomingValues(of: layout, in: record, values: values)
             let current: SlotWriter? = if case let .integer(id) = row[layout.writer] { try slotWriters.writer(id: id) } else { nil }
-            let incomingWins = current.map { writer.stamp > $0.stamp } ?? true
+            let incomingWins = current.map { writer.stamp > $0.stamp || (writer.stamp == $0.stamp && Self.tieGoesToIncoming(incoming, row)) } ?? true
             if let current, writer.isConcurrent(withWriteOf: current.stamp.peerID, number: current.number) {
                 try recordConflicts(id: record.id, table: table, row: row, incoming: incoming,
                                     incomingWins: incomingWins, writer: writer, current: current)
