@@ -49,7 +49,8 @@ extension MergeEngine {
         if try select.step(), let stampText = select.string(1), let stamp = Stamp(stampText) {
             let number = select.int64(2)
             currentPresent = select.int64(0) == 1
-            let incomingWins = writer.stamp > stamp
+            // A tie (one transaction writing the pair twice, through a uniqueness loser): present wins.
+            let incomingWins = writer.stamp > stamp || (writer.stamp == stamp && present && currentPresent == false)
             if writer.isConcurrent(withWriteOf: stamp.peerID, number: number), currentPresent != present {
                 let mine = ConflictSide(value: .member(present), stamp: writer.stamp, number: writer.number)
                 let theirs = ConflictSide(value: .member(currentPresent!), stamp: stamp, number: number)
@@ -73,7 +74,8 @@ extension MergeEngine {
                 if try select.step(), let stampText = select.string(1), let stamp = Stamp(stampText) {
                     let current = select.string(0) ?? "", number = select.int64(2)
                     select.reset()
-                    let incomingWins = writer.stamp > stamp
+                    // A tie (one transaction placing the member twice, through a uniqueness loser): the larger key.
+                    let incomingWins = writer.stamp > stamp || (writer.stamp == stamp && key > current)
                     if writer.isConcurrent(withWriteOf: stamp.peerID, number: number), current != key {
                         let mine = ConflictSide(value: .attribute(.string(key)), stamp: writer.stamp, number: writer.number)
                         let theirs = ConflictSide(value: .attribute(.string(current)), stamp: stamp, number: number)

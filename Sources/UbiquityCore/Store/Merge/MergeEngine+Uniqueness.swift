@@ -310,7 +310,9 @@ extension MergeEngine {
             for (other, held, stampText, number) in rows {
                 let (source, target) = mine == "source" ? (winner.description, other) : (other, winner.description)
                 let current = try database.statement(select).bind([.text(source), .text(target)])
-                if try current.step(), let kept = current.string(1).flatMap(Stamp.init), let incoming = Stamp(stampText), kept >= incoming { continue }
+                // A tie (one transaction wrote both rows) goes to the larger value, as in the merge.
+                if try current.step(), let kept = current.string(1).flatMap(Stamp.init), let incoming = Stamp(stampText),
+                   kept > incoming || (kept == incoming && !Self.tieGoesToIncoming([(0, held)], [current.value(0)])) { continue }
                 try database.statement(write).bind([.text(source), .text(target), held, .text(stampText), .integer(number)]).run()
             }
             try database.run("DELETE FROM \(table) WHERE \(mine) = ?", [.text(loser.description)])
