@@ -26,10 +26,19 @@ extension PersistentStore {
             inserted.remove(at: index)
             let redirect = [record.id: holder]
             inserted = inserted.map { Self.redirect($0, redirect) }
-            updated = [Self.redirect(record, redirect)] + updated.map { Self.redirect($0, redirect) }
+            updated = [held(Self.redirect(record, redirect))] + updated.map { held(Self.redirect($0, redirect)) }
             deleted = deleted.map { $0 == record.id ? holder : $0 }
         }
         return (inserted, updated, deleted)
+    }
+
+    /// `record` with only the properties its object's entity has: the write of an object of
+    /// another entity (a sub-entity) merged into it carries some the log may not name.
+    private func held(_ record: ChangeRecord) -> ChangeRecord {
+        guard let entity = model.entity(record.id.entity) else { return record }
+        return ChangeRecord(id: record.id, values: record.values.filter { entity.attribute($0.key) != nil },
+                            relationships: record.relationships.filter { entity.relationship($0.key) != nil },
+                            positions: record.positions.filter { entity.relationship($0.key) != nil })
     }
 
     /// The live object, other than the record's, holding the values of one of its constraints.
