@@ -15,7 +15,8 @@ extension PersistentStore {
     package func replayingOntoLiveHolders(inserted: [ChangeRecord], updated: [ChangeRecord], deleted: [GlobalID],
                                           merged: inout [GlobalID: GlobalID]) throws -> (inserted: [ChangeRecord], updated: [ChangeRecord], deleted: [GlobalID]) {
         guard model.hasUniquenessConstraints else { return (inserted, updated, deleted) }
-        var inserted = inserted.map { Self.redirect($0, merged) }, updated = updated.map { Self.redirect($0, merged) }
+        // A write of an object merged in an earlier replayed transaction goes to its holder too.
+        var inserted = inserted.map { held(Self.redirect($0, merged)) }, updated = updated.map { held(Self.redirect($0, merged)) }
         var deleted = deleted.map { merged[$0] ?? $0 }
         var index = 0
         while index < inserted.count {
@@ -25,7 +26,7 @@ extension PersistentStore {
             merged[record.id] = holder
             inserted.remove(at: index)
             let redirect = [record.id: holder]
-            inserted = inserted.map { Self.redirect($0, redirect) }
+            inserted = inserted.map { held(Self.redirect($0, redirect)) }
             updated = [held(Self.redirect(record, redirect))] + updated.map { held(Self.redirect($0, redirect)) }
             deleted = deleted.map { $0 == record.id ? holder : $0 }
         }
