@@ -9,8 +9,11 @@ public enum SyncState: Sendable, Equatable, Codable {
     /// The store the app works on does not sync: signed out (the local store), or a first
     /// launch's fallback store while the initial import builds the account store.
     case notSyncing(NotSyncing)
-    /// A round of sync is running.
+    /// A round of sync is running (and has not begun importing, or has nothing to import).
     case syncing
+    /// A round of sync is importing other peers' logs: `done` of the `of` it found. Within a
+    /// round neither number goes down; the round's result follows it.
+    case importing(done: Int, of: Int)
     /// The last round, at `date`, exported every save and imported everything in the cloud
     /// that this store can apply.
     case upToDate(since: Date)
@@ -32,6 +35,7 @@ public enum SyncState: Sendable, Equatable, Codable {
         case .notSyncing(.signedOut): return "not syncing: signed out, working on the local store"
         case .notSyncing(.initialImport): return "not syncing yet: the initial import is building the account store"
         case .syncing: return "syncing"
+        case let .importing(done, total): return "syncing: importing \(done) of \(total) logs"
         case let .upToDate(since): return "up to date (as of \(ISO8601DateFormatter().string(from: since)))"
         case let .waiting(waits): return "waiting for " + waits.map(\.line).joined(separator: "; ")
         case let .blocked(block): return "blocked: \(block.line)"

@@ -33,6 +33,17 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// The sync activity of every store this coordinator opens (`observeActivity`).
     let activityHub = ActivityHub()
     private var currentSyncState = SyncState.starting
+    /// The round running now: its store, and the last activity begun before it (its import's
+    /// reports come after). `nil` between rounds, so a report delivered late changes nothing.
+    private var runningRound: (peer: UbiquityPeer, after: Int)?
+    /// The last state recorded for `status` in this round.
+    private var recordedSyncState: SyncState?
+    /// Takes each state change whole (record, set, post), the round's thread and the activity
+    /// queue's in one order: a late import report never lands after the round's result.
+    /// Recursive: an observer of the state may run a round from its handler on the same thread.
+    private let stateGate = NSRecursiveLock()
+    /// The coordinator's own look at its imports' progress (`SyncState.importing`).
+    private var importObservation: ActivityObservation?
     /// One round of sync at a time, the app's and live import's.
     private let syncGate = NSLock()
     /// Set by `close()`: every later call throws `StoreError.closed`.
@@ -76,6 +87,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
             if case .didImport = event { return }
             logger.log(.info, .setupAssistant, "postStoresChanged", "\(event)")
         }
+        importObservation = activityHub.observe { [weak self] activity in self?.importReported(activity) }
     }
 
     private static func checkCloud(_ cloud: String) throws {
@@ -359,7 +371,7 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     public var syncState: SyncState { lock.withLock { currentSyncState } }
 
     /// Calls `handler` with every change of `syncState` from now on, on the thread of the
-    /// round that changed it, in order.
+    /// round that changed it (an import's progress, `.importing`, on the activity queue), in order.
     public func observeSyncState(_ handler: @escaping @Sendable (SyncState) -> Void) { syncStates.observe(handler) }
 
     /// The changes of `syncState` from now on, as an `AsyncStream`; it ends at `close()`.
@@ -444,25 +456,57 @@ extension UbiquitousStoreCoordinator {
         }
     }
 
-    /// One round of sync on the account store, one at a time, told in `syncState`.
+    /// One round of sync on the account store, one at a time, told in `syncState`: syncing,
+    /// importing N of M while it imports, then what it found.
     private func syncRound(_ peer: UbiquityPeer) throws -> SyncSummary {
         try syncGate.withLock {
+            lock.withLock { runningRound = (peer, activityHub.lastActivityID) }
             setSyncState(.syncing)
+            func finish(_ state: SyncState) {
+                stateGate.withLock {
+                    lock.withLock { runningRound = nil }
+                    applySyncState(state, of: peer)
+                }
+            }
             do {
                 let summary = try peer.sync()
-                setSyncState(SyncState(summary, at: configuration.clock.now), of: peer)
+                finish(SyncState(summary, at: configuration.clock.now))
                 return summary
             } catch {
-                setSyncState(SyncState(failure: error), of: peer)
+                finish(SyncState(failure: error))
                 throw error
             }
+        }
+    }
+
+    /// An import's report, on the activity queue: `.importing` while the round that began it
+    /// runs; recorded for `status` as it starts and at each tenth.
+    private func importReported(_ activity: SyncActivity) {
+        guard activity.kind == .import else { return }
+        if case .ended = activity.phase { return }
+        stateGate.withLock {
+            let change: (state: SyncState, peer: UbiquityPeer)? = lock.withLock {
+                guard let round = runningRound, activity.id > round.after,
+                      let next = currentSyncState.importing(activity.progress) else { return nil }
+                return (next, round.peer)
+            }
+            guard let change else { return }
+            applySyncState(change.state, of: change.state.worthRecording(after: recordedSyncState) ? change.peer : nil)
         }
     }
 
     /// Posts `state` when it differs from the current one; with `peer`, records it in its store
     /// first, for `status` (`SyncState.recorded(in:)`).
     private func setSyncState(_ state: SyncState, of peer: UbiquityPeer? = nil) {
-        peer?.recordSyncState(state)
+        stateGate.withLock { applySyncState(state, of: peer) }
+    }
+
+    /// `setSyncState`, for a caller that holds `stateGate`.
+    private func applySyncState(_ state: SyncState, of peer: UbiquityPeer?) {
+        if let peer {
+            peer.recordSyncState(state)
+            recordedSyncState = state
+        }
         let changed = lock.withLock {
             defer { currentSyncState = state }
             return currentSyncState != state

@@ -34,6 +34,9 @@ package final class ActivityHub: Sendable {
         return ActivityReporter(kind: try kind(), id: id, hub: self)
     }
 
+    /// The id of the last activity begun: those begun from now on have larger ones.
+    package var lastActivityID: Int { subscribers.withLock { $0.nextActivity } }
+
     /// Calls `handler` with every report from now on until the observation is cancelled.
     package func observe(_ handler: @escaping @Sendable (SyncActivity) -> Void) -> ActivityObservation {
         let token = subscribers.withLock { state in
