@@ -49,6 +49,26 @@ struct SyncStateTests {
         guard case .upToDate? = states.events.last else { Issue.record("the round's result comes last: \(states.events)"); return }
     }
 
+    @Test func anImportIsToldAsImportingNOfMThenTheResult() throws {
+        let cloud = try TestCloud()
+        let phone = try cloud.peer("phone")
+        defer { phone.close() }
+        let mac = try started(cloud, "mac")
+        let states = EventLog<SyncState>()
+        mac.observeSyncState { states.append($0) }
+        try save(phone, (0..<120).map { "n\($0)" })
+        _ = try mac.sync()
+        mac.close()
+        let importing = states.events.compactMap { state -> (Int, Int)? in
+            if case let .importing(done, total) = state { return (done, total) }
+            return nil
+        }
+        #expect(importing.count > 2, "\(states.events)")
+        #expect(Set(importing.map(\.1)) == [120], "M is the logs found")
+        #expect(zip(importing, importing.dropFirst()).allSatisfy { $0.0 < $1.0 }, "N rises: \(importing)")
+        guard case .upToDate? = states.events.last else { Issue.record("the round's result comes last: \(states.events)"); return }
+    }
+
     @Test func waitingNamesTheFileWhoseAuthorAndSince() throws {
         let cloud = try TestCloud()
         let phone = try cloud.peer("phone")
