@@ -27,18 +27,20 @@ enum BugReportCopy {
             } else {
                 try FileManager.default.copyItem(atPath: source + "/" + relative, toPath: target)
             }
+            try FileTime.copy(from: source + "/" + relative, to: target)
         }
         return left
     }
 
     /// Copies every regular file below `source` (links are not followed) to `destination`, as
-    /// it is: sealed files stay sealed, and a damaged one stays damaged.
+    /// it is, with its modification time: sealed files stay sealed, and a damaged one stays damaged.
     static func copyTree(from source: String, to destination: String) throws {
         try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: true)
         for relative in FolderArchive.regularFiles(below: source) {
             let target = destination + "/" + relative
             try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: source + "/" + relative, toPath: target)
+            try FileTime.copy(from: source + "/" + relative, to: target)
         }
     }
 
