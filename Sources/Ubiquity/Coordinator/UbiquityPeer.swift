@@ -211,22 +211,9 @@ public final class UbiquityPeer: @unchecked Sendable {
     /// baseline if this store fell behind it, import, then roll a baseline and collect garbage
     /// as the policy says. An export that fails is reported in `exportError`; an import step
     /// (joining baselines, importing logs) that fails throws — or, with
-    /// `reportingImportFailure`, is reported in `importError` and ends the round there. What
-    /// the round found is recorded in the store as its `SyncState`, which `status` prints first.
+    /// `reportingImportFailure`, is reported in `importError` and ends the round there.
     public func sync(importBatchSize: Int = .max, reportingImportFailure: Bool = false) throws -> SyncSummary {
         try refuseUnlessWritable("sync")
-        do {
-            let summary = try syncRound(importBatchSize: importBatchSize, reportingImportFailure: reportingImportFailure)
-            recordSyncState(SyncState(summary, at: configuration.clock.now))
-            return summary
-        } catch {
-            if !isClosed { recordSyncState(SyncState(failure: error)) }
-            throw error
-        }
-    }
-
-    /// `sync`'s round, before its state is recorded.
-    private func syncRound(importBatchSize: Int, reportingImportFailure: Bool) throws -> SyncSummary {
         var summary = SyncSummary()
         guard let location else {
             summary.signedOut = true
