@@ -24,6 +24,22 @@ extension SyncState {
 }
 
 extension UbiquityPeer {
+    /// One round of ``sync(importBatchSize:reportingImportFailure:)`` whose outcome is then
+    /// recorded as the store's sync state, for a peer used without a coordinator (as `ubiq sync`
+    /// uses one): ``SyncState/recorded(in:)`` then says what this round found. A coordinator
+    /// records its own rounds; the peer's plain `sync` records nothing, so the syncs a peer runs
+    /// on its own (turning encryption on) never overwrite what its coordinator said.
+    public func syncRecordingState(importBatchSize: Int = .max, reportingImportFailure: Bool = false) throws -> SyncSummary {
+        do {
+            let summary = try sync(importBatchSize: importBatchSize, reportingImportFailure: reportingImportFailure)
+            recordSyncState(SyncState(summary, at: configuration.clock.now))
+            return summary
+        } catch {
+            recordSyncState(SyncState(failure: error))
+            throw error
+        }
+    }
+
     /// Records `state` for `SyncState.recorded(in:)`; a peer that only reads records nothing.
     package func recordSyncState(_ state: SyncState) {
         guard !isReadOnly, kind == .account, let text = state.recordText else { return }

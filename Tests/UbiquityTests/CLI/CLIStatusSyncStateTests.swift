@@ -55,11 +55,30 @@ struct CLIStatusSyncStateTests {
         phone.close()
     }
 
-    @Test func aStoreNoAppSyncedSaysSo() throws {
+    /// The tool's own `sync` records what its round found, as a coordinator records its rounds:
+    /// `status` says so afterwards, up to date, then blocked on another peer's damaged log.
+    @Test func theToolsOwnSyncRecordsWhatItsRoundFound() throws {
         let sandbox = try CLISandbox()
+        let writer = try sandbox.initDevice("writer")
         _ = try sandbox.initDevice("phone")
         try sandbox.succeed(["sync"], device: "phone")
-        // The tool's own rounds record nothing: the state is the app's.
-        try expectStatus(sandbox, "phone", says: .starting)
+        let upToDate = try sandbox.succeed(["status"], device: "phone")
+        #expect(upToDate.stdoutLines.first?.hasPrefix("Sync state: up to date (as of ") == true, "\(upToDate)")
+
+        // The writer's first log arrives cut short: the phone's next round quarantines it, and
+        // the writer's second waits for it.
+        try sandbox.succeed(["insert", "Note", "title=first"], device: "writer")
+        try sandbox.succeed(["insert", "Note", "title=second"], device: "writer")
+        let path = try #require(FileManager.default.enumerator(atPath: sandbox.cloud)?.compactMap { $0 as? String }
+            .first { $0.contains(writer + "/Notes/") && ($0 as NSString).lastPathComponent.hasPrefix("0000000001-") })
+        let first = URL(fileURLWithPath: sandbox.cloud + "/" + path)
+        let bytes = try Data(contentsOf: first)
+        try bytes.prefix(bytes.count - 40).write(to: first)
+        try sandbox.succeed(["sync"], device: "phone")
+        let blocked = try sandbox.succeed(["status"], device: "phone")
+        #expect(blocked.stdoutLines.first?.hasPrefix("Sync state: blocked: transaction 1 of \(writer) is damaged (") == true, "\(blocked)")
+        let report = try json(try sandbox.succeed(["status", "--json"], device: "phone").stdout)
+        let recorded = try #require(report["syncState"] as? [String: Any])
+        #expect(blocked.stdoutLines.first == "Sync state: " + (recorded["line"] as? String ?? ""), "\(recorded)")
     }
 }
