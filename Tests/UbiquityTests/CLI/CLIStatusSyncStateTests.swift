@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import Ubiquity
 import UbiquityTestSupport
@@ -53,6 +54,28 @@ struct CLIStatusSyncStateTests {
         guard case .upToDate = mac.syncState else { Issue.record("\(mac.syncState)"); return }
         try expectStatus(sandbox, "mac", says: mac.syncState)
         phone.close()
+    }
+
+    /// While the app's round imports, another process's `status` says how far it got: the
+    /// state the app was told is the one recorded (at the import's start and each tenth).
+    @Test func statusSaysImportingNOfMWhileTheAppsRoundImports() throws {
+        let sandbox = try CLISandbox()
+        let phone = try TestCloudAt(root: sandbox.root).peer("phone")
+        defer { phone.close() }
+        let mac = try app(sandbox, "mac")
+        defer { mac.close() }
+        for key in (0..<60).map({ "n\($0)" }) { try TestCloudAt(root: sandbox.root).save(phone, key) }
+        let seen = Mutex<(state: SyncState, status: String)?>(nil)
+        mac.observeSyncState { state in
+            guard case .importing = state, seen.withLock({ $0 == nil }) else { return }
+            let status = (try? sandbox.succeed(["status"], device: "mac").stdoutLines.first) ?? nil
+            seen.withLock { $0 = (state, status ?? "no status") }
+        }
+        _ = try mac.sync()
+        let first = try #require(seen.withLock { $0 }, "the round told no importing state")
+        guard case let .importing(_, total) = first.state else { return }
+        #expect(total == 60)
+        #expect(first.status == "Sync state: " + first.state.line)
     }
 
     /// The tool's own `sync` records what its round found, as a coordinator records its rounds:

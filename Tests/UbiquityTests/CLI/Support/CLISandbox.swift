@@ -1,7 +1,7 @@
 import Foundation
 
 /// A fresh temporary cloud and device folders for one test, driven through the `ubiq` binary.
-final class CLISandbox {
+final class CLISandbox: Sendable {
     let root: String
     let binary: String
     var cloud: String { root + "/cloud" }
