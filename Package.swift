@@ -117,7 +117,9 @@ let package = Package(
             name: "ubiq-bench",
             // "ubiq": the latency suite runs `ubiq watch`, so building the bench builds the tool too.
             // "UbiquitySimulation": the churn suite runs the built-in scenario in-process.
-            dependencies: ["Ubiquity", "UbiquityPlist", "UbiquitySimulation", "CSQLite", "CCallgrind", "ubiq"]
+            // CoreMetrics: the observed import hands its peer a metrics backend of its own.
+            dependencies: ["Ubiquity", "UbiquityPlist", "UbiquitySimulation", "CSQLite", "CCallgrind", "ubiq",
+                           .product(name: "CoreMetrics", package: "swift-metrics")]
         ),
         .target(
             name: "UbiquitySimulation",

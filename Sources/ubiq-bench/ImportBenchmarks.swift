@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Ubiquity
 
 /// Import of N inserted objects (logs of 100) and then of N property updates (logs of 100),
@@ -12,6 +13,10 @@ struct ImportFigures {
     let insert: Measurement
     let rawUpdate: Measurement
     let update: Measurement
+    /// The inserts' import by a fresh peer after the first (its process warm), unobserved,
+    /// then by one with a metrics backend and an activity observer.
+    let warmInsert: Measurement
+    let observedInsert: Measurement
 
     static func measure(count: Int, runs: Int) throws -> ImportFigures {
         let scratch = try ScratchDirectory()
@@ -35,7 +40,7 @@ struct ImportFigures {
         }
         try move(from: logDirectory, to: held)
 
-        var samples: [[Double]] = [[], [], [], []]
+        var samples: [[Double]] = [[], [], [], [], [], []]
         for run in 0..<runs {
             let raw = try RawNotes(path: "\(scratch.path)/raw-\(run).sqlite")
             samples[0].append(try seconds { try raw.insert(rows) })
@@ -46,6 +51,8 @@ struct ImportFigures {
             var applied = 0
             samples[1].append(try seconds { applied = try reader.importAvailable().applied.count })
             guard applied == insertLogs else { throw BenchmarkError("imported \(applied) of \(insertLogs) insert logs") }
+            samples[4].append(try secondImport(cloud, expecting: insertLogs, observed: false))
+            samples[5].append(try secondImport(cloud, expecting: insertLogs, observed: true))
             try move(from: held, to: logDirectory)
             samples[3].append(try seconds { applied = try reader.importAvailable().applied.count })
             try move(from: logDirectory, to: held)
@@ -55,7 +62,29 @@ struct ImportFigures {
             cloud.removeDevice(name)
         }
         return ImportFigures(count: count, logs: insertLogs, rawInsert: Measurement(samples: samples[0]), insert: Measurement(samples: samples[1]),
-                             rawUpdate: Measurement(samples: samples[2]), update: Measurement(samples: samples[3]))
+                             rawUpdate: Measurement(samples: samples[2]), update: Measurement(samples: samples[3]),
+                             warmInsert: Measurement(samples: samples[4]), observedInsert: Measurement(samples: samples[5]))
+    }
+
+    /// Another fresh peer imports the insert logs, the process warm from the first import;
+    /// `observed`: as an app that watches it (activity observer, metrics backend) would.
+    /// Side by side, the two say what observing sync costs.
+    private static func secondImport(_ cloud: BenchCloud, expecting logs: Int, observed: Bool) throws -> Double {
+        let name = BenchCloud.freshName(observed ? "observed" : "warm")
+        try cloud.makeDevice(name)
+        var configuration = cloud.configuration(name)
+        let metrics = TallyMetricsFactory()
+        if observed { configuration.metricsFactory = metrics }
+        let reader = try UbiquityPeer(configuration: configuration)
+        let reports = Mutex(0)
+        let observation = observed ? reader.observeActivity { _ in reports.withLock { $0 += 1 } } : nil
+        var applied = 0
+        let elapsed = try seconds { applied = try reader.importAvailable().applied.count }
+        guard applied == logs else { throw BenchmarkError("the \(name) peer imported \(applied) of \(logs) insert logs") }
+        guard !observed || metrics.total > 0 else { throw BenchmarkError("the observed peer's metrics backend was told nothing") }
+        withExtendedLifetime(observation) { reader.close() }
+        cloud.removeDevice(name)
+        return elapsed
     }
 }
 
@@ -65,6 +94,7 @@ enum ImportBenchmarks {
         var table = MarkdownTable("Import vs raw SQLite", ["what", "objects", "logs", "raw SQLite", "Ubiquity import", "raw rows/s", "import rows/s", "time ratio", "import / raw speed"])
         book.sheet.speedShare("import_insert_vs_raw", ours: figures.insert, reference: figures.rawInsert)
         book.sheet.speedShare("import_update_vs_raw", ours: figures.update, reference: figures.rawUpdate)
+        book.sheet.timeMultiple("import_observed_vs_unobserved", ours: figures.observedInsert, reference: figures.warmInsert)
         for (what, raw, ours) in [("insert", figures.rawInsert, figures.insert), ("update title", figures.rawUpdate, figures.update)] {
             let comparison = Comparison(ours: ours, reference: raw)
             table.add([what, Measurement.grouped(figures.count), Measurement.grouped(figures.logs), raw.text, ours.text,
@@ -73,6 +103,7 @@ enum ImportBenchmarks {
         table.notes = [
             "A fresh peer imports N new objects from logs of \(ImportFigures.objectsPerLog) (`UbiquityPeer.importAvailable`: list, read, verify checksums, decode, order causally, merge with per-slot stamps, history, receipt),",
             "then N updates of one attribute (again logs of \(ImportFigures.objectsPerLog)). Raw SQLite: the same rows in one transaction through one reused prepared statement. Median of \(figures.insert.samples.count) run(s), (min–max).",
+            "Observed: after the first, a fresh peer imports the same inserts in \(figures.warmInsert.text), and one with an activity observer and a swift-metrics backend in \(figures.observedInsert.text): \(String(format: "%.3f", figures.observedInsert.median / max(figures.warmInsert.median, 1e-12)))× (`import_observed_vs_unobserved`).",
         ]
         return table.text
     }
