@@ -18,10 +18,12 @@ extension CLIBugReportTests {
             let set = (container["quarantined"] as? [[String: Any]]) ?? []
             quarantined = set.map { "\($0["path"] ?? "")" + (reasons ? ": \($0["reason"] ?? "")" : "") }.sorted()
             externalDataWaits = (((container["externalData"] as? [String: Any])?["waiting"] as? [String]) ?? []).sorted()
-            // Each version's saves this store waits for. Which version a peer is on now is left
-            // out: it is read from file modification times, which the archive does not keep.
+            // Each version's saves this store waits for, and which peers are on it now (read from
+            // file modification times, which the archive keeps).
             let versions = ((container["modelVersions"] as? [String: Any])?["versions"] as? [[String: Any]]) ?? []
-            modelVersions = versions.map { "\($0["modelHash"] ?? ""): \(($0["waiting"] as? [String: Any] ?? [:]).sorted { $0.key < $1.key })" }
+            modelVersions = versions.map {
+                "\($0["modelHash"] ?? ""): peers \(($0["peers"] as? [String]) ?? []), waiting \(($0["waiting"] as? [String: Any] ?? [:]).sorted { $0.key < $1.key })"
+            }
                 .sorted().joined(separator: "; ")
         }
 
