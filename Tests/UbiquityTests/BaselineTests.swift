@@ -109,7 +109,7 @@ struct BaselineTests {
         }
         let work = NSTemporaryDirectory() + "baseline-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: work) }
-        let state = try BaselineArchive.extractStore(try #require(a.location).baselinePath, metadata: metadata, into: work, sealing: .none)
+        let state = try BaselineArchive.extractStore(try #require(a.location).baselinePath, metadata: metadata, into: work, sealing: .none, recentlyVerified: nil)
         let bytes = try AtomicFile.read(state, limit: 1 << 26)
         #expect(bytes.count > 0)
         #expect(bytes.firstRange(of: Array("second".utf8)) != nil, "the current title is there")

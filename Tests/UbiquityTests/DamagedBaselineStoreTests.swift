@@ -19,7 +19,7 @@ struct DamagedBaselineStoreTests {
     /// Replaces the current baseline by one with the same metadata whose store is `bytes`.
     func forgeBaseline(of peer: UbiquityPeer, storeBytes bytes: [UInt8]) throws {
         let location = try #require(peer.location)
-        let metadata = try BaselineArchive.readMetadata(location.baselinePath, sealing: location.sealing)
+        let metadata = try BaselineArchive.readMetadata(location.baselinePath, sealing: location.sealing, caches: nil)
         let folder = NSTemporaryDirectory() + "forged-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }

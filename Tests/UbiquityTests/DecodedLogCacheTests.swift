@@ -50,7 +50,8 @@ struct DecodedLogCacheTests {
         #expect(rename(paths[0], aside) == 0)
         let waiting = try reader.importAvailable()
         #expect(waiting.applied.isEmpty && waiting.waiting == 2)
-        #expect(DecodedLogCache.shared.holds(paths[1]) && DecodedLogCache.shared.holds(paths[2]))
+        let kept = try #require(reader.location).caches.decodedLogs
+        #expect(kept.holds(paths[1]) && kept.holds(paths[2]))
 
         // Once the files have settled, one more look knows them by their signatures (they
         // arrived just before the first import: it could only keep their bytes).
@@ -74,8 +75,26 @@ struct DecodedLogCacheTests {
         #expect(rename(aside, paths[0]) == 0)
         let arrived = try reader.importAvailable()
         #expect(arrived.applied.map(\.number) == [1, 2], "\(arrived.applied)")
-        #expect(!DecodedLogCache.shared.holds(paths[1]))
+        #expect(!kept.holds(paths[1]))
         #expect(try reader.store.count(FetchRequest(entity: "Note")) == 2)
+    }
+
+    /// Two peers of one process (an app with two stores, a test, a scenario's devices) keep
+    /// their own: what one decoded is not taken for the other, and goes with the peer.
+    @Test func eachPeerKeepsItsOwnDecodedLogs() throws {
+        let cloud = try TestCloud()
+        let writer = try cloud.peer("writer"), reader = try cloud.peer("reader"), other = try cloud.peer("other")
+        for index in 1...2 { try saveNote(writer, "w\(index)") }
+        let paths = try logPaths(writer)
+        #expect(rename(paths[0], cloud.root + "/first-log-aside") == 0)
+        let waiting = try reader.importAvailable()
+        #expect(waiting.waiting == 1)
+        #expect(try #require(reader.location).caches.decodedLogs.holds(paths[1]))
+        #expect(try #require(other.location).caches.decodedLogs.isEmpty, "the other peer decoded nothing")
+        let read = ReadCounter()
+        let theirs = try ReadCounter.$current.withValue(read) { try other.importAvailable() }
+        #expect(theirs.waiting == 1)
+        #expect(read.reads.contains(paths[1]), "the other peer reads the log itself: \(read.reads)")
     }
 
     /// A waiting log written again with the same bytes (a new file: another inode and change
@@ -89,7 +108,7 @@ struct DecodedLogCacheTests {
         let aside = cloud.root + "/first-log-aside"
         #expect(rename(paths[0], aside) == 0)
         _ = try reader.importAvailable()
-        #expect(DecodedLogCache.shared.holds(paths[1]))
+        #expect(try #require(reader.location).caches.decodedLogs.holds(paths[1]))
 
         let second = try AtomicFile.read(paths[1], limit: 1 << 20)
         try AtomicFile.write(second, to: paths[1])

@@ -37,32 +37,33 @@ struct GarbageCollectorReceiptTests {
     @Test func aReceiptChangedAfterItWasKeptIsReadAnew() throws {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let path = location.receiptPath(of: "p1")
+        let receipts = ReceiptCache() // the test's own, as each peer's location holds one
         try AtomicFile.makeDirectory((path as NSString).deletingLastPathComponent)
         try AtomicFile.write(bytes(3), to: path)
         // Settled: the cache keeps it.
         Thread.sleep(forTimeInterval: DirectoryEntry.settlingTime * 2)
-        #expect(ReceiptCache.shared.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"] == 3)
-        #expect(ReceiptCache.shared.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"] == 3)
+        #expect(receipts.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"] == 3)
+        #expect(receipts.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"] == 3)
         // Replaced, as a peer's export or a file-sync tool does it.
         try AtomicFile.write(bytes(4), to: path)
-        #expect(ReceiptCache.shared.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"] == 4)
+        #expect(receipts.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"] == 4)
         // Rewritten in place with the same size and modification time.
         Thread.sleep(forTimeInterval: DirectoryEntry.settlingTime * 2)
-        #expect(ReceiptCache.shared.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"] == 4)
+        #expect(receipts.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"] == 4)
         try overwriteInPlace(path, with: bytes(5))
-        #expect(ReceiptCache.shared.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"] == 5)
+        #expect(receipts.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"] == 5)
         // Rewritten in place again at once (within one tick of the kernel's clock, perhaps).
         try overwriteInPlace(path, with: bytes(6))
-        #expect(ReceiptCache.shared.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"] == 6)
+        #expect(receipts.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"] == 6)
         // Replaced by the same bytes and then by others, each at once (unsettled): the same
         // bytes give the receipt kept, other bytes a new one.
         try AtomicFile.write(bytes(6), to: path)
-        #expect(ReceiptCache.shared.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"] == 6)
+        #expect(receipts.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"] == 6)
         try AtomicFile.write(bytes(7), to: path)
-        #expect(ReceiptCache.shared.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"] == 7)
+        #expect(receipts.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"] == 7)
         // Gone: none.
         unlink(path)
-        #expect(ReceiptCache.shared.receipt(at: path, of: location, limit: 1 << 20) == nil)
+        #expect(receipts.receipt(at: path, of: location, limit: 1 << 20) == nil)
     }
 
     /// A sync asks for receipts through its listing (the file asked in the listed folder): it
@@ -70,14 +71,15 @@ struct GarbageCollectorReceiptTests {
     @Test func aListedReceiptIsTheOneItsPathGives() throws {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let path = location.receiptPath(of: "p1")
+        let receipts = ReceiptCache()
         let folder = (path as NSString).deletingLastPathComponent
         try AtomicFile.makeDirectory(folder)
         func listed() throws -> ContainerEntry {
             try #require(ContainerEntry.list(folder, as: .logs, of: location).first { $0.kind == .receipt })
         }
         func both(_ entry: ContainerEntry) -> (listed: Int64?, byPath: Int64?) {
-            (ReceiptCache.shared.receipt(listed: entry, of: location, limit: 1 << 20)?.knowledge["p1"],
-             ReceiptCache.shared.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"])
+            (receipts.receipt(listed: entry, of: location, limit: 1 << 20)?.knowledge["p1"],
+             receipts.receipt(at: path, of: location, limit: 1 << 20)?.knowledge["p1"])
         }
         try AtomicFile.write(bytes(3), to: path)
         Thread.sleep(forTimeInterval: DirectoryEntry.settlingTime * 2)
@@ -106,6 +108,6 @@ struct GarbageCollectorReceiptTests {
         try AtomicFile.write(bytes(3), to: elsewhere + "/" + (path as NSString).lastPathComponent)
         try AtomicFile.makeDirectory((logFolder as NSString).deletingLastPathComponent)
         #expect(symlink(elsewhere, logFolder) == 0)
-        #expect(ReceiptCache.shared.receipt(at: path, of: location, limit: 1 << 20) == nil)
+        #expect(ReceiptCache().receipt(at: path, of: location, limit: 1 << 20) == nil)
     }
 }

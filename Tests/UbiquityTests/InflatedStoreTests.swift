@@ -94,9 +94,9 @@ struct InflatedStoreTests {
         let metadata = BaselineMetadata(author: "A", knowledge: KnowledgeVector(), previousKnowledge: KnowledgeVector(),
                                         modelVersionHash: "m", storeName: "S", contentName: "C", created: 0,
                                         storeChecksum: made.checksum, modelChecksum: "", contentEpoch: nil)
-        let whole = try BaselineArchive.extractStore(made.path, metadata: metadata, into: folder + "/whole", sealing: .none)
+        let whole = try BaselineArchive.extractStore(made.path, metadata: metadata, into: folder + "/whole", sealing: .none, recentlyVerified: nil)
         let streamed = try BaselineArchive.extractStore(made.path, metadata: metadata, into: folder + "/streamed", sealing: .none,
-                                                        maximumWholeBytes: 0)
+                                                        maximumWholeBytes: 0, recentlyVerified: nil)
         #expect(try AtomicFile.read(whole, limit: 1 << 24) == store)
         #expect(try AtomicFile.read(streamed, limit: 1 << 24) == store)
         var wrong = metadata
@@ -104,7 +104,7 @@ struct InflatedStoreTests {
         for maximum in [InflatedStore.maximumBytes, 0] {
             let error = #expect(throws: BaselineError.self) {
                 try BaselineArchive.extractStore(made.path, metadata: wrong, into: folder + "/wrong-\(maximum)", sealing: .none,
-                                                 maximumWholeBytes: maximum)
+                                                 maximumWholeBytes: maximum, recentlyVerified: nil)
             }
             #expect(error == .unreadable("store.sqlite does not match its checksum"))
             #expect(!FileManager.default.fileExists(atPath: folder + "/wrong-\(maximum)/store.sqlite"))

@@ -94,7 +94,7 @@ struct SchemaUpgradeTests {
         // Rewrite the baseline's state file as version 1 wrote it.
         let location = try #require(a.location)
         let work = cloud.root + "/rewrite"
-        let stateFile = try BaselineArchive.extractStore(location.baselinePath, metadata: metadata, into: work, sealing: .none)
+        let stateFile = try BaselineArchive.extractStore(location.baselinePath, metadata: metadata, into: work, sealing: .none, recentlyVerified: nil)
         try downgradeToVersion1(stateFile, model: cloud.model)
         var old = metadata
         old.storeChecksum = try BaselineArchive.sha256Hex(ofFile: stateFile)

@@ -105,9 +105,9 @@ extension UbiquityPeer {
     private func receiptKnowledge(of peer: String, _ location: ContainerLocation, epoch: String?, scan: ContainerScan?) -> Int64 {
         let receipt = scan.map { scan in
             scan.peerFolders.first { $0.peerID == peer }?.entries.first { $0.kind == .receipt }.flatMap {
-                ReceiptCache.shared.receipt(listed: $0, of: location, limit: 1 << 20)
+                location.caches.receipts.receipt(listed: $0, of: location, limit: 1 << 20)
             }
-        } ?? ReceiptCache.shared.receipt(at: location.receiptPath(of: peer), of: location, limit: 1 << 20)
+        } ?? location.caches.receipts.receipt(at: location.receiptPath(of: peer), of: location, limit: 1 << 20)
         guard let receipt, receipt.peerID == peer, receipt.contentEpoch == epoch else { return 0 }
         return max(receipt.knowledge[peerID], receipt.baselineKnowledge?[peerID] ?? 0)
     }

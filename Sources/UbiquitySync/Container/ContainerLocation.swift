@@ -14,6 +14,10 @@ public struct ContainerLocation: Sendable, Equatable {
     /// below the root passes through it (`ContainerLocation+Confinement.swift`). Not part of
     /// what makes two locations equal.
     public package(set) var sealing: ContentSealing = .none
+    /// What this location's syncs keep between rounds (`SyncCaches`): its own, made with it and
+    /// shared only by its copies, so each peer's are its own. Not part of what makes two
+    /// locations equal.
+    package let caches = SyncCaches()
 
     public init(cloud: String, identityToken: String, containerIdentifier: String, contentURL: String, contentName: String, modelHash: String) {
         self.cloud = cloud

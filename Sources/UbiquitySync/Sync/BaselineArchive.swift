@@ -144,11 +144,11 @@ enum BaselineArchive {
     /// Reads only the metadata of the baseline at `path`. A sync asks several times and the
     /// archive is replaced only by rename, so the answer is kept while the file's signature
     /// (size, times, inode) stays the same.
-    static func readMetadata(_ path: String, sealing: ContentSealing) throws(BaselineError) -> BaselineMetadata {
+    static func readMetadata(_ path: String, sealing: ContentSealing, caches: SyncCaches?) throws(BaselineError) -> BaselineMetadata {
         guard let file = DirectoryEntry.at(path), file.isRegularFile else { throw .unreadable("no baseline at \(path)") }
-        if let known = MetadataCache.shared.lookup(path, file) { return known }
+        if let known = caches?.baselineMetadata.lookup(path, signature: file.signature) { return known }
         let metadata = try readMetadataFromArchive(path, sealing: sealing)
-        MetadataCache.shared.store(path, file, metadata)
+        caches?.baselineMetadata.store(path, signature: file.signature, metadata)
         return metadata
     }
 
@@ -226,7 +226,7 @@ enum BaselineArchive {
     /// than the bound). Tests pass a `maximumWholeBytes` of 0 to take the streaming way.
     static func extractStore(_ path: String, metadata: BaselineMetadata, into directory: String, sealing: ContentSealing,
                              maximumWholeBytes: Int = InflatedStore.maximumBytes,
-                             recentlyVerified: RecentlyVerifiedStore = .shared) throws(BaselineError) -> String {
+                             recentlyVerified: RecentlyVerifiedStore?) throws(BaselineError) -> String {
         let target = directory + "/" + storeName
         try? FileManager.default.removeItem(atPath: target)
         do {
@@ -236,7 +236,7 @@ enum BaselineArchive {
         }
         // The catalog's check has usually just inflated this very file: its bytes are written out.
         var whole = DirectoryEntry.at(path).flatMap {
-            recentlyVerified.take(key: RecentlyVerifiedStore.key(path: path, signature: $0.signature, checksum: metadata.storeChecksum))
+            recentlyVerified?.take(key: RecentlyVerifiedStore.key(path: path, signature: $0.signature, checksum: metadata.storeChecksum))
         }
         if whole == nil { whole = try inflateWhole(path, metadata: metadata, sealing: sealing, maximumBytes: maximumWholeBytes) }
         if let store = whole {
@@ -273,13 +273,13 @@ enum BaselineArchive {
     /// Checks the store file against the metadata's checksum without writing it anywhere; the
     /// bytes are kept a short while for the join that may follow (`RecentlyVerifiedStore`).
     static func verifyStore(_ path: String, metadata: BaselineMetadata, sealing: ContentSealing,
-                            recentlyVerified: RecentlyVerifiedStore = .shared) throws(BaselineError) {
+                            recentlyVerified: RecentlyVerifiedStore?) throws(BaselineError) {
         let before = DirectoryEntry.at(path)?.signature
         if let store = try inflateWhole(path, metadata: metadata, sealing: sealing) {
             guard UnsafeRawBufferPointer(store.bytes).starts(with: sqliteHeader) else { throw notADatabase }
             // Kept only if the file did not change while it was read.
             if let before, DirectoryEntry.at(path)?.signature == before {
-                recentlyVerified.keep(store, key: RecentlyVerifiedStore.key(path: path, signature: before, checksum: metadata.storeChecksum))
+                recentlyVerified?.keep(store, key: RecentlyVerifiedStore.key(path: path, signature: before, checksum: metadata.storeChecksum))
             }
             return
         }
@@ -363,27 +363,6 @@ extension BaselineMetadata {
     /// dominating one of two conflicting baselines). A sealed archive is read only with
     /// `sealing` holding its content's key; without, it is unreadable, as to iCloud itself.
     public init(archiveAt path: String, sealing: ContentSealing = .none) throws(BaselineError) {
-        self = try BaselineArchive.readMetadata(path, sealing: sealing)
-    }
-}
-
-/// Baseline metadata already read, by archive path and file signature.
-private final class MetadataCache: @unchecked Sendable {
-    static let shared = MetadataCache()
-    private let lock = NSLock()
-    private var entries: [String: (file: DirectoryEntry, metadata: BaselineMetadata)] = [:]
-
-    func lookup(_ path: String, _ file: DirectoryEntry) -> BaselineMetadata? {
-        lock.withLock {
-            guard let entry = entries[path], entry.file.signature == file.signature else { return nil }
-            return entry.metadata
-        }
-    }
-
-    func store(_ path: String, _ file: DirectoryEntry, _ metadata: BaselineMetadata) {
-        lock.withLock {
-            if entries.count > 256 { entries.removeAll() }
-            entries[path] = (file, metadata)
-        }
+        self = try BaselineArchive.readMetadata(path, sealing: sealing, caches: nil)
     }
 }

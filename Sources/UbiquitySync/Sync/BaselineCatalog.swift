@@ -52,7 +52,7 @@ package struct BaselineCatalog {
     package init(location: ContainerLocation, store: PersistentStore, verifiedList: String?, readOnly: Bool = false,
                  logger: UbiquityLogger) {
         let epoch = try? store.contentEpoch()
-        let verified = verifiedList.map(Self.readVerified) ?? []
+        let verified = verifiedList.map { Self.readVerified($0, caches: location.caches) } ?? []
         var stillVerified: Set<String> = []
         if case .locked = location.sealing.state {
             // Encrypted content this device holds no key for: nothing can be read, and nothing
@@ -85,7 +85,7 @@ package struct BaselineCatalog {
             let path = entry.path
             let metadata: BaselineMetadata
             do {
-                metadata = try BaselineArchive.readMetadata(path, sealing: location.sealing)
+                metadata = try BaselineArchive.readMetadata(path, sealing: location.sealing, caches: location.caches)
             } catch {
                 reject(error.description, quarantine: true)
                 continue
@@ -104,7 +104,7 @@ package struct BaselineCatalog {
             if !verified.contains(signature) {
                 // Inflated and hashed, never written out: nothing lands on the device.
                 do {
-                    try BaselineArchive.verifyStore(path, metadata: metadata, sealing: location.sealing)
+                    try BaselineArchive.verifyStore(path, metadata: metadata, sealing: location.sealing, recentlyVerified: location.caches.verifiedStore)
                 } catch {
                     reject(error.description, quarantine: true)
                     continue
@@ -123,9 +123,9 @@ package struct BaselineCatalog {
     /// took its checksum from the very bytes it zipped, so extracting it again at the next
     /// catalog would only check this peer's own write. A file swapped in meanwhile has another
     /// signature or checksum and is verified as any other.
-    package static func recordRolled(_ path: String, storeChecksum: String, verifiedList: String) {
+    package static func recordRolled(_ path: String, storeChecksum: String, verifiedList: String, caches: SyncCaches) {
         guard let file = DirectoryEntry.at(path), file.isRegularFile else { return }
-        var signatures = readVerified(verifiedList)
+        var signatures = readVerified(verifiedList, caches: caches)
         guard signatures.insert("\(file.name)|\(file.signature)|\(storeChecksum)").inserted else { return }
         writeVerified(signatures, to: verifiedList)
     }
@@ -133,42 +133,18 @@ package struct BaselineCatalog {
     // The signatures hold the file's change time and inode: device facts, kept in a file of the
     // device's rather than in the store (whose bytes a baseline is made from).
     // Every sync makes a catalog or three, and the list rarely changes: it is parsed again only
-    // when its file changed (`VerifiedListCache`).
-    private static func readVerified(_ path: String) -> Set<String> {
+    // when its file changed (`SyncCaches.verifiedLists`).
+    private static func readVerified(_ path: String, caches: SyncCaches) -> Set<String> {
         let before = DirectoryEntry.at(path)?.settledSignature
-        if let before, let known = VerifiedListCache.shared.lookup(path, signature: before) { return known }
+        if let before, let known = caches.verifiedLists.lookup(path, signature: before) { return known }
         guard let bytes = try? AtomicFile.read(path, limit: 1 << 20) else { return [] }
         let signatures = Set(String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init))
-        if let before, DirectoryEntry.at(path)?.signature == before { VerifiedListCache.shared.store(path, signature: before, signatures) }
+        if let before, DirectoryEntry.at(path)?.signature == before { caches.verifiedLists.store(path, signature: before, signatures) }
         return signatures
     }
 
     private static func writeVerified(_ signatures: Set<String>, to path: String) {
         try? AtomicFile.makeDirectory((path as NSString).deletingLastPathComponent)
         try? AtomicFile.write(Array(signatures.sorted().joined(separator: "\n").utf8), to: path)
-    }
-}
-
-/// Verified lists already parsed, by path and settled file signature (size, modification time,
-/// inode, change time: any later write or replacement changes it, `settledSignature`), as
-/// `MetadataCache` keeps baseline metadata. A list is kept only when its signature held across
-/// the read, so a lookup gives what reading the unchanged file again would.
-private final class VerifiedListCache: @unchecked Sendable {
-    static let shared = VerifiedListCache()
-    private let lock = NSLock()
-    private var entries: [String: (signature: String, list: Set<String>)] = [:]
-
-    func lookup(_ path: String, signature: String) -> Set<String>? {
-        lock.withLock {
-            guard let entry = entries[path], entry.signature == signature else { return nil }
-            return entry.list
-        }
-    }
-
-    func store(_ path: String, signature: String, _ list: Set<String>) {
-        lock.withLock {
-            if entries.count > 256 { entries.removeAll() }
-            entries[path] = (signature, list)
-        }
     }
 }

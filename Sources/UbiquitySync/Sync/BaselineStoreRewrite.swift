@@ -8,8 +8,8 @@ package enum BaselineStoreRewrite {
     /// (handed the extracted file's path, below `scratch`): the metadata stays, but for the
     /// store's checksum, taken again. A bug report's redaction goes through it.
     package static func rewrite(_ path: String, model: ObjectModel, scratch: String, _ change: (String) throws -> Void) throws {
-        let metadata = try BaselineArchive.readMetadata(path, sealing: .none)
-        let store = try BaselineArchive.extractStore(path, metadata: metadata, into: scratch, sealing: .none)
+        let metadata = try BaselineArchive.readMetadata(path, sealing: .none, caches: nil)
+        let store = try BaselineArchive.extractStore(path, metadata: metadata, into: scratch, sealing: .none, recentlyVerified: nil)
         defer { try? FileManager.default.removeItem(atPath: store) }
         try change(store)
         let temporary = path + ContainerLocation.temporarySuffix

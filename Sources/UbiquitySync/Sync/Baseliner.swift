@@ -65,7 +65,7 @@ package struct Baseliner {
             let work = scratchDirectory + "/join-" + UUID().uuidString
             defer { try? FileManager.default.removeItem(atPath: work) }
             do {
-                let stateFile = try BaselineArchive.extractStore(entry.path, metadata: entry.metadata, into: work, sealing: location.sealing)
+                let stateFile = try BaselineArchive.extractStore(entry.path, metadata: entry.metadata, into: work, sealing: location.sealing, recentlyVerified: location.caches.verifiedStore)
                 changes.merge(try store.joinStateFile(at: stateFile, knowledge: entry.metadata.knowledge))
                 joined.append(entry.metadata)
                 logger.log(.info, .baseline, "joinBaseline", "joined \(entry.name) of \(entry.metadata.author) at \(entry.metadata.knowledge)")
@@ -213,7 +213,7 @@ package struct Baseliner {
         }
         if !readOnly {
             BaselineCatalog.recordRolled(location.baselinePath, storeChecksum: metadata.storeChecksum,
-                                         verifiedList: verifiedList)
+                                         verifiedList: verifiedList, caches: location.caches)
         }
         logger.log(.info, .baseline, "rollBaseline", "rolled a baseline at \(covered): \(reason)")
         return .rolled(metadata, reason: reason)

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import UbiquityBase
 import UbiquityCore
 import UbiquityPlist
@@ -121,7 +120,7 @@ package enum ContentEpoch {
                   plist["transactionNumber"] != nil else { return false }
             epoch = plist["contentEpoch"]?.stringValue
         } else if isBaselineFile(name) {
-            guard let metadata = try? BaselineArchive.readMetadata(path, sealing: location.sealing) else { return false }
+            guard let metadata = try? BaselineArchive.readMetadata(path, sealing: location.sealing, caches: location.caches) else { return false }
             epoch = metadata.contentEpoch
         } else {
             return false
@@ -156,16 +155,13 @@ package enum ContentEpoch {
         let path = log.path
         guard let file = log.file else { return false }
         let signature = file.settledSignature
-        if let signature, let known = logEpochs.withLock({ $0[path] }), known.signature == signature { return known.epoch.map { $0 != epoch } ?? false }
+        if let signature, let known = location.caches.logEpochs.lookup(path, signature: signature) { return known.map { $0 != epoch } ?? false }
         guard let raw = try? log.folder.read(log.name, limit: SealedFile.sealedSize(ofAtMost: TransactionLog.maximumFileSize)),
               let bytes = try? location.sealing.open(raw, path: path) else { return false }
         let found = logEpoch(in: bytes)
         // Kept only under a signature that still holds after the read (it then names the bytes read), and only plaintext.
         if let signature, !SealedFile.isSealed(raw), log.file?.signature == signature {
-            logEpochs.withLock { epochs in
-                if epochs.count >= 4096 { epochs.removeAll() }
-                epochs[path] = (signature, found)
-            }
+            location.caches.logEpochs.store(path, signature: signature, found)
         }
         return found.map { $0 != epoch } ?? false
     }
@@ -176,9 +172,6 @@ package enum ContentEpoch {
         guard let plist = try? PlistSeam.decode(bytes), plist["transactionNumber"] != nil else { return nil }
         return .some(plist["contentEpoch"]?.stringValue)
     }
-
-    /// Epochs read from logs (`logEpoch`), by path, with the settled signature they were read under.
-    private static let logEpochs = Mutex<[String: (signature: String, epoch: String??)]>([:])
 }
 
 extension ContainerLocation {

@@ -155,7 +155,7 @@ package struct Exporter {
         let listed = scan?.peerFolders.first { $0.peerID == store.peerID }?.entries.first { $0.kind == .receipt && $0.path == path }
         let found: Receipt?
         if let listed {
-            found = ReceiptCache.shared.receipt(listed: listed, of: location, limit: 1 << 20)
+            found = location.caches.receipts.receipt(listed: listed, of: location, limit: 1 << 20)
         } else {
             found = (try? location.read(path, limit: 1 << 20)).flatMap { try? Receipt(decoding: $0) }
         }

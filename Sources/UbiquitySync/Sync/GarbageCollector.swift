@@ -59,7 +59,7 @@ package struct GarbageCollector {
             let peer = folder.peerID
             // A receipt of removed content proves nothing about this content; a folder listed without one has none this round.
             guard let listed = folder.entries.first(where: { $0.kind == .receipt }),
-                  let receipt = ReceiptCache.shared.receipt(listed: listed, of: location, limit: 1 << 20),
+                  let receipt = location.caches.receipts.receipt(listed: listed, of: location, limit: 1 << 20),
                   receipt.peerID == peer, receipt.contentEpoch == epoch ?? nil else { continue }
             newestReceipt = max(newestReceipt, receipt.date)
             if peer != me { receipts[peer] = receipt }

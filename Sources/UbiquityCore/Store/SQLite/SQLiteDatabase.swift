@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 /// One SQLite connection with a cache of prepared statements.
 ///
@@ -9,7 +10,7 @@ public final class SQLiteDatabase {
     public let path: String
     /// Unique among the connections this process opened (an address can be reused once a
     /// connection is gone): what holders of its statements compare, without a weak reference.
-    let serial: UInt64 = ConnectionSerials.shared.next()
+    let serial: UInt64 = lastConnectionSerial.add(1, ordering: .relaxed).newValue
     private var statements: [String: SQLiteStatement] = [:]
     private var transactionDepth = 0
     /// Whether a read transaction begun by `lingeringRead` is still open.
@@ -240,16 +241,5 @@ public final class SQLiteDatabase {
     }
 }
 
-/// Hands out `SQLiteDatabase.serial`s.
-private final class ConnectionSerials: @unchecked Sendable {
-    static let shared = ConnectionSerials()
-    private let lock = NSLock()
-    private var last: UInt64 = 0
-
-    func next() -> UInt64 {
-        lock.lock()
-        defer { lock.unlock() }
-        last += 1
-        return last
-    }
-}
+/// The last `SQLiteDatabase.serial` handed out: serials number the process's connections.
+private let lastConnectionSerial = Atomic<UInt64>(0)

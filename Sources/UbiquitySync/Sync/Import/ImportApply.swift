@@ -118,8 +118,8 @@ extension Importer {
         report.changes.merge(result.changes)
         report.applied += result.applied
         report.appliedBytes += result.applied.reduce(0) { $0 + (admitted.candidates[LogID($1.peerID, $1.number)]?.entry.size ?? 0) }
-        if !DecodedLogCache.shared.isEmpty {
-            DecodedLogCache.shared.forget(result.applied.compactMap { admitted.candidates[LogID($0.peerID, $0.number)].map { location.absolute($0.relativePath) } })
+        if !location.caches.decodedLogs.isEmpty {
+            location.caches.decodedLogs.forget(result.applied.compactMap { admitted.candidates[LogID($0.peerID, $0.number)].map { location.absolute($0.relativePath) } })
         }
         if !result.changes.isEmpty { onBatch(result.changes) }
         for (peer, number, reason) in result.refused {

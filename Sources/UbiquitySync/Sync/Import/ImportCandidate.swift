@@ -49,7 +49,7 @@ extension Importer {
             return .decoded(log, bytes: keepingBytes || refused ? bytes : nil, plain: plain)
         }
         // A log that waited since the last sync, its file unchanged, is not read again.
-        if let kept = DecodedLogCache.shared.log(at: path, model: model, signature: candidate.settledSignature, watched: candidate.folder?.memo),
+        if let kept = location.caches.decodedLogs.log(at: path, model: model, signature: candidate.settledSignature, watched: candidate.folder?.memo),
            kept.bytes.count <= maxLogBytes {
             (bytes, plain) = (kept.bytes, true)
             return decoded(kept.log)
@@ -67,7 +67,7 @@ extension Importer {
         }
         // One that waited and changed only its times decodes as it did.
         if plain, bytes.count <= maxLogBytes,
-           let log = DecodedLogCache.shared.log(at: path, model: model, bytes: bytes, signature: candidate.settledSignature, watched: candidate.folder?.memo) {
+           let log = location.caches.decodedLogs.log(at: path, model: model, bytes: bytes, signature: candidate.settledSignature, watched: candidate.folder?.memo) {
             return decoded(log)
         }
         do {

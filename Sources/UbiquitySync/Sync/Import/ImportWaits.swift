@@ -7,7 +7,7 @@ extension Importer {
     func keepDecoded(_ admitted: AdmittedLogs) {
         for (id, waiting) in admitted.pending {
             guard let bytes = admitted.plainBytes[id], let candidate = admitted.candidates[id] else { continue }
-            DecodedLogCache.shared.keep(waiting.log, from: bytes, at: location.absolute(candidate.relativePath),
+            location.caches.decodedLogs.keep(waiting.log, from: bytes, at: location.absolute(candidate.relativePath),
                                         signature: candidate.settledSignature, model: store.model, watched: candidate.folder?.memo)
         }
     }

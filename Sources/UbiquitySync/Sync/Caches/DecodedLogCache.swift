@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import UbiquityBase
 import UbiquityCore
 
@@ -16,9 +17,8 @@ import UbiquityCore
 ///   a moment ago, not settled yet, is not read again at every sync either;
 /// - or, for a file changed lately, its bytes, read again, are the ones it was decoded from.
 /// Logs leave when they apply; everything goes past `capacity` (the cache only saves work).
-package final class DecodedLogCache: @unchecked Sendable {
-    // @unchecked: `entries` and `keptBytes` are touched only under `lock`.
-    package static let shared = DecodedLogCache()
+package final class DecodedLogCache: Sendable {
+    package init() {}
 
     /// Logs larger than this are never kept: a waiting log of a chatty peer is small, a large
     /// one (an import of thousands of objects) waits rarely and would hold its memory long.
@@ -35,16 +35,19 @@ package final class DecodedLogCache: @unchecked Sendable {
         var watched: FolderMetadataMemo?
     }
 
-    private let lock = NSLock()
-    private var entries: [String: Kept] = [:]
-    private var keptBytes = 0
+    private struct State {
+        var entries: [String: Kept] = [:]
+        var keptBytes = 0
+    }
+
+    private let state = Mutex(State())
 
     /// The log decoded before from the file at `path`, unchanged since (`signature`: its
     /// settled signature when the import asked for the file), under `model`.
     /// `watched`: the memo of the listing the file was found in; a log kept under that very
     /// memo, while it is current, needs no signature.
     package func log(at path: String, model: ObjectModel, signature: String?, watched: FolderMetadataMemo? = nil) -> (log: TransactionLog, bytes: [UInt8])? {
-        guard let kept = lock.withLock({ entries[path] }), kept.model == Self.identity(of: model) else { return nil }
+        guard let kept = state.withLock({ $0.entries[path] }), kept.model == Self.identity(of: model) else { return nil }
         if let signature, kept.signature == signature { return (kept.log, kept.bytes) }
         if let watched, kept.watched === watched, watched.isCurrent() { return (kept.log, kept.bytes) }
         return nil
@@ -56,10 +59,10 @@ package final class DecodedLogCache: @unchecked Sendable {
     /// So is one whose folder's memo `watched` is current after the read.
     package func log(at path: String, model: ObjectModel, bytes: [UInt8], signature: String?, watched: FolderMetadataMemo? = nil) -> TransactionLog? {
         let current = watched.flatMap { $0.isCurrent() ? $0 : nil }
-        return lock.withLock {
-            guard let kept = entries[path], kept.model == Self.identity(of: model), kept.bytes == bytes else { return nil }
+        return state.withLock { state in
+            guard let kept = state.entries[path], kept.model == Self.identity(of: model), kept.bytes == bytes else { return nil }
             if (signature != nil && kept.signature != signature) || (current != nil && kept.watched !== current) {
-                entries[path] = Kept(model: kept.model, signature: signature ?? kept.signature, bytes: kept.bytes, log: kept.log, watched: current ?? kept.watched)
+                state.entries[path] = Kept(model: kept.model, signature: signature ?? kept.signature, bytes: kept.bytes, log: kept.log, watched: current ?? kept.watched)
             }
             return kept.log
         }
@@ -72,33 +75,33 @@ package final class DecodedLogCache: @unchecked Sendable {
                       watched: FolderMetadataMemo? = nil) {
         guard bytes.count <= Self.largestLog else { return }
         let current = watched.flatMap { $0.isCurrent() ? $0 : nil }
-        lock.withLock {
-            if let old = entries[path] { keptBytes -= old.bytes.count }
-            if keptBytes + bytes.count > Self.capacity {
-                entries.removeAll()
-                keptBytes = 0
+        state.withLock { state in
+            if let old = state.entries[path] { state.keptBytes -= old.bytes.count }
+            if state.keptBytes + bytes.count > Self.capacity {
+                state.entries.removeAll()
+                state.keptBytes = 0
             }
-            entries[path] = Kept(model: Self.identity(of: model), signature: signature, bytes: bytes, log: log, watched: current)
-            keptBytes += bytes.count
+            state.entries[path] = Kept(model: Self.identity(of: model), signature: signature, bytes: bytes, log: log, watched: current)
+            state.keptBytes += bytes.count
         }
     }
 
     /// Drops the logs of `paths` (they applied: their author's number is at or below the
     /// knowledge now, so they are never read again).
     package func forget(_ paths: some Sequence<String>) {
-        lock.withLock {
-            guard !entries.isEmpty else { return }
+        state.withLock { state in
+            guard !state.entries.isEmpty else { return }
             for path in paths {
-                if let old = entries.removeValue(forKey: path) { keptBytes -= old.bytes.count }
+                if let old = state.entries.removeValue(forKey: path) { state.keptBytes -= old.bytes.count }
             }
         }
     }
 
     /// Whether no log is kept (an import that applied logs asks before building their paths).
-    package var isEmpty: Bool { lock.withLock { entries.isEmpty } }
+    package var isEmpty: Bool { state.withLock { $0.entries.isEmpty } }
 
     /// Whether a log of `path` is kept (tests).
-    package func holds(_ path: String) -> Bool { lock.withLock { entries[path] != nil } }
+    package func holds(_ path: String) -> Bool { state.withLock { $0.entries[path] != nil } }
 
     /// The model as decoding sees it: its name and the hash of everything it declares.
     private static func identity(of model: ObjectModel) -> String { model.name + "\n" + model.hash }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import UbiquityBase
 import UbiquityCore
 
@@ -14,17 +15,17 @@ import UbiquityCore
 /// watch's memo too: while the memo is current, nothing in the folder changed since before
 /// the read, so the receipt is answered with no look at the file at all, settled or not (peers
 /// rewrite their receipts at most syncs, so most are not settled when the next sync asks).
-package final class ReceiptCache: @unchecked Sendable {
-    package static let shared = ReceiptCache()
-    private let lock = NSLock()
-    private var entries: [String: (signature: String?, bytes: [UInt8], receipt: Receipt, watched: FolderMetadataMemo?)] = [:]
+package final class ReceiptCache: Sendable {
+    private let entries = Mutex<[String: (signature: String?, bytes: [UInt8], receipt: Receipt, watched: FolderMetadataMemo?)]>([:])
+
+    package init() {}
 
     /// The receipt a listing of this round found (`entry`, of kind `.receipt`), asked of the
     /// folder the listing opened (its confinement checked by the listing, `ContainerEntry.list`):
     /// by name, not by a path a dozen folders deep, and with no second walk of those folders.
     package func receipt(listed entry: ContainerEntry, of location: ContainerLocation, limit: Int) -> Receipt? {
         guard let folder = entry.folder else { return receipt(at: entry.path, of: location, limit: limit) }
-        if let memo = folder.memo, let known = lock.withLock({ entries[entry.path] }), known.watched === memo, memo.isCurrent() { return known.receipt }
+        if let memo = folder.memo, let known = entries.withLock({ $0[entry.path] }), known.watched === memo, memo.isCurrent() { return known.receipt }
         guard let file = folder.entry(entry.name), file.isRegularFile else { return nil }
         return receipt(entry.path, file: file, of: location, limit: limit, read: { (limit: Int) throws(FileError) in try folder.read(entry.name, limit: limit) },
                        look: { folder.entry(entry.name) }, watched: folder.memo)
@@ -45,7 +46,7 @@ package final class ReceiptCache: @unchecked Sendable {
     private func receipt(_ path: String, file: DirectoryEntry, of location: ContainerLocation, limit: Int,
                          read: (Int) throws(FileError) -> [UInt8], look: () -> DirectoryEntry?, watched: FolderMetadataMemo? = nil) -> Receipt? {
         let signature = file.settledSignature
-        let known = lock.withLock { entries[path] }
+        let known = entries.withLock { $0[path] }
         let bytes: [UInt8], receipt: Receipt
         if let signature, let known, known.signature == signature {
             // Unchanged since it was read; kept with the watch's memo too, when there is one.
@@ -70,7 +71,7 @@ package final class ReceiptCache: @unchecked Sendable {
         let named = signature.flatMap { look()?.signature == $0 ? $0 : nil }
         // So does a watch's memo made before the read and still current after it.
         let current = watched.flatMap { $0.isCurrent() ? $0 : nil }
-        lock.withLock {
+        entries.withLock { entries in
             if entries.count > 1024 { entries.removeAll() }
             entries[path] = (named, bytes, receipt, current)
         }
