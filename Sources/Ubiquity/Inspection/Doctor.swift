@@ -49,68 +49,17 @@ public enum Doctor {
     /// import has seen yet too — and trusts neither file times nor earlier imports.
     public static func examine(_ peer: UbiquityPeer, now: Date? = nil) throws -> [DoctorFinding] {
         let now = now ?? peer.configuration.clock.now
-        var findings: [DoctorFinding] = []
-        let fallback = peer.folder.storeFile(kind: .fallback, storeName: peer.configuration.storeName)
-        if peer.kind == .account, FileManager.default.fileExists(atPath: fallback) {
-            findings.append(DoctorFinding(kind: .staleFallback,
-                message: "a fallback store is left from an initial import that did not finish (\(fallback))",
-                repair: "\(.openAccountStore): it finishes the import and migrates what was saved in the fallback", fixable: true))
-        }
+        var findings = fallbackFindings(peer)
         guard let location = peer.location else { return findings }
-        if case .locked = location.sealing.refresh() {
-            // Nothing of the content can be read here; nothing unread is reported as damaged.
-            if location.sealing.isRecordMissing {
-                findings.append(DoctorFinding(kind: .encryptedWithoutKey, message: SyncError.keyRecordMissing(path: location.encryptionRecordPath).description,
-                    repair: "put the record back (a backup of the cloud, another machine's copy); saves wait in the outbox meanwhile, and nothing is written in plaintext", fixable: false))
-                return findings
-            }
-            if location.sealing.alteration != nil {
-                findings.append(DoctorFinding(kind: .alteredKeyRecord, message: location.sealing.lockedError.description,
-                    repair: "a device holding the key puts it back at its next sync; or \(.unlockEncryption) here with the passphrase; saves wait in the outbox meanwhile", fixable: false))
-                return findings
-            }
-            findings.append(DoctorFinding(kind: .encryptedWithoutKey, message: ContentSealing.noKeyMessage,
-                repair: "\(.unlockEncryption) with the passphrase; saves wait in the outbox meanwhile", fixable: false))
-            return findings
-        }
+        if let locked = sealingFindings(location) { return findings + locked }
         if let alteration = location.sealing.alteration {
             findings.append(DoctorFinding(kind: .alteredKeyRecord, message: "\(alteration.description) (\(location.encryptionRecordPath)); this device goes on with the key it holds",
                 repair: alteration.isRestorable ? "to put its key ID back, \(.sync) (or \(.repairKeyRecord)): the record's check proves the rest as written"
                     : "\(.repairKeyRecord) with the passphrase", fixable: false))
         }
-        let knowledge = peer.store.knowledge
         let scan = ContainerScan(location: location)
         if let versions = try ModelVersionReport.make(for: peer) { findings += modelVersionFindings(versions) }
-
-        for stranger in scan.strangers {
-            let what = stranger.type == .symbolicLink ? "is a symbolic link, never followed" : "is not a peer's folder"
-            findings.append(DoctorFinding(kind: .foreignFile, message: "'\(stranger.name)' in the ubiquity root \(what)",
-                repair: "move it out of \(location.ubiquityRoot); it is never imported", fixable: false))
-        }
-        for folder in scan.peerFolders {
-            findings += folderFindings(peer: folder.peerID, location)
-            for entry in folder.entries {
-                let path = location.relativeLogPath(folder.peerID, entry.name)
-                switch entry.kind {
-                case .temporary:
-                    if folder.peerID == peer.peerID, let file = entry.file, file.modificationTime < now.timeIntervalSince1970 - staleTemporaryAge {
-                        findings.append(DoctorFinding(kind: .staleTemporaryFile, message: "\(folder.peerID)/…/\(entry.name) is a leftover of an interrupted write",
-                            repair: "delete it (doctor --fix does)", fixable: true))
-                    }
-                case let .duplicateCopy(original):
-                    findings.append(duplicateCopyFinding(entry, of: original, in: folder, location: location))
-                case _ where entry.kind.isFileSyncArtifact:
-                    if let file = entry.file { findings += fileSyncFindings(entry.kind, path: path, file: file, place: .peerFolder(folder.peerID), now: now) }
-                case .log, .receipt:
-                    guard !entry.isRegularFile, let kind = entry.file?.kindIfNotRegular else { continue }
-                    findings.append(DoctorFinding(kind: .foreignFile, message: "\(path) is \(kind), named like a \(entry.kind == .receipt ? "receipt" : "log") but never read as one",
-                        repair: "move it out of the cloud (a file-sync tool or a script put it there); nothing waits for it", fixable: false))
-                default:
-                    findings.append(DoctorFinding(kind: .foreignFile, message: "\(path) is not a log or receipt",
-                        repair: "delete it or move it aside; it is never imported", fixable: false))
-                }
-            }
-        }
+        findings += entryFindings(scan, peer: peer, location: location, now: now)
 
         // Every log, read and verified as an import would (decode, checksum, model, author,
         // number, stamp), and every receipt. Logs of another content epoch are leftovers of
@@ -121,52 +70,18 @@ public enum Doctor {
         let decoded = verification.decoded
         findings += verification.problems.map { unreadableLogFinding($0.path, reason: $0.reason, author: $0.peerID, peer: peer) }
         findings += receiptFindings(scan, location: location)
-        // Logs that read well but that this store refused when it applied them.
         var damaged = Set(verification.problems.map(\.path))
-        // (Quarantined external data files are reported with the logs that wait for them, below.)
-        for record in try peer.store.quarantined() where !record.path.hasPrefix(ContainerLocation.baselineFolderName + "/") && !record.path.hasPrefix(ContainerLocation.externalDataFolderName + "/")
-            && !damaged.contains(record.path) {
-            guard let file = DirectoryEntry.at(location.absolute(record.path)), record.matches(file) else { continue }
-            damaged.insert(record.path)
-            let author = String(record.path.prefix { $0 != "/" })
-            findings.append(unreadableLogFinding(record.path, reason: "quarantined: \(record.reason)", author: author, peer: peer))
-        }
+        findings += try quarantineFindings(peer, location: location, damaged: &damaged)
         findings += baselineFindings(peer, location: location)
         let current = scan.logs.filter { (decoded[$0.peerID + "/" + $0.name].map { $0.contentEpoch == epoch }) ?? true }
 
         findings += sharedFolderFindings(location, now: now)
         findings += duplicateLogFindings(current)
-
-        // Missing predecessors: later logs present (damaged ones aside: reported above), the next one absent.
+        // Damaged logs aside: reported above.
         let readable = current.filter { !damaged.contains(location.relativeLogPath($0.peerID, $0.name)) }
-        for peerID in Set(readable.map(\.peerID)).sorted() {
-            let mine = readable.filter { $0.peerID == peerID && $0.number > knowledge[peerID] }
-            guard let oldest = mine.min(by: { $0.number < $1.number }), oldest.number > knowledge[peerID] + 1 else { continue }
-            let since = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: mine.map(\.modificationTime).min() ?? 0))
-            findings.append(DoctorFinding(kind: .missingPredecessor,
-                message: "missing transaction \(knowledge[peerID] + 1) of peer \(peerID) since \(since); \(mine.count) later log(s) wait for it",
-                repair: "the file never arrived: check the file-sync tool on that peer's machine, or let \(peerID) sync again so its outbox writes it", fixable: false))
-        }
-
-        // Logs waiting for their external data (as the last import found them).
-        for wait in try peer.store.externalDataWaits() {
-            findings.append(DoctorFinding(kind: .missingExternalData, message: wait,
-                repair: "the file never arrived or arrived damaged: check the file-sync tool, or let the peer that saved the value sync again so it writes the file again", fixable: false))
-        }
-
-        // Garbage collection held back.
-        let garbage = GarbageCollector(store: peer.store, location: location, logger: .silent)
-            .collect(view: peer.baselines.view, policy: peer.configuration.baselinePolicy ?? .apple, now: now, dryRun: true)
-        for (blocker, number) in garbage.blockingPeers.sorted(by: { $0.key < $1.key }) {
-            findings.append(DoctorFinding(kind: .blockedGarbageCollection,
-                message: "peer \(blocker)'s receipt (at \(number) of this peer) holds back the deletion of logs the baseline covers",
-                repair: "let \(blocker) sync; if it is gone for good, the grace period releases the logs (to shorten it, \(.shortenGracePeriod))", fixable: false))
-        }
-        for stale in garbage.staleReceipts {
-            findings.append(DoctorFinding(kind: .staleReceipt, message: "peer \(stale) has not synced for longer than the grace period while other peers did",
-                repair: "if the device is gone for good, nothing is needed: its receipt no longer blocks anything", fixable: false))
-        }
-
+        findings += missingPredecessorFindings(readable, knowledge: peer.store.knowledge)
+        findings += try externalDataFindings(peer)
+        findings += garbageFindings(peer, location: location, now: now)
         findings += clockSkewFindings(readable.compactMap { decoded[$0.peerID + "/" + $0.name] })
         return findings
     }
