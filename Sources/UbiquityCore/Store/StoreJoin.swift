@@ -229,28 +229,7 @@ extension PersistentStore {
                     continue
                 }
                 var row = existing
-                var changed = false
-                for (index, slot) in table.slots.enumerated() {
-                    let layout = table.slotLayouts[index]
-                    guard case let .integer(theirID) = incoming[layout.writer], let theirs = try slotWriter(id: theirID) else { continue }
-                    let mine: SlotWriter? = if case let .integer(myID) = row[layout.writer] { try slotWriter(id: myID) } else { nil }
-                    if let mine, mine.stamp >= theirs.stamp { continue }
-                    let columns = layout.attributes.map(\.column) + (layout.toOne.map { [$0.column] } ?? [])
-                    if let mine, !storeKnowledge.covers(peer: theirs.stamp.peerID, number: theirs.number),
-                       !baselineKnowledge.covers(peer: mine.stamp.peerID, number: mine.number) {
-                        // Neither side had seen the other's write: a concurrent overwrite, recorded.
-                        for column in columns where row[column] != incoming[column] {
-                            try merge.recordConflict(id: id, property: String(table.columns[column].dropFirst(2)), kind: .update,
-                                                     winner: (incoming[column], theirs.stamp, theirs.number), loser: (row[column], mine.stamp, mine.number), at: now)
-                        }
-                    }
-                    for column in columns where row[column] != incoming[column] {
-                        row[column] = incoming[column]
-                        changed = true
-                    }
-                    row[layout.writer] = incoming[layout.writer]
-                    _ = slot
-                }
+                let changed = try joinSlots(table, of: id, into: &row, from: incoming, storeKnowledge: storeKnowledge, baselineKnowledge: baselineKnowledge)
                 let wasAlive = existing[EntityTable.aliveColumn] == .integer(1)
                 let isAlive = (wasAlive && !newDeletes.contains(ExactString(gid))) || (incomingAlive && !unseenDeletes.contains(ExactString(gid)))
                 row[EntityTable.aliveColumn] = .integer(isAlive ? 1 : 0)
@@ -260,7 +239,46 @@ extension PersistentStore {
                 changes.note(id, wasAlive: wasAlive, isAlive: isAlive, changed: changed)
             }
         }
-        // Objects this store holds that the baseline does not know, but whose deletes it brings.
+        try deleteObjectsOnlyThisStoreHolds(deletedBy: newDeletes, changes: &changes)
+        for pairs in pairTables.values.sorted(by: { $0.tableName < $1.tableName }) {
+            try mergeAttachedPairs(pairs, storeKnowledge: storeKnowledge, baselineKnowledge: baselineKnowledge, changes: &changes)
+        }
+        for order in try validator.attachedOrderTables() {
+            try mergeAttachedPositions(order, changes: &changes)
+        }
+        return changes
+    }
+
+    /// Joins an attached row's slots into `row`, the row this store holds: in each, the larger
+    /// stamp wins, and a write neither side had seen is recorded as a conflict. Returns whether
+    /// a value changed.
+    private func joinSlots(_ table: EntityTable, of id: GlobalID, into row: inout [SQLiteValue], from incoming: [SQLiteValue],
+                           storeKnowledge: KnowledgeVector, baselineKnowledge: KnowledgeVector) throws -> Bool {
+        var changed = false
+        for layout in table.slotLayouts {
+            guard case let .integer(theirID) = incoming[layout.writer], let theirs = try slotWriter(id: theirID) else { continue }
+            let mine: SlotWriter? = if case let .integer(myID) = row[layout.writer] { try slotWriter(id: myID) } else { nil }
+            if let mine, mine.stamp >= theirs.stamp { continue }
+            let columns = layout.attributes.map(\.column) + (layout.toOne.map { [$0.column] } ?? [])
+            if let mine, !storeKnowledge.covers(peer: theirs.stamp.peerID, number: theirs.number),
+               !baselineKnowledge.covers(peer: mine.stamp.peerID, number: mine.number) {
+                // Neither side had seen the other's write: a concurrent overwrite, recorded.
+                for column in columns where row[column] != incoming[column] {
+                    try merge.recordConflict(id: id, property: String(table.columns[column].dropFirst(2)), kind: .update,
+                                             winner: (incoming[column], theirs.stamp, theirs.number), loser: (row[column], mine.stamp, mine.number), at: now)
+                }
+            }
+            for column in columns where row[column] != incoming[column] {
+                row[column] = incoming[column]
+                changed = true
+            }
+            row[layout.writer] = incoming[layout.writer]
+        }
+        return changed
+    }
+
+    /// Deletes the objects this store holds that the baseline does not know, but whose deletes it brings.
+    private func deleteObjectsOnlyThisStoreHolds(deletedBy newDeletes: Set<ExactString>, changes: inout ObjectChanges) throws {
         for gid in newDeletes.map(\.string) {
             guard let id = GlobalID(stored: gid), let table = tables[id.entity], var row = try loadRow(table, id),
                   row[EntityTable.aliveColumn] == .integer(1) else { continue }
@@ -274,13 +292,6 @@ extension PersistentStore {
             try database.statement(table.writeRowSQL).bind(row).run()
             changes.note(id, wasAlive: true, isAlive: false, changed: true)
         }
-        for pairs in pairTables.values.sorted(by: { $0.tableName < $1.tableName }) {
-            try mergeAttachedPairs(pairs, storeKnowledge: storeKnowledge, baselineKnowledge: baselineKnowledge, changes: &changes)
-        }
-        for order in try validator.attachedOrderTables() {
-            try mergeAttachedPositions(order, changes: &changes)
-        }
-        return changes
     }
 
     /// Positions join as slots do: the larger stamp wins each (source, member).
