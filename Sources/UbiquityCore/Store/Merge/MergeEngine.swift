@@ -148,13 +148,7 @@ struct MergeEngine {
             return
         }
         let touched = touchedSlots(of: record, values: values, in: table)
-        var read = [EntityTable.aliveColumn, EntityTable.versionColumn]
-        for index in touched {
-            let layout = table.slotLayouts[index]
-            for attribute in layout.attributes { read.append(attribute.column) }
-            if let toOne = layout.toOne { read.append(toOne.column) }
-            read.append(layout.writer)
-        }
+        let read = Self.columnsRead(for: touched, in: table)
         // The loaded row is not kept beside its copy: the columns that change are noted as they
         // change (copying the row on its first write and comparing it whole after cost more).
         var row: [SQLiteValue], exists: Bool
@@ -213,6 +207,18 @@ struct MergeEngine {
         if exists { try writeColumns(table, row, written) } else { try writeRow(table, row, existing: nil) }
         if isAlive && !wasAlive { table.liveKeys.noteAlive(record.id) }
         changes.note(record.id, wasAlive: wasAlive, isAlive: isAlive, changed: changed)
+    }
+
+    /// The columns a merge of `touched` slots reads: liveness, version, and each slot's values and writer.
+    static func columnsRead(for touched: [Int], in table: EntityTable) -> [Int] {
+        var read = [EntityTable.aliveColumn, EntityTable.versionColumn]
+        for index in touched {
+            let layout = table.slotLayouts[index]
+            for attribute in layout.attributes { read.append(attribute.column) }
+            if let toOne = layout.toOne { read.append(toOne.column) }
+            read.append(layout.writer)
+        }
+        return read
     }
 
     /// The common case of an import: an object this store has never seen. One `INSERT … ON
