@@ -170,37 +170,9 @@ struct BinaryPlistReader {
             strings[index] = s
             return .string(s)
         case 0xA:
-            let (n, payload) = try count(marker, at: start, object: index)
-            let (size, overflow) = n.multipliedReportingOverflow(by: UInt64(refSize))
-            if overflow { throw fail("array count \(n) is absurd (object \(index))", at: start) }
-            try require(payload, size, what: "array", object: index)
-            try enter(index, depth: depth, at: start)
-            var elements = [PlistValue]()
-            elements.reserveCapacity(Int(n))
-            for i in 0 ..< Int(n) {
-                let ref = try reference(at: payload + i * refSize)
-                elements.append(try object(ref, depth: depth + 1))
-            }
-            onPath[index] = false
-            return .array(elements)
+            return try array(marker, at: start, object: index, depth: depth)
         case 0xD:
-            let (n, payload) = try count(marker, at: start, object: index)
-            let (size, overflow) = n.multipliedReportingOverflow(by: UInt64(2 * refSize))
-            if overflow { throw fail("dictionary count \(n) is absurd (object \(index))", at: start) }
-            try require(payload, size, what: "dictionary", object: index)
-            try enter(index, depth: depth, at: start)
-            var dictionary = [String: PlistValue](minimumCapacity: Int(n))
-            let valuesStart = payload + Int(n) * refSize
-            for i in 0 ..< Int(n) {
-                let key = try self.key(at: payload + i * refSize)
-                let ref = try reference(at: valuesStart + i * refSize)
-                if dictionary.updateValue(try object(ref, depth: depth + 1), forKey: key) != nil,
-                   !dictionary.keys[dictionary.index(forKey: key)!].isExactly(key) {
-                    throw fail("dictionary (object \(index)) has two keys that differ only in Unicode normalisation", at: start)
-                }
-            }
-            onPath[index] = false
-            return .dictionary(dictionary)
+            return try dictionary(marker, at: start, object: index, depth: depth)
         case 0x8:
             // A keyed archive's UID: the low nibble + 1 big-endian bytes (plistlib and
             // CoreFoundation write 1, 2, 4 or 8; any width that fits 64 bits is read).
@@ -213,6 +185,45 @@ struct BinaryPlistReader {
         default:
             throw fail("unknown object marker 0x\(String(marker, radix: 16)) (object \(index))", at: start)
         }
+    }
+
+    /// An array object: its references read and each element decoded, one level deeper.
+    private mutating func array(_ marker: UInt8, at start: Int, object index: Int, depth: Int) throws(PlistError) -> PlistValue {
+        let (n, payload) = try count(marker, at: start, object: index)
+        let (size, overflow) = n.multipliedReportingOverflow(by: UInt64(refSize))
+        if overflow { throw fail("array count \(n) is absurd (object \(index))", at: start) }
+        try require(payload, size, what: "array", object: index)
+        try enter(index, depth: depth, at: start)
+        var elements = [PlistValue]()
+        elements.reserveCapacity(Int(n))
+        for i in 0 ..< Int(n) {
+            let ref = try reference(at: payload + i * refSize)
+            elements.append(try object(ref, depth: depth + 1))
+        }
+        onPath[index] = false
+        return .array(elements)
+    }
+
+    /// A dictionary object: keys must be strings, and two keys differing only in Unicode
+    /// normalisation are refused (they would be one key to Foundation).
+    private mutating func dictionary(_ marker: UInt8, at start: Int, object index: Int, depth: Int) throws(PlistError) -> PlistValue {
+        let (n, payload) = try count(marker, at: start, object: index)
+        let (size, overflow) = n.multipliedReportingOverflow(by: UInt64(2 * refSize))
+        if overflow { throw fail("dictionary count \(n) is absurd (object \(index))", at: start) }
+        try require(payload, size, what: "dictionary", object: index)
+        try enter(index, depth: depth, at: start)
+        var dictionary = [String: PlistValue](minimumCapacity: Int(n))
+        let valuesStart = payload + Int(n) * refSize
+        for i in 0 ..< Int(n) {
+            let key = try self.key(at: payload + i * refSize)
+            let ref = try reference(at: valuesStart + i * refSize)
+            if dictionary.updateValue(try object(ref, depth: depth + 1), forKey: key) != nil,
+               !dictionary.keys[dictionary.index(forKey: key)!].isExactly(key) {
+                throw fail("dictionary (object \(index)) has two keys that differ only in Unicode normalisation", at: start)
+            }
+        }
+        onPath[index] = false
+        return .dictionary(dictionary)
     }
 
     /// Marks a container as being decoded, refusing cycles and excessive depth.
