@@ -266,44 +266,13 @@ struct TimelineLayout {
                   box: Box(x: $0.x, y: labelsTop + Double($0.row) * Self.rowHeight, width: $0.width, height: Self.rowHeight - 1))
         }
 
-        // Offline windows.
-        var offline: [(Double, Double)] = []
-        var since: Double?
-        for mark in marks where mark.kind == .offline || mark.kind == .online {
-            if mark.kind == .offline { since = since ?? mark.time } else if let start = since {
-                offline.append((x(start), x(mark.time)))
-                since = nil
-            }
-        }
-        if let start = since { offline.append((x(start), x(duration))) }
+        let offline = offlineWindows(marks)
 
         // Knowledge, as a level of the most the lane reached.
         let most = knowledgeSamples.map(\.total).max() ?? 0
         let knowledge = most > 0 ? knowledgeSamples.map { (x($0.time), Double($0.total) / Double(most)) } : []
 
-        // The band: the account and store over time. Stretches too short to see are left out,
-        // and what is on either side of one of them joins up.
-        var stretches: [(from: Double, to: Double, store: String?)] = []
-        if hasBand {
-            for (number, span) in spans.enumerated() {
-                let end = number + 1 < spans.count ? spans[number + 1].time : duration
-                guard x(end) - x(span.time) >= 0.5 else { continue }
-                if let last = stretches.last, last.store == span.store {
-                    stretches[stretches.count - 1].to = end
-                } else {
-                    stretches.append((span.time, end, span.store))
-                }
-            }
-        }
-        let band = stretches.map { stretch in
-            let (kind, account) = Self.parseStore(stretch.store)
-            let box = Box(x: x(stretch.from), y: bandTop, width: x(stretch.to) - x(stretch.from), height: Self.bandHeight)
-            let texts = Self.segmentTexts(kind: kind, account: account, known: stretch.store)
-            let fits = texts.first { Self.segmentWidth($0) + 6 <= box.width } ?? ("", "")
-            let range = "+\(SimulatedDuration.text(stretch.from)) to +\(SimulatedDuration.text(stretch.to))"
-            return Segment(box: box, store: kind, account: fits.account, text: fits.text,
-                           tooltip: "\(name), \(range): \(texts[0].account)\(texts[0].text)")
-        }
+        let band = hasBand ? bandSegments(name, spans: spans, top: bandTop) : []
 
         var subtitles = Self.subtitles(of: name, result: result)
         if hidden > 0 { subtitles.append("\(hidden) label\(hidden == 1 ? "" : "s") in tooltips") }
@@ -313,6 +282,44 @@ struct TimelineLayout {
                     top: top, height: max(Self.laneMinimum, contentHeight, nameHeight),
                     labels: labels, hiddenLabels: hidden, marks: glyphs, markers: markers, marksTop: marksTop,
                     offline: offline, knowledge: knowledge, knowledgeMost: most, band: band, bandTop: bandTop)
+    }
+
+    /// The lane's offline windows, as x ranges; one still open ends with the run.
+    private func offlineWindows(_ marks: [Timeline.Mark]) -> [(Double, Double)] {
+        var offline: [(Double, Double)] = []
+        var since: Double?
+        for mark in marks where mark.kind == .offline || mark.kind == .online {
+            if mark.kind == .offline { since = since ?? mark.time } else if let start = since {
+                offline.append((x(start), x(mark.time)))
+                since = nil
+            }
+        }
+        if let start = since { offline.append((x(start), x(duration))) }
+        return offline
+    }
+
+    /// The band: the account and store over time. Stretches too short to see are left out,
+    /// and what is on either side of one of them joins up.
+    private func bandSegments(_ name: String, spans: [(time: Double, store: String?)], top bandTop: Double) -> [Segment] {
+        var stretches: [(from: Double, to: Double, store: String?)] = []
+        for (number, span) in spans.enumerated() {
+            let end = number + 1 < spans.count ? spans[number + 1].time : duration
+            guard x(end) - x(span.time) >= 0.5 else { continue }
+            if let last = stretches.last, last.store == span.store {
+                stretches[stretches.count - 1].to = end
+            } else {
+                stretches.append((span.time, end, span.store))
+            }
+        }
+        return stretches.map { stretch in
+            let (kind, account) = Self.parseStore(stretch.store)
+            let box = Box(x: x(stretch.from), y: bandTop, width: x(stretch.to) - x(stretch.from), height: Self.bandHeight)
+            let texts = Self.segmentTexts(kind: kind, account: account, known: stretch.store)
+            let fits = texts.first { Self.segmentWidth($0) + 6 <= box.width } ?? ("", "")
+            let range = "+\(SimulatedDuration.text(stretch.from)) to +\(SimulatedDuration.text(stretch.to))"
+            return Segment(box: box, store: kind, account: fits.account, text: fits.text,
+                           tooltip: "\(name), \(range): \(texts[0].account)\(texts[0].text)")
+        }
     }
 
     /// Under a device's name its machine (file-sync); under a machine's its devices.
