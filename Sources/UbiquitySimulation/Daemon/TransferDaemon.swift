@@ -347,68 +347,7 @@ public final class TransferDaemon {
         }
         switch transfer.kind {
         case .upload, .download:
-            let toCloud = transfer.kind == .upload
-            guard let bytes = read(toCloud ? local : remote) else {
-                queue[transfer.path] = nil
-                if transfer.partial {
-                    // The source went away before the rest arrived: the part written goes too,
-                    // as a daemon drops a download it cannot finish (else it would lie there,
-                    // known to nobody, for good).
-                    unlink(toCloud ? remote : local)
-                    known[transfer.path] = nil
-                    if toCloud { cloud.didChange(transfer.path) }
-                    note(now, toCloud ? .deleteInCloud : .deleteInMirror, transfer.path, "the rest never came: the part written is removed")
-                    return toCloud ? 0 : 1
-                }
-                mirrorChanged = true   // the source went away: the next scan sees a deletion
-                return 0
-            }
-            if toCloud, let quota = cloud.quotaBytes,
-               cloud.usage(of: token) - (FileTree.signature(remote)?.size ?? 0) + Int64(bytes.count) > quota {
-                statistics.quotaRefusals += 1
-                quotaRefused = true
-                retry(transfer, now: now, "refused: the account is over its quota of \(quota) bytes")
-                return 0
-            }
-            if !toCloud, Double.random(in: 0..<1, using: &random) < plan.loseRate {
-                // Sabotage: the daemon believes it delivered the file and never writes it.
-                statistics.lost += 1
-                known[transfer.path] = (FileTree.signature(local), FileTree.signature(remote))
-                queue[transfer.path] = nil
-                note(now, .lost, transfer.path, "LOST: recorded as downloaded, never written")
-                return 0
-            }
-            if !transfer.partial, bytes.count > 1, Double.random(in: 0..<1, using: &random) < plan.truncateRate {
-                let cut = Int.random(in: 1..<bytes.count, using: &random)
-                guard write(Array(bytes[..<cut]), to: toCloud ? remote : local, like: toCloud ? local : remote) else { retry(transfer, now: now, "could not write"); return 0 }
-                if toCloud { cloud.didChange(transfer.path) }
-                statistics.truncations += 1
-                transfer.partial = true
-                retry(transfer, now: now, "truncated after \(cut) of \(bytes.count) bytes; the rest follows")
-                return toCloud ? 0 : 1
-            }
-            // The source as looked at before it was read (a change after that is seen by the next scan).
-            let source = seen.map { toCloud ? $0.mirror : $0.cloud } ?? FileTree.signature(toCloud ? local : remote)
-            guard write(bytes, to: toCloud ? remote : local, modified: source?.modified) else { retry(transfer, now: now, "could not write"); return 0 }
-            let written = FileTree.signature(toCloud ? remote : local)
-            known[transfer.path] = toCloud ? (source, written) : (written, source)
-            queue[transfer.path] = nil
-            if toCloud {
-                cloud.didChange(transfer.path, signature: .some(written))
-                quotaRefused = false
-                statistics.uploads += 1
-                statistics.bytesUp += Int64(bytes.count)
-            } else {
-                statistics.downloads += 1
-                statistics.bytesDown += Int64(bytes.count)
-            }
-            note(now, toCloud ? .upload : .download, transfer.path, "\(bytes.count) bytes\(transfer.attempts > 1 ? " (attempt \(transfer.attempts))" : "")")
-            if Double.random(in: 0..<1, using: &random) < plan.duplicateRate {
-                let copy = Int.random(in: 0..<4, using: &random) == 0
-                queue["dup:" + transfer.path] = Transfer(path: transfer.path, kind: .duplicate, due: now + draw(plan.delay) + draw(plan.retryAfter),
-                                                         duplicate: .init(bytes: bytes, toCloud: toCloud, asCopy: copy))
-            }
-            return toCloud ? 0 : 1
+            return copyAcross(transfer, seen: seen, token: token, now: now)
         case .keepBoth:
             return keepBoth(transfer, now: now)
         case .deleteInCloud, .deleteInMirror:
@@ -423,6 +362,77 @@ public final class TransferDaemon {
         case .duplicate:
             return 0
         }
+    }
+
+    /// Copies a file up or down, or fails on purpose as the fault plan draws it (a drop was
+    /// drawn before): over quota, lost, truncated, then perhaps delivered twice. `seen`: both
+    /// sides as looked at before (`nil` for a transfer finishing what it started). Returns the
+    /// files changed in the mirror.
+    private func copyAcross(_ queued: Transfer, seen: (mirror: FileTree.Signature?, cloud: FileTree.Signature?)?, token: String, now: Double) -> Int {
+        var transfer = queued
+        let local = mirror + "/" + transfer.path, remote = cloud.path + "/" + transfer.path
+        let toCloud = transfer.kind == .upload
+        guard let bytes = read(toCloud ? local : remote) else {
+            queue[transfer.path] = nil
+            if transfer.partial {
+                // The source went away before the rest arrived: the part written goes too,
+                // as a daemon drops a download it cannot finish (else it would lie there,
+                // known to nobody, for good).
+                unlink(toCloud ? remote : local)
+                known[transfer.path] = nil
+                if toCloud { cloud.didChange(transfer.path) }
+                note(now, toCloud ? .deleteInCloud : .deleteInMirror, transfer.path, "the rest never came: the part written is removed")
+                return toCloud ? 0 : 1
+            }
+            mirrorChanged = true   // the source went away: the next scan sees a deletion
+            return 0
+        }
+        if toCloud, let quota = cloud.quotaBytes,
+           cloud.usage(of: token) - (FileTree.signature(remote)?.size ?? 0) + Int64(bytes.count) > quota {
+            statistics.quotaRefusals += 1
+            quotaRefused = true
+            retry(transfer, now: now, "refused: the account is over its quota of \(quota) bytes")
+            return 0
+        }
+        if !toCloud, Double.random(in: 0..<1, using: &random) < plan.loseRate {
+            // Sabotage: the daemon believes it delivered the file and never writes it.
+            statistics.lost += 1
+            known[transfer.path] = (FileTree.signature(local), FileTree.signature(remote))
+            queue[transfer.path] = nil
+            note(now, .lost, transfer.path, "LOST: recorded as downloaded, never written")
+            return 0
+        }
+        if !transfer.partial, bytes.count > 1, Double.random(in: 0..<1, using: &random) < plan.truncateRate {
+            let cut = Int.random(in: 1..<bytes.count, using: &random)
+            guard write(Array(bytes[..<cut]), to: toCloud ? remote : local, like: toCloud ? local : remote) else { retry(transfer, now: now, "could not write"); return 0 }
+            if toCloud { cloud.didChange(transfer.path) }
+            statistics.truncations += 1
+            transfer.partial = true
+            retry(transfer, now: now, "truncated after \(cut) of \(bytes.count) bytes; the rest follows")
+            return toCloud ? 0 : 1
+        }
+        // The source as looked at before it was read (a change after that is seen by the next scan).
+        let source = seen.map { toCloud ? $0.mirror : $0.cloud } ?? FileTree.signature(toCloud ? local : remote)
+        guard write(bytes, to: toCloud ? remote : local, modified: source?.modified) else { retry(transfer, now: now, "could not write"); return 0 }
+        let written = FileTree.signature(toCloud ? remote : local)
+        known[transfer.path] = toCloud ? (source, written) : (written, source)
+        queue[transfer.path] = nil
+        if toCloud {
+            cloud.didChange(transfer.path, signature: .some(written))
+            quotaRefused = false
+            statistics.uploads += 1
+            statistics.bytesUp += Int64(bytes.count)
+        } else {
+            statistics.downloads += 1
+            statistics.bytesDown += Int64(bytes.count)
+        }
+        note(now, toCloud ? .upload : .download, transfer.path, "\(bytes.count) bytes\(transfer.attempts > 1 ? " (attempt \(transfer.attempts))" : "")")
+        if Double.random(in: 0..<1, using: &random) < plan.duplicateRate {
+            let copy = Int.random(in: 0..<4, using: &random) == 0
+            queue["dup:" + transfer.path] = Transfer(path: transfer.path, kind: .duplicate, due: now + draw(plan.delay) + draw(plan.retryAfter),
+                                                     duplicate: .init(bytes: bytes, toCloud: toCloud, asCopy: copy))
+        }
+        return toCloud ? 0 : 1
     }
 
     /// Moves the mirror's version of `transfer.path` aside as an iCloud conflict copy
