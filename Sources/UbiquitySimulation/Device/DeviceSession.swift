@@ -122,19 +122,8 @@ public final class DeviceSession: @unchecked Sendable {
             let context = try currentContext()
             context.delete(try existing(entity, key, in: context))
         case let .relate(entity, key, relationship, targetEntity, targetKey), let .unrelate(entity, key, relationship, targetEntity, targetKey):
-            let context = try currentContext()
-            let object = try existing(entity, key, in: context)
-            let target = try GlobalID(entity: targetEntity, key: targetKey)
-            guard let description = object.entity.relationship(relationship) else {
-                throw ModelError.unknownProperty(entity: entity, property: relationship)
-            }
             let adding = { if case .relate = verb { return true } else { return false } }()
-            switch (description.isToMany, adding) {
-            case (true, true): try object.add(target, to: relationship)
-            case (true, false): try object.remove(target, from: relationship)
-            case (false, true): try object.setTarget(target, of: relationship)
-            case (false, false): if try object.target(of: relationship) == target { try object.setTarget(nil, of: relationship) }
-            }
+            try relate(entity, key, relationship, to: targetEntity, targetKey, adding: adding)
         case .save:
             try save()
         case .expectSaveFails:
@@ -143,11 +132,7 @@ public final class DeviceSession: @unchecked Sendable {
         case .rollback:
             context?.rollback()
         case .sync:
-            guard let coordinator else { throw SimulationError("\(setup.name) is not running") }
-            let summary = try coordinator.sync()
-            syncWroteFiles = summary.exported > 0 || !summary.imported.applied.isEmpty || !summary.repaired.isEmpty
-                || summary.contentRemoved || summary.adoptedBaseline != nil || (summary.garbage?.deleted.isEmpty == false)
-                || { if case .rolled? = summary.baseline { return true } else { return false } }()
+            try sync()
         case let .policy(name):
             policy = Self.mergePolicy(name)
             context?.mergePolicy = policy
@@ -171,6 +156,42 @@ public final class DeviceSession: @unchecked Sendable {
             if case let .skipped(reason) = try peer.rollBaseline(force: force), force {
                 throw SimulationError("no baseline rolled: \(reason)")
             }
+        case .encryptionEnable, .encryptionUnlock, .encryptionChange, .expectEncryption:
+            try performEncryption(verb)
+        case .offline, .online, .corruptLog, .destroyBaseline, .expectStore, .expectEvents, .expectValues, .expectDeleted, .expectCount,
+             .expectUploadsWaiting, .expectConflicts, .edit, .mutate, .waitFor:
+            throw SimulationError("'\(verb)' is the runner's step, not the app's")
+        }
+    }
+
+    /// Adds `target` to a to-many or sets it as a to-one (`adding`), or takes it away.
+    private func relate(_ entity: String, _ key: String, _ relationship: String, to targetEntity: String, _ targetKey: String, adding: Bool) throws {
+        let context = try currentContext()
+        let object = try existing(entity, key, in: context)
+        let target = try GlobalID(entity: targetEntity, key: targetKey)
+        guard let description = object.entity.relationship(relationship) else {
+            throw ModelError.unknownProperty(entity: entity, property: relationship)
+        }
+        switch (description.isToMany, adding) {
+        case (true, true): try object.add(target, to: relationship)
+        case (true, false): try object.remove(target, from: relationship)
+        case (false, true): try object.setTarget(target, of: relationship)
+        case (false, false): if try object.target(of: relationship) == target { try object.setTarget(nil, of: relationship) }
+        }
+    }
+
+    /// A sync round; notes whether it wrote any file the transfer daemon should look at.
+    private func sync() throws {
+        guard let coordinator else { throw SimulationError("\(setup.name) is not running") }
+        let summary = try coordinator.sync()
+        syncWroteFiles = summary.exported > 0 || !summary.imported.applied.isEmpty || !summary.repaired.isEmpty
+            || summary.contentRemoved || summary.adoptedBaseline != nil || (summary.garbage?.deleted.isEmpty == false)
+            || { if case .rolled? = summary.baseline { return true } else { return false } }()
+    }
+
+    /// The encryption verbs: enable, unlock, change the passphrase, and expect a state.
+    private func performEncryption(_ verb: DeviceVerb) throws {
+        switch verb {
         case let .encryptionEnable(passphrase):
             guard let peer = coordinator?.peer, peer.kind == .account else { throw SimulationError("\(setup.name) is not running on its account store") }
             // Scenarios derive keys at the low cost: the simulation measures sync, not scrypt.
@@ -185,9 +206,8 @@ public final class DeviceSession: @unchecked Sendable {
         case let .expectEncryption(expected):
             let found = try UbiquityPeer.encryptionState(configuration: try configuration()).name
             if found != expected { throw SimulationError("its content's encryption is \(found); the scenario expects \(expected)") }
-        case .offline, .online, .corruptLog, .destroyBaseline, .expectStore, .expectEvents, .expectValues, .expectDeleted, .expectCount,
-             .expectUploadsWaiting, .expectConflicts, .edit, .mutate, .waitFor:
-            throw SimulationError("'\(verb)' is the runner's step, not the app's")
+        default:
+            throw SimulationError("'\(verb)' is not an encryption step")
         }
     }
 
