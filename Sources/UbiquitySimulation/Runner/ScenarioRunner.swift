@@ -339,17 +339,7 @@ public final class ScenarioRunner {
             }
             device.transitionsSinceExpect.removeAll()
         case let .expectValues(entity, key, values):
-            let reply = try send(.object(entity: entity, key: key), to: device)
-            guard let actual = reply.values else { return violate("\(device.name) has no live \(entity)/\(key)") }
-            let description = try device.model.entity(named: entity)
-            for assignment in values {
-                guard let attribute = description.attribute(assignment.name) else {
-                    return violate("\(entity) has no attribute '\(assignment.name)'")
-                }
-                let wanted = try assignment.value(for: attribute, of: description).jsonValue.text()
-                let found = actual[assignment.name] ?? "null"
-                if found != wanted { violate("\(device.name): \(entity)/\(key).\(assignment.name) is \(found); the scenario expects \(wanted)") }
-            }
+            try expectValues(entity, key, values, on: device)
         case let .expectDeleted(entity, key):
             if try send(.object(entity: entity, key: key), to: device).values != nil { violate("\(device.name) still has \(entity)/\(key) alive") }
         case let .expectCount(entity, count):
@@ -370,35 +360,56 @@ public final class ScenarioRunner {
         case let .waitFor(event, within):
             try waitFor(event, on: device, until: now + within)
         default:
-            // Its host or machine carries the new account before the app saves in will-change,
-            // as the emulated daemon stops the old account's transfers at the switch.
+            try performInApp(verb, on: device, now: now)
+        }
+    }
+
+    /// Checks the values of a live object as the app on `device` reads them.
+    private func expectValues(_ entity: String, _ key: String, _ values: [PropertyAssignment], on device: RunDevice) throws {
+        let reply = try send(.object(entity: entity, key: key), to: device)
+        guard let actual = reply.values else { return violate("\(device.name) has no live \(entity)/\(key)") }
+        let description = try device.model.entity(named: entity)
+        for assignment in values {
+            guard let attribute = description.attribute(assignment.name) else {
+                return violate("\(entity) has no attribute '\(assignment.name)'")
+            }
+            let wanted = try assignment.value(for: attribute, of: description).jsonValue.text()
+            let found = actual[assignment.name] ?? "null"
+            if found != wanted { violate("\(device.name): \(entity)/\(key).\(assignment.name) is \(found); the scenario expects \(wanted)") }
+        }
+    }
+
+    /// A step the app on `device` performs, with what the runner does around it: the account
+    /// carried before a switch, the run's key provisioned, and what the answer tells after.
+    private func performInApp(_ verb: DeviceVerb, on device: RunDevice, now: Double) throws {
+        // Its host or machine carries the new account before the app saves in will-change,
+        // as the emulated daemon stops the old account's transfers at the switch.
+        switch verb {
+        case let .signIn(token): try carryOnly(token, for: device)
+        case .signOut: try carryOnly(nil, for: device)
+        default: break
+        }
+        // --encrypted: the device holds the run's key for the account it is about to use.
+        if let runKey {
             switch verb {
-            case let .signIn(token): try carryOnly(token, for: device)
-            case .signOut: try carryOnly(nil, for: device)
+            case .launch: if let account = device.account { try provision(runKey, on: device, account: account) }
+            case let .signIn(token): try provision(runKey, on: device, account: token)
             default: break
             }
-            // --encrypted: the device holds the run's key for the account it is about to use.
-            if let runKey {
-                switch verb {
-                case .launch: if let account = device.account { try provision(runKey, on: device, account: account) }
-                case let .signIn(token): try provision(runKey, on: device, account: token)
-                default: break
-                }
-            }
-            let reply = try send(.perform(verb), to: device)
-            if let error = reply.error {
-                try carryOnly(device.account, for: device)
-                return violate("\(device.name) \(Self.verbName(verb)) failed: \(error)")
-            }
-            switch verb {
-            case .launch: device.running = true
-            case .quit: device.running = false
-            case let .useModel(file): device.model = stepModels[file] ?? device.model
-            case .signIn, .signOut: device.account = reply.account ?? (try? Device.load(from: device.directory))?.identityToken
-            case .removeContent:
-                if let account = device.account { timeline.mark(now, device.name, .note, "removed the content of '\(account)'") }
-            default: break
-            }
+        }
+        let reply = try send(.perform(verb), to: device)
+        if let error = reply.error {
+            try carryOnly(device.account, for: device)
+            return violate("\(device.name) \(Self.verbName(verb)) failed: \(error)")
+        }
+        switch verb {
+        case .launch: device.running = true
+        case .quit: device.running = false
+        case let .useModel(file): device.model = stepModels[file] ?? device.model
+        case .signIn, .signOut: device.account = reply.account ?? (try? Device.load(from: device.directory))?.identityToken
+        case .removeContent:
+            if let account = device.account { timeline.mark(now, device.name, .note, "removed the content of '\(account)'") }
+        default: break
         }
     }
 
