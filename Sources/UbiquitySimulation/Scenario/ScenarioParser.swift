@@ -343,12 +343,7 @@ private struct Reader {
             guard ["save", "discard", "nothing"].contains(args[0]) else { throw error(line, "usage: DEVICE on-will-change save|discard|nothing") }
             return .onWillChange(args[0])
         case "wait-for":
-            guard args.count == 1 || (args.count == 3 && args[1] == "within") else { throw error(line, "usage: DEVICE wait-for EVENT [within DURATION]") }
-            try checkEvent(args[0], line: line)
-            guard let within = args.count == 3 ? SimulatedDuration.seconds(args[2]) : 86_400, within > 0 else {
-                throw error(line, "'within' takes a positive duration such as 30m")
-            }
-            return .waitFor(event: args[0], within: within)
+            return try waitFor(args, line: line)
         case "roll-baseline":
             try count(0...1, "roll-baseline [force]")
             guard args.isEmpty || args[0] == "force" else { throw error(line, "usage: DEVICE roll-baseline [force]") }
@@ -362,20 +357,35 @@ private struct Reader {
             try count(0...0, "destroy-baseline")
             return .destroyBaseline
         case "encryption":
-            let usage = "encryption enable PASSPHRASE | unlock PASSPHRASE | change OLD NEW"
-            guard let action = args.first else { throw error(line, "usage: DEVICE \(usage)") }
-            let words = Array(args.dropFirst())
-            guard !words.contains(where: \.isEmpty) else { throw error(line, "a passphrase cannot be empty") }
-            switch (action, words.count) {
-            case ("enable", 1): return .encryptionEnable(passphrase: words[0])
-            case ("unlock", 1): return .encryptionUnlock(passphrase: words[0])
-            case ("change", 2): return .encryptionChange(from: words[0], to: words[1])
-            default: throw error(line, "usage: DEVICE \(usage)")
-            }
+            return try encryptionVerb(args, line: line)
         case "expect":
             return try deviceExpectation(args, line: line)
         default:
             throw error(line, "unknown device step '\(verb)' (known: launch, quit, insert, update, delete, relate, unrelate, edit, mutate, save, rollback, sync, policy, on-will-change, sign-in, sign-out, offline, online, remove-content, roll-baseline, corrupt-log, destroy-baseline, encryption, wait-for, expect)")
+        }
+    }
+
+    /// `wait-for EVENT [within DURATION]`, a day at most by default.
+    func waitFor(_ args: [String], line: Int) throws(ScenarioError) -> DeviceVerb {
+        guard args.count == 1 || (args.count == 3 && args[1] == "within") else { throw error(line, "usage: DEVICE wait-for EVENT [within DURATION]") }
+        try checkEvent(args[0], line: line)
+        guard let within = args.count == 3 ? SimulatedDuration.seconds(args[2]) : 86_400, within > 0 else {
+            throw error(line, "'within' takes a positive duration such as 30m")
+        }
+        return .waitFor(event: args[0], within: within)
+    }
+
+    /// `encryption enable PASSPHRASE | unlock PASSPHRASE | change OLD NEW`.
+    func encryptionVerb(_ args: [String], line: Int) throws(ScenarioError) -> DeviceVerb {
+        let usage = "encryption enable PASSPHRASE | unlock PASSPHRASE | change OLD NEW"
+        guard let action = args.first else { throw error(line, "usage: DEVICE \(usage)") }
+        let words = Array(args.dropFirst())
+        guard !words.contains(where: \.isEmpty) else { throw error(line, "a passphrase cannot be empty") }
+        switch (action, words.count) {
+        case ("enable", 1): return .encryptionEnable(passphrase: words[0])
+        case ("unlock", 1): return .encryptionUnlock(passphrase: words[0])
+        case ("change", 2): return .encryptionChange(from: words[0], to: words[1])
+        default: throw error(line, "usage: DEVICE \(usage)")
         }
     }
 
