@@ -1,9 +1,10 @@
 import Foundation
+import Synchronization
 
 /// Where a coordinator runs its background work (the initial import, the catch-up at launch):
 /// on a dispatch queue, as an app would, or only when the owner says — so a scenario replays
 /// the same interleaving of app edits and imports for the same seed.
-public final class BackgroundWork: @unchecked Sendable {
+public final class BackgroundWork: Sendable {
     public enum Mode: Sendable {
         /// Each job starts at once on a thread of its own. Not on a global dispatch queue: its
         /// workers are as many as the cores, and an app whose tasks wait for the import (Swift
@@ -27,25 +28,26 @@ public final class BackgroundWork: @unchecked Sendable {
     }
 
     /// A job's closure, dropped as soon as it has run.
-    private final class JobBody: @unchecked Sendable {
-        private var run: (@Sendable () -> Void)?
-        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    private final class JobBody: Sendable {
+        private let run: Mutex<(@Sendable () -> Void)?>
+        init(_ run: @escaping @Sendable () -> Void) { self.run = Mutex(run) }
 
         func runOnce() {
-            let run = self.run
-            self.run = nil
+            let run = self.run.withLock { run in
+                defer { run = nil }
+                return run
+            }
             run?()
         }
     }
 
     public let mode: Mode
-    private let lock = NSLock()
-    private var pending: [Job] = []
+    private let pending = Mutex<[Job]>([])
 
     public init(_ mode: Mode = .concurrent) { self.mode = mode }
 
     /// Jobs submitted and neither run nor cancelled yet (always 0 when concurrent).
-    public var pendingCount: Int { lock.withLock { pending.count } }
+    public var pendingCount: Int { pending.withLock { $0.count } }
 
     /// Whether the calling thread is running one of this object's jobs.
     var isRunningJob: Bool { Thread.current.threadDictionary[jobKey] != nil }
@@ -68,7 +70,7 @@ public final class BackgroundWork: @unchecked Sendable {
             let thread = Thread { job.runToEnd() }
             thread.name = "ubiquity.background-work"
             thread.start()
-        case .manual: lock.withLock { pending.append(job) }
+        case .manual: pending.withLock { $0.append(job) }
         }
     }
 
@@ -76,7 +78,7 @@ public final class BackgroundWork: @unchecked Sendable {
     @discardableResult
     public func runPending() -> Int {
         var count = 0
-        while let job = lock.withLock({ pending.isEmpty ? nil : pending.removeFirst() }) {
+        while let job = pending.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
             job.runToEnd()
             count += 1
         }
@@ -85,6 +87,6 @@ public final class BackgroundWork: @unchecked Sendable {
 
     /// Drops the waiting jobs without running them.
     public func cancelPending() {
-        for job in lock.withLock({ () -> [Job] in defer { pending.removeAll() }; return pending }) { job.cancel() }
+        for job in pending.withLock({ pending -> [Job] in defer { pending.removeAll() }; return pending }) { job.cancel() }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Adds the store as an app does at launch and waits for the background import: which store
 /// the device was on first, which one it is on after, and the coordinator's events between.
@@ -31,9 +32,8 @@ public struct StoreHandover: Sendable {
 }
 
 /// Events collected from the coordinator's thread.
-private final class EventRecord: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: [CoordinatorEvent] = []
-    func append(_ event: CoordinatorEvent) { lock.withLock { storage.append(event) } }
-    var all: [CoordinatorEvent] { lock.withLock { storage } }
+private final class EventRecord: Sendable {
+    private let storage = Mutex<[CoordinatorEvent]>([])
+    func append(_ event: CoordinatorEvent) { storage.withLock { $0.append(event) } }
+    var all: [CoordinatorEvent] { storage.withLock { $0 } }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import UbiquityBase
 import UbiquityCore
+import Synchronization
 
 /// Imports other peers' logs from the container (Docs/SyncSemantics.md): finds logs above the local
 /// knowledge, verifies each (quarantining bad ones), orders them causally and applies them in
@@ -107,15 +108,14 @@ package struct Importer {
         } else if batch.count >= releaseElsewhereMinimum, CPUAffinity.usable > 1 {
             let applied = AppliedLogs(batch)
             batch = []
-            Thread.detachNewThread { applied.logs = [] }
+            Thread.detachNewThread { applied.logs.withLock { $0 = [] } }
         }
     }
 
     /// Applied logs on their way to another thread, which drops the last reference to them.
-    private final class AppliedLogs: @unchecked Sendable {
-        // @unchecked: only the receiving thread touches `logs` once the box is handed over.
-        var logs: [TransactionLog]
-        init(_ logs: [TransactionLog]) { self.logs = logs }
+    private final class AppliedLogs: Sendable {
+        let logs: Mutex<[TransactionLog]>
+        init(_ logs: [TransactionLog]) { self.logs = Mutex(logs) }
     }
 
     /// Whether to decode on a second core while merging: only with more than one CPU to run on
