@@ -6,7 +6,7 @@ import UbiquitySync
 /// nothing changed but the peer's own last log: listing every peer's folder and the baselines
 /// each time would cost more than the save itself. Used under the peer's sync lock (or before
 /// anything else may use the peer).
-final class OwnNumbersMemo: @unchecked Sendable {
+final class OwnNumbersMemo {
     /// What the parts were read under: when any of it changes, every part is read again.
     struct Context: Equatable {
         let epoch: String?

@@ -195,7 +195,7 @@ struct SlotLayout {
 }
 
 /// SQL text by the columns it touches. Used under the store's lock only.
-private final class SQLCache: @unchecked Sendable {
+private final class SQLCache {
     private var texts: [[Int]: String] = [:]
 
     func sql(for columns: [Int], make: () -> String) -> String {

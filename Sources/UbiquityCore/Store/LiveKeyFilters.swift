@@ -11,7 +11,7 @@
 ///   file) drops them too: SQLite's `data_version` moves, and it is read once per snapshot.
 /// An ID added by a transaction that then rolled back stays in: a false "maybe", which only
 /// costs the lookup. Used under the store's lock only.
-final class LiveKeyFilters: @unchecked Sendable {
+final class LiveKeyFilters {
     private let tables: [EntityTable]
     /// `PRAGMA data_version` when last read, and the lingering read it was read in.
     private var dataVersion: Int64?
@@ -42,7 +42,7 @@ final class LiveKeyFilters: @unchecked Sendable {
 
 /// One entity table's filter of the IDs that may be alive (`LiveKeyFilters`), held by the
 /// table, and what decides when to build it.
-final class LiveKeyFilter: @unchecked Sendable {
+final class LiveKeyFilter {
     private var filter: GlobalIDFilter?
     /// Without a filter: the checks made by SQLite since the last attempt to build one, and
     /// the count at which the next attempt is made.

@@ -16,7 +16,7 @@ package enum StoreChange {
 
 /// The store's subscribers to data changes. Told after the change committed and the store's
 /// lock was released, on the thread that made the change.
-package final class StoreChangeObservers: @unchecked Sendable {
+package final class StoreChangeObservers {
     private let lock = NSLock()
     private var handlers: [UUID: @Sendable (StoreChange) -> Void] = [:]
 

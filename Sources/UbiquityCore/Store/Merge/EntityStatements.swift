@@ -1,7 +1,7 @@
 /// The statements the merge runs for every record of one entity, held once prepared: taking
 /// them from the connection's cache hashed their whole SQL text for every row. Those whose
 /// parameters are all rebound skip `sqlite3_clear_bindings`. Used under the store's lock only.
-final class EntityStatements: @unchecked Sendable {
+final class EntityStatements {
     /// The connection they were prepared on (a statement belongs to one), by its serial: a
     /// weak reference cost an atomic retain and release per row to load.
     private var database: UInt64?
@@ -74,7 +74,7 @@ final class EntityStatements: @unchecked Sendable {
 }
 
 /// The columns an in-place update sets and the writer columns it stamps, for one record at a time.
-final class InPlaceUpdateKey: @unchecked Sendable {
+final class InPlaceUpdateKey {
     var columns: [Int] = []
     var writers: [Int] = []
 }

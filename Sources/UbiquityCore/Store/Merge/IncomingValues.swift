@@ -68,7 +68,7 @@ final class LayoutPlaces {
 
 /// The places of the last layout a table met: a reader makes one layout per entity per log, so
 /// this is worked out once per log, not per record. Used under the store's lock only.
-final class LayoutPlacesCache: @unchecked Sendable {
+final class LayoutPlacesCache {
     /// Held strongly, so its layout cannot be freed and another made at the same address.
     private var last: LayoutPlaces?
 

@@ -51,7 +51,7 @@ extension MergeEngine {
 
 /// What `ubiq_wins` needs: the transaction being applied and the writers it simply wins over.
 /// One per store connection, told of each log before its records; used under the store's lock.
-final class InPlaceUpdateJudge: @unchecked Sendable {
+final class InPlaceUpdateJudge {
     /// Unowned: the connection keeps this judge, and the writers' table keeps the connection.
     private unowned let slotWriters: SlotWriterTable
     private var writer: TransactionWriter?

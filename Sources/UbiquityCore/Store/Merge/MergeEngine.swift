@@ -319,7 +319,7 @@ private struct SlotSet {
 }
 
 /// The entity table `MergeEngine.table(_:)` found last. Used under the store's lock only.
-private final class LastEntityTable: @unchecked Sendable {
+private final class LastEntityTable {
     var name = ""
     var table: EntityTable?
 }
