@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 // The one place the value rules of the model live (Core Data's validation of attributes and
 // relationship counts). A context's save calls them before anything is written, and a log's
@@ -101,21 +102,20 @@ extension RelationshipDescription {
 }
 
 /// Compiled regular expressions by pattern: validation runs for every value saved or imported.
-final class RegularExpressionCache: @unchecked Sendable {
+final class RegularExpressionCache: Sendable {
     static let shared = RegularExpressionCache()
-    private let lock = NSLock()
-    private var compiled: [String: NSRegularExpression] = [:]
+    private let compiled = Mutex<[String: NSRegularExpression]>([:])
 
     /// The pattern compiled to match a whole string (it must end where the string ends);
     /// `nil` when it is not a valid ICU regular expression.
     func expression(_ pattern: String) -> NSRegularExpression? {
-        lock.lock()
-        defer { lock.unlock() }
-        if let known = compiled[pattern] { return known }
-        guard (try? NSRegularExpression(pattern: pattern)) != nil,
-              let expression = try? NSRegularExpression(pattern: "(?:" + pattern + ")\\z") else { return nil }
-        if compiled.count < 256 { compiled[pattern] = expression }
-        return expression
+        compiled.withLock { compiled in
+            if let known = compiled[pattern] { return known }
+            guard (try? NSRegularExpression(pattern: pattern)) != nil,
+                  let expression = try? NSRegularExpression(pattern: "(?:" + pattern + ")\\z") else { return nil }
+            if compiled.count < 256 { compiled[pattern] = expression }
+            return expression
+        }
     }
 
     /// Whether `pattern` matches the whole of `text` (as `MATCHES` in a Core Data predicate).

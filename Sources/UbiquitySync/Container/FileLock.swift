@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,8 +7,9 @@ import Glibc
 /// An exclusive `flock` on a file in a directory: one process owns a device at a time (its
 /// `.lock`), and one peer at a time replaces a baseline (`.lock.nosync`). The lock is released
 /// when the owner closes it or dies, so a crashed process never leaves it stuck.
-public final class FileLock: @unchecked Sendable {
-    private var descriptor: Int32
+public final class FileLock: Sendable {
+    /// The locked file's descriptor; -1 once released.
+    private let descriptor: Mutex<Int32>
 
     /// Takes the lock on `<directory>/<name>`, or throws `DeviceError.inUse` naming its holder
     /// (`DeviceOwner`: found by the kernel's list of locks, since the pid a holder writes into the
@@ -15,7 +17,7 @@ public final class FileLock: @unchecked Sendable {
     /// critical sections).
     public init(directory: String, name: String = ".lock", wait: Bool = false) throws(DeviceError) {
         let path = directory + "/" + name
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw .unusable(directory, String(cString: strerror(errno))) }
         guard flock(descriptor, LOCK_EX | (wait ? 0 : LOCK_NB)) == 0 else {
             var buffer = [UInt8](repeating: 0, count: 32)
@@ -28,6 +30,7 @@ public final class FileLock: @unchecked Sendable {
         let pid = Array("\(getpid())\n".utf8)
         ftruncate(descriptor, 0)
         _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        self.descriptor = Mutex(descriptor)
     }
 
     /// Who holds the lock on `<directory>/<name>` now, found without taking it (a reader must
@@ -41,10 +44,12 @@ public final class FileLock: @unchecked Sendable {
 
     /// Releases the lock (also done when the object goes away).
     public func release() {
-        guard descriptor >= 0 else { return }
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
-        descriptor = -1
+        descriptor.withLock { descriptor in
+            guard descriptor >= 0 else { return }
+            flock(descriptor, LOCK_UN)
+            close(descriptor)
+            descriptor = -1
+        }
     }
 
     deinit { release() }

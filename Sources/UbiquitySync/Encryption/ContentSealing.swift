@@ -1,11 +1,12 @@
 import Foundation
+import Synchronization
 import UbiquityBase
 
 /// Whether one peer's content is encrypted and whether this device holds its key: the one
 /// object every cloud read and write of that peer passes through (`ContainerLocation.read`,
 /// `write`, `openBaseline`, `storeBaseline`). A peer refreshes it at every sync, so a device
 /// that learns another one turned encryption on stops writing plaintext at once.
-public final class ContentSealing: @unchecked Sendable {
+public final class ContentSealing: Sendable {
     /// What a device can do with the content.
     public enum State: Sendable, Equatable {
         /// Not encrypted: files are written as they are.
@@ -48,13 +49,16 @@ public final class ContentSealing: @unchecked Sendable {
     /// baseline, every peer's receipt), read only when the record names another key than the
     /// one this device holds, or this device holds none.
     private let contentFiles: @Sendable () -> [String]
-    private let lock = NSLock()
-    private var key: ContentKey?
-    private var current: State = .plain
-    private var recordMissing = false
-    private var alterationFound: KeyRecordAlteration?
-    /// Whether `encryptedMarker` is known to exist (asked of the disk once, then remembered).
-    private var markerExists = false
+    /// What the last refresh found.
+    private struct Found {
+        var key: ContentKey?
+        var current: State = .plain
+        var recordMissing = false
+        var alteration: KeyRecordAlteration?
+        /// Whether `encryptedMarker` is known to exist (asked of the disk once, then remembered).
+        var markerExists = false
+    }
+    private let found: Mutex<Found>
 
     package init(recordPath: String?, keyFile: String?, scratchDirectory: String?, sealedWitnesses: @escaping @Sendable () -> [String] = { [] },
                  contentFiles: @escaping @Sendable () -> [String] = { [] }) {
@@ -63,6 +67,7 @@ public final class ContentSealing: @unchecked Sendable {
         self.scratchDirectory = scratchDirectory
         self.sealedWitnesses = sealedWitnesses
         self.contentFiles = contentFiles
+        found = Mutex(Found())
         refresh()
     }
 
@@ -74,17 +79,17 @@ public final class ContentSealing: @unchecked Sendable {
     }
 
     private func hasSeenEncryption() -> Bool {
-        if lock.withLock({ markerExists }) { return true }
+        if found.withLock({ $0.markerExists }) { return true }
         guard let marker = encryptedMarker, DirectoryEntry.at(marker) != nil else { return false }
-        lock.withLock { markerExists = true }
+        found.withLock { $0.markerExists = true }
         return true
     }
 
     /// Whether the state is locked because the content is encrypted and its key record is gone.
-    package var isRecordMissing: Bool { lock.withLock { recordMissing } }
+    package var isRecordMissing: Bool { found.withLock { $0.recordMissing } }
 
     /// How the key record was found altered at the last refresh, if it was.
-    package var alteration: KeyRecordAlteration? { lock.withLock { alterationFound } }
+    package var alteration: KeyRecordAlteration? { found.withLock { $0.alteration } }
 
     /// Why a locked device reads and writes nothing.
     package var lockedError: SyncError {
@@ -109,11 +114,10 @@ public final class ContentSealing: @unchecked Sendable {
         self.scratchDirectory = scratchDirectory
         sealedWitnesses = { [] }
         contentFiles = { [] }
-        self.key = key
-        current = .sealed(keyID: key.idHex)
+        found = Mutex(Found(key: key, current: .sealed(keyID: key.idHex)))
     }
 
-    public var state: State { lock.withLock { current } }
+    public var state: State { found.withLock { $0.current } }
 
     /// The key record in the cloud: `nil` when there is none; throws when one is there but unreadable.
     package func record() throws(EncryptionError) -> KeyRecord? {
@@ -129,13 +133,13 @@ public final class ContentSealing: @unchecked Sendable {
     @discardableResult
     package func refresh() -> State {
         guard recordPath != nil || keyFile != nil else { return state }
-        let found: KeyRecord??
-        do { found = try record().map { .some($0) } } catch { found = .some(nil) }
+        let record: KeyRecord??
+        do { record = try self.record().map { .some($0) } } catch { record = .some(nil) }
         let deviceKey = keyFile.flatMap { try? DeviceKey.read($0) }
         let next: State
         var missing = false
         var alteration: KeyRecordAlteration?
-        switch (found, deviceKey) {
+        switch (record, deviceKey) {
         case let (.none, key?), let (.some(nil), key?):
             next = .sealed(keyID: key.idHex)   // a record gone missing or damaged never turns sealing off
         case let (.some(record?), key?):
@@ -152,13 +156,13 @@ public final class ContentSealing: @unchecked Sendable {
             next = missing ? .locked(keyID: nil) : .plain
         }
         if next != .plain, !hasSeenEncryption(), let marker = encryptedMarker {
-            if (try? AtomicFile.write(Array("the content is encrypted\n".utf8), to: marker)) != nil { lock.withLock { markerExists = true } }
+            if (try? AtomicFile.write(Array("the content is encrypted\n".utf8), to: marker)) != nil { found.withLock { $0.markerExists = true } }
         }
-        lock.withLock {
-            current = next
-            recordMissing = missing
-            alterationFound = alteration
-            if case .sealed = next { key = deviceKey } else { key = nil }
+        found.withLock {
+            $0.current = next
+            $0.recordMissing = missing
+            $0.alteration = alteration
+            if case .sealed = next { $0.key = deviceKey } else { $0.key = nil }
         }
         return next
     }
@@ -203,14 +207,14 @@ public final class ContentSealing: @unchecked Sendable {
     /// written before encryption was turned on) as they are.
     package func open(_ bytes: [UInt8], path: String) throws(FileError) -> [UInt8] {
         guard SealedFile.isSealed(bytes) else { return bytes }
-        guard let key = lock.withLock({ key }) else { throw FileError(path: path, operation: "open", message: Self.noKeyMessage) }
+        guard let key = found.withLock({ $0.key }) else { throw FileError(path: path, operation: "open", message: Self.noKeyMessage) }
         do { return try SealedFile.open(bytes, key: key) } catch { throw FileError(path: path, operation: "open", message: error.description) }
     }
 
     /// What to write into the cloud for `bytes`: sealed when the content is encrypted; refused
     /// when it is encrypted and this device holds no key (never plaintext into encrypted content).
     package func seal(_ bytes: [UInt8], path: String) throws(FileError) -> [UInt8] {
-        switch lock.withLock({ (current, key) }) {
+        switch found.withLock({ ($0.current, $0.key) }) {
         case (.plain, _): return bytes
         case let (.sealed, key?):
             do { return try SealedFile.seal(bytes, key: key) } catch { throw FileError(path: path, operation: "seal", message: "\(error)") }
@@ -219,7 +223,7 @@ public final class ContentSealing: @unchecked Sendable {
     }
 
     /// The key, when the state is sealed.
-    package var contentKey: ContentKey? { lock.withLock { key } }
+    package var contentKey: ContentKey? { found.withLock { $0.key } }
 
     /// Whether a read failed because this device holds no key (not because the file is bad).
     package static func isNoKey(_ error: FileError) -> Bool { error.message == noKeyMessage }
