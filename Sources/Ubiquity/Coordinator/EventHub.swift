@@ -1,10 +1,13 @@
 import Foundation
+import Synchronization
 
 /// Delivers events, in the order posted, to every async stream and callback subscribed.
-final class EventHub<Event: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuations: [UUID: AsyncStream<Event>.Continuation] = [:]
-    private var handlers: [@Sendable (Event) -> Void] = []
+final class EventHub<Event: Sendable>: Sendable {
+    private struct Subscribers {
+        var continuations: [UUID: AsyncStream<Event>.Continuation] = [:]
+        var handlers: [@Sendable (Event) -> Void] = []
+    }
+    private let subscribers = Mutex(Subscribers())
     private let tap: (@Sendable (Event) -> Void)?
 
     /// `tap` sees every event first (the coordinator logs transitions there).
@@ -15,28 +18,27 @@ final class EventHub<Event: Sendable>: @unchecked Sendable {
     func stream() -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream<Event>.makeStream()
         let id = UUID()
-        lock.withLock { continuations[id] = continuation }
+        subscribers.withLock { $0.continuations[id] = continuation }
         continuation.onTermination = { [weak self] _ in
-            guard let self else { return }
-            self.lock.withLock { self.continuations[id] = nil }
+            self?.subscribers.withLock { $0.continuations[id] = nil }
         }
         return stream
     }
 
     func observe(_ handler: @escaping @Sendable (Event) -> Void) {
-        lock.withLock { handlers.append(handler) }
+        subscribers.withLock { $0.handlers.append(handler) }
     }
 
     /// Posts under the lock, so events from several threads reach every subscriber in one order.
     func post(_ event: Event) {
-        lock.withLock {
+        subscribers.withLock { subscribers in
             tap?(event)
-            for continuation in continuations.values { continuation.yield(event) }
-            for handler in handlers { handler(event) }
+            for continuation in subscribers.continuations.values { continuation.yield(event) }
+            for handler in subscribers.handlers { handler(event) }
         }
     }
 
     func finish() {
-        for continuation in lock.withLock({ Array(continuations.values) }) { continuation.finish() }
+        for continuation in subscribers.withLock({ Array($0.continuations.values) }) { continuation.finish() }
     }
 }

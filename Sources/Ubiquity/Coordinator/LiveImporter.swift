@@ -9,7 +9,7 @@ import UbiquitySync
 /// burst of files costs a round or two, not one each (as the daemon's notifications were
 /// coalesced). It asks the coordinator what to watch before every round, so it follows
 /// account switches, sign-out and the initial import's handover by itself.
-final class LiveImporter: @unchecked Sendable {
+final class LiveImporter: Sendable {
     /// The account store's part of the cloud, as the coordinator has it now.
     struct Target {
         let location: ContainerLocation
@@ -23,10 +23,11 @@ final class LiveImporter: @unchecked Sendable {
     private let wakeUp = DispatchSemaphore(value: 0)
     private let state = Mutex(State())
     private let ended = DispatchSemaphore(value: 0)
-    private var thread: Thread?
 
     private struct State {
         var stopped = false
+        /// The import thread, once it runs (`stop` called from it must not wait for itself).
+        var thread: pthread_t?
         /// A watched folder went or events were dropped since the last round.
         var watchesLost = false
     }
@@ -50,10 +51,10 @@ final class LiveImporter: @unchecked Sendable {
         self.report = report
         let thread = Thread { [self] in
             defer { ended.signal() }
+            state.withLock { $0.thread = pthread_self() }
             run()
         }
         thread.name = "ubiquity.live-import"
-        self.thread = thread
         thread.start()
     }
 
@@ -69,7 +70,8 @@ final class LiveImporter: @unchecked Sendable {
         }
         guard first else { return }
         wakeUp.signal()
-        if Thread.current != thread { ended.wait() }
+        let onThread = state.withLock { $0.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        if !onThread { ended.wait() }
     }
 
     private var isStopped: Bool { state.withLock { $0.stopped } }

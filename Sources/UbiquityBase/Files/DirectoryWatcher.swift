@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,10 +11,11 @@ import Glibc
 /// Events can be missed: a watched folder deleted (or moved away) takes its watch with it, and
 /// a full queue drops events. `onLost` is told of both, so its owner rescans and adds the
 /// folders again once they are back.
-public final class DirectoryWatcher: @unchecked Sendable {
+public final class DirectoryWatcher: Sendable {
     private let inotify: Int32
-    private var wakeUp: [Int32] = [-1, -1]
-    private let thread: Thread
+    /// The write end of the pipe that wakes the thread to end (-1 once written), and the
+    /// thread, once it runs (`stop()` called from a callback must not wait for itself).
+    private let control = Mutex<(wakeUp: Int32, thread: pthread_t?)>((-1, nil))
     /// Signalled by the thread as it ends: `stop()` waits for it, so no `onChange` runs after.
     private let ended = DispatchSemaphore(value: 0)
 
@@ -41,9 +43,11 @@ public final class DirectoryWatcher: @unchecked Sendable {
         guard inotify >= 0 else { throw FileError(path: path, operation: "watch", errno: errno) }
         var pipeEnds: [Int32] = [-1, -1]
         _ = pipe(&pipeEnds)
-        wakeUp = pipeEnds
+        control.withLock { $0.wakeUp = pipeEnds[1] }
         let descriptor = inotify, stopper = pipeEnds[0], ended = ended
-        thread = Thread {
+        // Weak: the thread must not keep the watcher alive, whose deinit stops it.
+        let thread = Thread { [weak self] in
+            self?.control.withLock { $0.thread = pthread_self() }
             // The thread owns both descriptors and closes them when it ends.
             defer {
                 close(descriptor)
@@ -88,11 +92,14 @@ public final class DirectoryWatcher: @unchecked Sendable {
     /// folder the owner has let go of (a coordinator opened a store after `close()`, in a
     /// device folder a test had already deleted).
     public func stop() {
-        guard wakeUp[1] >= 0 else { return }
-        _ = write(wakeUp[1], "x", 1)
-        close(wakeUp[1])
-        wakeUp[1] = -1
-        if Thread.current != thread { ended.wait() }
+        let onThread = control.withLock { control -> Bool? in
+            guard control.wakeUp >= 0 else { return nil }
+            _ = write(control.wakeUp, "x", 1)
+            close(control.wakeUp)
+            control.wakeUp = -1
+            return control.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+        }
+        if onThread == false { ended.wait() }
     }
 
     deinit { stop() }

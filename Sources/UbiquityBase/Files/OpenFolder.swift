@@ -16,13 +16,12 @@ import Glibc
 /// A folder that is a symbolic link is not opened, nor one that is not the folder of
 /// `identity`. Few handles are open at a time (`limit`); past it, or when the folder cannot be
 /// opened, questions go by path as before.
-public final class OpenFolder: @unchecked Sendable {
+public final class OpenFolder: Sendable {
     /// The folder's path.
     public let path: String
-    private let lock = NSLock()
     /// -1: not opened (yet, or it could not be, or the limit was reached).
-    private var descriptor: Int32 = -1
-    private var tried = false
+    /// The folder's descriptor (-1 until opened, or when it could not be), and whether it was tried.
+    private let handle = Mutex<(descriptor: Int32, tried: Bool)>((-1, false))
 
     /// Open handles in the process, at most `limit`: a container with thousands of peer
     /// folders must not use up the descriptors other code needs.
@@ -54,6 +53,7 @@ public final class OpenFolder: @unchecked Sendable {
     }
 
     deinit {
+        let descriptor = handle.withLock { $0.descriptor }
         if descriptor >= 0 {
             close(descriptor)
             Self.openCount.withLock { $0 -= 1 }
@@ -106,20 +106,21 @@ public final class OpenFolder: @unchecked Sendable {
 
     /// The folder's descriptor, opened at the first question (-1 when it could not be).
     private func opened() -> Int32 {
-        lock.withLock {
-            if !tried {
-                tried = true
+        handle.withLock { handle in
+            if !handle.tried {
+                handle.tried = true
                 if Self.reserve() {
-                    descriptor = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                    var descriptor = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                     var info = stat()
                     if descriptor >= 0, let identity, fstat(descriptor, &info) != 0 || UInt64(info.st_dev) != identity.device || UInt64(info.st_ino) != identity.inode {
                         close(descriptor)
                         descriptor = -1
                     }
                     if descriptor < 0 { Self.openCount.withLock { $0 -= 1 } }
+                    handle.descriptor = descriptor
                 }
             }
-            return descriptor
+            return handle.descriptor
         }
     }
 }

@@ -7,7 +7,7 @@ import Glibc
 /// `Process` counts a child as running while any process it left behind still holds a
 /// descriptor it inherited — and the hosts script leaves Syncthing behind on purpose — so the
 /// script is run this way, which ends when the script itself ends.
-struct ChildProcess {
+struct ChildProcess: Sendable {
     let pid: pid_t
 
     /// Starts `arguments` (the first found on `$PATH`) with exactly `environment`, its stdin

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Ubiquity
 #if canImport(Glibc)
 import Glibc
@@ -11,7 +12,7 @@ import Glibc
 /// type runs it, remembers which hosts are cut off, and makes sure the hosts go away — when
 /// `stop()` is called, and through a watchdog process when this process dies without calling it
 /// (a signal, a crash), since Syncthing runs in sessions of its own and would outlive it.
-public final class SyncthingHosts: @unchecked Sendable {
+public final class SyncthingHosts: Sendable {
     /// How the hosts are separated.
     public enum Mode: String, Sendable {
         /// Network namespaces joined by a bridge; a host is cut off by taking its link down.
@@ -23,15 +24,19 @@ public final class SyncthingHosts: @unchecked Sendable {
     /// The hosts' folder (the script's `MM_ROOT`).
     public let root: String
     public let count: Int
-    public private(set) var mode = Mode.loopback
+    public var mode: Mode { state.withLock { $0.mode } }
     private let script: String
     private let environment: [String: String]
-    private var cutOff: Set<Int> = []
-    /// The account each host carries (absent: every account, as the script set it up).
-    private var carried: [Int: String?] = [:]
-    private var watchdog: ChildProcess?
-    private let lock = NSLock()
-    private var stopped = false
+
+    private struct State {
+        var mode = Mode.loopback
+        var cutOff: Set<Int> = []
+        /// The account each host carries (absent: every account, as the script set it up).
+        var carried: [Int: String?] = [:]
+        var watchdog: ChildProcess?
+        var stopped = false
+    }
+    private let state = Mutex(State())
 
     /// The longest one call of the script may take; its own waits are shorter (60 s to connect,
     /// 90 s to reconnect, 10 s per process to stop), so this only catches a hung command.
@@ -53,7 +58,7 @@ public final class SyncthingHosts: @unchecked Sendable {
         do {
             try hosts.runScript(["up", String(count)])
             let recorded = (try? String(contentsOfFile: root + "/env", encoding: .utf8)) ?? ""
-            hosts.mode = recorded.contains("MM_MODE=netns") ? .netns : .loopback
+            hosts.state.withLock { $0.mode = recorded.contains("MM_MODE=netns") ? .netns : .loopback }
         } catch {
             hosts.stop()
             if let problem = hosts.logTail().first(where: { $0.hasPrefix("skip:") }) { throw SyncthingUnavailable(String(problem.dropFirst(5)).trimmingCharacters(in: .whitespaces)) }
@@ -91,20 +96,20 @@ public final class SyncthingHosts: @unchecked Sendable {
         mode == .netns ? ["ip", "netns", "exec", environment["MM_PREFIX"]! + "-h\(host)"] : []
     }
 
-    public func isCut(_ host: Int) -> Bool { lock.withLock { cutOff.contains(host) } }
+    public func isCut(_ host: Int) -> Bool { state.withLock { $0.cutOff.contains(host) } }
 
     /// Takes host `host` off the network: Syncthing there neither sends nor receives.
     public func cut(_ host: Int) throws {
         guard !isCut(host) else { return }
         try runScript(["cut", String(host)])
-        lock.withLock { _ = cutOff.insert(host) }
+        state.withLock { _ = $0.cutOff.insert(host) }
     }
 
     /// Puts host `host` back and waits until it is connected again.
     public func heal(_ host: Int) throws {
         guard isCut(host) else { return }
         try runScript(["heal", String(host)])
-        lock.withLock { _ = cutOff.remove(host) }
+        state.withLock { _ = $0.cutOff.remove(host) }
     }
 
     /// Lets host `host` carry only the account `token` (none when `nil`), as iCloud synced only
@@ -113,25 +118,25 @@ public final class SyncthingHosts: @unchecked Sendable {
     /// Syncthing reads the ignore file again before its next scan, so files written after this
     /// call follow the new rule.
     public func carry(only token: String?, on host: Int) throws {
-        if let current = lock.withLock({ carried[host] }), current == token { return }
+        if let current = state.withLock({ $0.carried[host] }), current == token { return }
         // As the script: our temporary files never travel, and may go with a removed folder.
         var lines = ["(?d)*.nosync"]
         if let token { lines.append("!/" + token.map { "*?[]{}\\".contains($0) ? "\\\($0)" : String($0) }.joined()) }
         lines.append("/*")
         try AtomicFile.write(Array((lines.joined(separator: "\n") + "\n").utf8), to: cloud(of: host) + "/.stignore")
-        lock.withLock { carried[host] = .some(token) }
+        state.withLock { $0.carried[host] = .some(token) }
     }
 
     /// Whether host `host` carries the account `token`.
     public func carries(_ token: String, on host: Int) -> Bool {
-        lock.withLock { carried[host].map { $0 == token } ?? true }
+        state.withLock { $0.carried[host].map { $0 == token } ?? true }
     }
 
     /// Stops every Syncthing and removes the namespaces (the files stay). Safe to call twice.
     public func stop() {
-        let first = lock.withLock { () -> Bool in
-            defer { stopped = true }
-            return !stopped
+        let (first, watchdog) = state.withLock { state -> (Bool, ChildProcess?) in
+            defer { state.stopped = true }
+            return (!state.stopped, state.watchdog)
         }
         guard first else { return }
         try? runScript(["down"])
@@ -162,9 +167,10 @@ public final class SyncthingHosts: @unchecked Sendable {
     /// without having stopped the hosts, it stops them. It ignores the terminal's interrupt, so
     /// Ctrl-C ends the run and still removes the hosts; `stop()` ends it by its id.
     private func startWatchdog() {
-        watchdog = try? ChildProcess(["bash", "-c", #"trap "" INT HUP; while kill -0 "$1" 2>/dev/null; do sleep 1; done; exec bash "$2" down"#,
+        let watchdog = try? ChildProcess(["bash", "-c", #"trap "" INT HUP; while kill -0 "$1" 2>/dev/null; do sleep 1; done; exec bash "$2" down"#,
                                       "ubiq-hosts-watchdog", String(getpid()), script],
                                      environment: environment, log: root + "/hosts.log")
+        state.withLock { $0.watchdog = watchdog }
     }
 
     /// The path of `name` on `$PATH`, if it is there.
