@@ -51,6 +51,7 @@ enum LatencyBenchmarks {
 
 /// A `ubiq watch --json` child process and the imports it reported, by object ID.
 private final class WatchProcess: @unchecked Sendable {
+    // @unchecked: the parsed output is used only under `condition`; `Process` is not Sendable.
     private let process = Process()
     private let output = Pipe()
     /// Its stderr goes to a file: a pipe nobody drains could block it.

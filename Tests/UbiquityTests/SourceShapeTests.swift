@@ -22,4 +22,28 @@ struct SourceShapeTests {
         #expect(listed.output.contains("83  \(folder)/Long.swift:1  func long"), "\(listed.output)")
         #expect(!listed.output.contains("short"))
     }
+
+    /// Every `@unchecked Sendable` declaration of `Sources`, with the line under it.
+    static func uncheckedSendables() throws -> [(place: String, reason: String)] {
+        var found: [(String, String)] = []
+        let sources = repository + "/Sources"
+        for case let file as String in FileManager.default.enumerator(atPath: sources)! where file.hasSuffix(".swift") {
+            let lines = try String(contentsOfFile: sources + "/" + file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            for (index, line) in lines.enumerated() where line.contains(": @unchecked Sendable {") {
+                let next = index + 1 < lines.count ? lines[index + 1].trimmingCharacters(in: .whitespaces) : ""
+                found.append(("\(file):\(index + 1)", next))
+            }
+        }
+        return found
+    }
+
+    @Test func everyUncheckedSendableSaysWhyOnTheLineUnderIt() throws {
+        let found = try Self.uncheckedSendables()
+        #expect(!found.isEmpty)
+        for (place, reason) in found {
+            #expect(reason.hasPrefix("// @unchecked: ") && reason.count > 30, "\(place) gives no reason")
+        }
+        // Mutex-held state is checked by the compiler: a new unchecked type replaces an old one.
+        #expect(found.count <= 12, "\(found.map(\.place))")
+    }
 }

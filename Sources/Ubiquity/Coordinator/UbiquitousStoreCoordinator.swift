@@ -19,6 +19,7 @@ public struct StoreChoice: Sendable, Equatable {
 /// fallback is deleted. Later launches open the account store directly and catch up in the
 /// background. Signed out: the `local` store, which never syncs.
 public final class UbiquitousStoreCoordinator: @unchecked Sendable {
+    // @unchecked: its peer, stores and handover state are used only under `lock`.
     public let configuration: PeerConfiguration
     /// The device as last read from `device.plist` (its account changes over time).
     public var device: Device { lock.withLock { currentDevice } }

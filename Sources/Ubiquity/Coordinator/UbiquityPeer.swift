@@ -10,6 +10,7 @@ import UbiquitySync
 /// by default), exports each save and imports other peers' logs. Opened on its own, it owns the
 /// device (a lock); a `UbiquitousStoreCoordinator` opens peers under its own lock.
 public final class UbiquityPeer: @unchecked Sendable {
+    // @unchecked: its store serializes itself; its own mutable state is `OwnNumbersMemo`, used under `syncLock`.
     public let configuration: PeerConfiguration
     public let device: Device
     public let peerID: String

@@ -17,6 +17,7 @@ import UbiquityCore
 /// `cancel()` stops it; so does the close of its store (its coordinator's `close()`), after which
 /// `refresh()` throws `StoreError.closed`.
 public final class FetchedResultsObserver: @unchecked Sendable {
+    // @unchecked: its store, results and pending reports are used only under `lock`.
     public let request: FetchRequest
     private let lock = NSRecursiveLock()
     private var store: PersistentStore

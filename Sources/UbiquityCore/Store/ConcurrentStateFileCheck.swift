@@ -8,6 +8,7 @@ import Foundation
 /// The objects alive in the file come over in batches as the check finds them, so the copying
 /// thread, once its copy is done, builds the join's report while the check goes on.
 final class ConcurrentStateFileCheck: @unchecked Sendable {
+    // @unchecked: the batches and outcome its thread hands over are used only under `condition`.
     private let path: String
     private let validator: StateFileValidator
     // Guarded by `condition`: batches the check found and the copier has not taken yet, and how

@@ -8,6 +8,7 @@ import UbiquityBase
 /// engine can share a store. Local saves and imports go through the same merge code
 /// (`MergeEngine`), which is what makes a peer's own view equal to everybody else's.
 public final class PersistentStore: @unchecked Sendable {
+    // @unchecked: its SQLite connection and caches are used only under `lock`, which every entry point takes.
     public let model: ObjectModel
     public let peerID: String
     public let storeName: String

@@ -9,6 +9,7 @@ import Ubiquity
 /// Background work is manual: the import runs when the runner gives the app time, so a seed
 /// replays the same interleaving of edits and imports.
 public final class DeviceSession: @unchecked Sendable {
+    // @unchecked: driven by one thread: background work is manual, so the coordinator's observer runs on the thread that calls `handle`.
     public let setup: DeviceSetup
     let clock = SimulatedClock()
     /// The model the app opens its store with (a `model` step changes it between launches).

@@ -13,6 +13,7 @@ import Glibc
 /// else returns `nil` and the caller streams the entry through ZIPFoundation as before, which
 /// gives a damaged archive the same error it always had.
 final class InflatedStore: @unchecked Sendable {
+    // @unchecked: a raw buffer, written only before `inflate` returns and read only after.
     /// The inflated bytes; owned, freed with the object, never written after `inflate` returns.
     let bytes: UnsafeMutableRawBufferPointer
 

@@ -8,6 +8,7 @@ import Foundation
 /// Hand-offs are per chunk, not per item: a lock and, at most, a wake-up per chunk (the first
 /// attempt at this, one hand-off per log, cost 30,000 context switches an import).
 final class LogDecodePipeline<Output: Sendable>: @unchecked Sendable {
+    // @unchecked: the decoded chunks are handed over only under `condition`.
     // @unchecked: `ready`, `produced`, `taken`, `stopped` and `running` are read and written
     // only with `condition` locked; `outcomes` only on the thread that calls `outcome(at:)`.
     private let count: Int

@@ -273,6 +273,7 @@ private struct ZipBytes {
 /// only its own slot of `results`, and the buffer is only read meanwhile: the unchecked
 /// `Sendable` is sound for `concurrentPerform`, which returns when every task did.
 private final class DeflateWindow: @unchecked Sendable {
+    // @unchecked: each task writes only its own slot, and `concurrentPerform` returns when every task did.
     typealias Block = BlockDeflater.Block
 
     /// The window's bytes, the first at `windowOffset` of the entry.
@@ -334,6 +335,7 @@ private final class DeflateWindow: @unchecked Sendable {
 /// keeps its engine's state (ISA-L's work buffer is several hundred KiB), which a fresh one per
 /// block would allocate and fault in again.
 private final class CompressorPool: @unchecked Sendable {
+    // @unchecked: `idle` is used only under `lock`; a `BlockDeflater` is used by one task at a time.
     let level: Int32
     private let lock = NSLock()
     private var idle: [BlockDeflater] = []

@@ -18,6 +18,7 @@ import Foundation
 /// `stop` waits for the checkpoint beside and closes its connection, so that the store's
 /// connection, closing last, checkpoints what is left as SQLite always does.
 final class WALCheckpointer: @unchecked Sendable {
+    // @unchecked: its connection and flags are used only under `condition`, which its thread waits on.
     /// SQLite's automatic checkpoint threshold, in WAL frames (pages).
     static let defaultThreshold: Int32 = 1000
 
