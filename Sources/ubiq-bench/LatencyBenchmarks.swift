@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Ubiquity
 
 /// Save-to-visible latency across processes: this process saves one object at a time as an app
@@ -49,17 +50,14 @@ enum LatencyBenchmarks {
     }
 }
 
-/// A `ubiq watch --json` child process and the imports it reported, by object ID.
-private final class WatchProcess: @unchecked Sendable {
-    // @unchecked: the parsed output is used only under `condition`; `Process` is not Sendable.
+/// A `ubiq watch --json` child process and the imports it reported, by object ID. Used by the
+/// benchmark's one thread; only `reports` is shared with the pipe's reading thread.
+private final class WatchProcess {
     private let process = Process()
     private let output = Pipe()
     /// Its stderr goes to a file: a pipe nobody drains could block it.
     private let errorPath = NSTemporaryDirectory() + "ubiq-bench-watch-" + UUID().uuidString + ".stderr"
-    private let condition = NSCondition()
-    private var imported: [String: Double] = [:]
-    private var watching = false
-    private var pending = Data()
+    private let reports = WatchReports()
 
     init(arguments: [String]) throws {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("ubiq")
@@ -71,50 +69,33 @@ private final class WatchProcess: @unchecked Sendable {
         process.standardOutput = output
         _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: errorPath)
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.consume(handle.availableData) }
+        output.fileHandleForReading.readabilityHandler = { [reports] handle in reports.consume(handle.availableData) }
         try process.run()
     }
 
-    private func consume(_ data: Data) {
-        condition.withLock {
-            pending.append(data)
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = pending[pending.startIndex..<newline]
-                pending = Data(pending[(newline + 1)...])
-                guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else { continue }
-                if object["event"] as? String == "watching" { watching = true }
-                if let time = object["importedAt"] as? Double {
-                    for id in (object["inserted"] as? [String] ?? []) + (object["updated"] as? [String] ?? []) { imported[id] = time }
-                }
-            }
-            condition.broadcast()
-        }
-    }
-
     func waitUntilWatching() throws {
-        try wait(timeout: 30, "the watcher did not start") { watching }
+        try wait(timeout: 30, "the watcher did not start") { $0.watching }
     }
 
     /// When the watcher's import of `id` committed (seconds since 1970).
     func waitForImport(of id: String, timeout: Double) throws -> Double {
         var time: Double?
-        try wait(timeout: timeout, "the watcher never imported \(id)") {
-            time = imported.removeValue(forKey: id)
+        try wait(timeout: timeout, "the watcher never imported \(id)") { state in
+            time = state.imported.removeValue(forKey: id)
             return time != nil
         }
         return time!
     }
 
-    private func wait(timeout: Double, _ failure: String, until done: () -> Bool) throws {
+    private func wait(timeout: Double, _ failure: String, until done: (inout WatchReports.State) -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
-        try condition.withLock {
-            while !done() {
-                guard process.isRunning else {
-                    let message = ((try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-                    throw BenchmarkError("\(failure): ubiq watch exited (\(message))")
-                }
-                guard condition.wait(until: min(deadline, Date().addingTimeInterval(0.5))) || Date() < deadline else { throw BenchmarkError(failure) }
+        while !reports.state.withLock({ done(&$0) }) {
+            guard process.isRunning else {
+                let message = ((try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+                throw BenchmarkError("\(failure): ubiq watch exited (\(message))")
             }
+            guard Date() < deadline else { throw BenchmarkError(failure) }
+            _ = reports.arrived.wait(timeout: .now() + min(0.5, max(0, deadline.timeIntervalSinceNow)))
         }
     }
 
@@ -125,5 +106,33 @@ private final class WatchProcess: @unchecked Sendable {
         }
         output.fileHandleForReading.readabilityHandler = nil
         try? FileManager.default.removeItem(atPath: errorPath)
+    }
+}
+
+/// What the watcher printed so far, parsed as its lines arrive on the pipe's thread.
+private final class WatchReports: Sendable {
+    struct State {
+        var imported: [String: Double] = [:]
+        var watching = false
+        var pending = Data()
+    }
+    let state = Mutex(State())
+    /// Signalled after each chunk of output, so a waiter looks again.
+    let arrived = DispatchSemaphore(value: 0)
+
+    func consume(_ data: Data) {
+        state.withLock { state in
+            state.pending.append(data)
+            while let newline = state.pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = state.pending[state.pending.startIndex..<newline]
+                state.pending = Data(state.pending[(newline + 1)...])
+                guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else { continue }
+                if object["event"] as? String == "watching" { state.watching = true }
+                if let time = object["importedAt"] as? Double {
+                    for id in (object["inserted"] as? [String] ?? []) + (object["updated"] as? [String] ?? []) { state.imported[id] = time }
+                }
+            }
+        }
+        arrived.signal()
     }
 }

@@ -270,10 +270,11 @@ private struct ZipBytes {
 
 /// One window of an entry, deflated block by block on every core while one more task hashes
 /// it (SHA-256 must see the bytes in order; deflating and hashing overlap). Each task writes
-/// only its own slot of `results`, and the buffer is only read meanwhile: the unchecked
-/// `Sendable` is sound for `concurrentPerform`, which returns when every task did.
+/// only its own slot of `results`, the buffer is only read meanwhile, and the tasks share the
+/// deflaters through the pool's lock: the unchecked `Sendable` is sound for `concurrentPerform`,
+/// which returns when every task did.
 private final class DeflateWindow: @unchecked Sendable {
-    // @unchecked: each task writes only its own slot, and `concurrentPerform` returns when every task did.
+    // @unchecked: each task writes only its own slot and takes deflaters from the pool under its lock.
     typealias Block = BlockDeflater.Block
 
     /// The window's bytes, the first at `windowOffset` of the entry.
@@ -333,9 +334,9 @@ private final class DeflateWindow: @unchecked Sendable {
 
 /// The deflaters of one level, shared by the tasks of an entry (one per core at most): each
 /// keeps its engine's state (ISA-L's work buffer is several hundred KiB), which a fresh one per
-/// block would allocate and fault in again.
-private final class CompressorPool: @unchecked Sendable {
-    // @unchecked: `idle` is used only under `lock`; a `BlockDeflater` is used by one task at a time.
+/// block would allocate and fault in again. It crosses threads only inside a `DeflateWindow`'s
+/// run; `idle` is used only under `lock`, and a `BlockDeflater` by one task at a time.
+private final class CompressorPool {
     let level: Int32
     private let lock = NSLock()
     private var idle: [BlockDeflater] = []
