@@ -46,4 +46,27 @@ struct SourceShapeTests {
         // Mutex-held state is checked by the compiler: a new unchecked type replaces an old one.
         #expect(found.count <= 10, "\(found.map(\.place))")
     }
+
+    /// Every static holding a `Mutex`, and every `shared` instance, in the library targets: state
+    /// shared by the whole process.
+    static func processWideState() throws -> [String] {
+        var found: [String] = []
+        let sources = repository + "/Sources"
+        for case let file as String in FileManager.default.enumerator(atPath: sources)!
+        where file.hasPrefix("Ubiquity") && file.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
+            for line in text.split(separator: "\n") where line.contains("static let ") && (line.contains("Mutex(") || line.contains(" shared =")) && !line.contains("//") {
+                let name = line.split(separator: "=")[0].split(separator: " ").last.map(String.init) ?? ""
+                found.append((file as NSString).lastPathComponent.replacingOccurrences(of: ".swift", with: "") + "." + name)
+            }
+        }
+        return found.sorted()
+    }
+
+    @Test func theProcessSharesOneCacheAndOneCounter() throws {
+        // Caches belong to a peer (`SyncCaches`); the process keeps only the inotify-backed folder
+        // listings, whose watches are the process's, and its count of open folder handles.
+        let found = try Self.processWideState()
+        #expect(found == ["LogFolderListings.kept", "OpenFolder.openCount"], "\(found)")
+    }
 }

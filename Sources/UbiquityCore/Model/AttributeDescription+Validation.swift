@@ -62,8 +62,8 @@ extension AttributeDescription {
             if let minimum = validation.minLength, length < minimum { throw .tooShort(entity: entity, property: name, length: length, minimum: minimum) }
             if let maximum = validation.maxLength, length > maximum { throw .tooLong(entity: entity, property: name, length: length, maximum: maximum) }
         }
-        if let pattern = validation.pattern, case let .string(text) = value, !RegularExpressionCache.shared.wholeMatch(pattern, text) {
-            throw .patternMismatch(entity: entity, property: name, pattern: pattern)
+        if let pattern = validation.compiledPattern, case let .string(text) = value, !pattern.matches(text) {
+            throw .patternMismatch(entity: entity, property: name, pattern: pattern.source)
         }
     }
 
@@ -99,29 +99,4 @@ extension RelationshipDescription {
 
     /// Whether saving must count this relationship's members or check its target.
     public var hasCountRules: Bool { isToMany ? (minCount > 0 || maxCount > 0 || !isOptional) : !isOptional }
-}
-
-/// Compiled regular expressions by pattern: validation runs for every value saved or imported.
-final class RegularExpressionCache: Sendable {
-    static let shared = RegularExpressionCache()
-    private let compiled = Mutex<[String: NSRegularExpression]>([:])
-
-    /// The pattern compiled to match a whole string (it must end where the string ends);
-    /// `nil` when it is not a valid ICU regular expression.
-    func expression(_ pattern: String) -> NSRegularExpression? {
-        compiled.withLock { compiled in
-            if let known = compiled[pattern] { return known }
-            guard (try? NSRegularExpression(pattern: pattern)) != nil,
-                  let expression = try? NSRegularExpression(pattern: "(?:" + pattern + ")\\z") else { return nil }
-            if compiled.count < 256 { compiled[pattern] = expression }
-            return expression
-        }
-    }
-
-    /// Whether `pattern` matches the whole of `text` (as `MATCHES` in a Core Data predicate).
-    func wholeMatch(_ pattern: String, _ text: String) -> Bool {
-        guard let expression = expression(pattern) else { return false }
-        let range = NSRange(text.startIndex..., in: text)
-        return expression.firstMatch(in: text, options: [.anchored], range: range) != nil
-    }
 }

@@ -21,7 +21,12 @@ public struct AttributeValidation: Sendable, Equatable {
     public var minLength: Int?
     public var maxLength: Int?
     /// An ICU regular expression (`NSRegularExpression`), matched against the whole string.
-    public var pattern: String?
+    public var pattern: String? {
+        didSet { compiledPattern = pattern.flatMap(WholeStringPattern.init) }
+    }
+    /// `pattern` compiled, once; `nil` also when it does not compile (a model holding such a
+    /// pattern is refused when it loads).
+    private(set) var compiledPattern: WholeStringPattern?
 
     public init(minimum: AttributeValue? = nil, maximum: AttributeValue? = nil, minLength: Int? = nil, maxLength: Int? = nil, pattern: String? = nil) {
         self.minimum = minimum
@@ -29,6 +34,7 @@ public struct AttributeValidation: Sendable, Equatable {
         self.minLength = minLength
         self.maxLength = maxLength
         self.pattern = pattern
+        compiledPattern = pattern.flatMap(WholeStringPattern.init)
     }
 
     /// Whether there is no rule at all.

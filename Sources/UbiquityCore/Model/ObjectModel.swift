@@ -304,7 +304,7 @@ public struct ObjectModel: Sendable, Equatable {
         }
         if let pattern = rules.pattern {
             guard attribute.type == .string else { throw .invalidRule(path, "only a string attribute takes a regular expression") }
-            guard RegularExpressionCache.shared.expression(pattern) != nil else {
+            guard WholeStringPattern(pattern) != nil else {
                 throw .invalidRule(path, "its regular expression \(pattern) does not compile")
             }
         }

@@ -209,7 +209,7 @@ private struct PredicateParser {
             // A decimal column holds its sort key, not its text.
             throw PredicateParseError(message: "\(opToken.text.uppercased()) compares text; \(name.text) is a decimal", at: opToken.offset)
         }
-        if op == .matches, case let .string(pattern)?? = values.first, RegularExpressionCache.shared.expression(pattern) == nil {
+        if op == .matches, case let .string(pattern)?? = values.first, WholeStringPattern(pattern) == nil {
             throw PredicateParseError(message: "'\(pattern)' is not a valid regular expression", at: opToken.offset)
         }
         // The plain forms stay SQL (fast, indexed); everything else is evaluated in Swift.
