@@ -102,7 +102,7 @@ struct CloudFileTypeTests {
         // logs into a real folder again (Docs/ContainerFormat.md, "What is read, and how").
         try saveNote(writer, "w2")
         let reclaimed = try writer.sync()
-        #expect(reclaimed.exportError == nil && reclaimed.outboxPending == 0, "\(reclaimed.exportError ?? "")")
+        #expect(reclaimed.exportError == nil && reclaimed.outboxPending == 0, "\(String(describing: reclaimed.exportError))")
         #expect(reclaimed.repaired == [1], "the log that went with the folder is written again")
         #expect(DirectoryEntry.names(outside + "/Notes/" + location.modelHash).filter { $0.hasPrefix("0000000002") }.isEmpty,
                 "nothing written outside the cloud")
@@ -122,7 +122,7 @@ struct CloudFileTypeTests {
         #expect(symlink(outside, location.ubiquityRoot + "/" + writer.peerID) == 0)
         try saveNote(writer, "w1")
         let summary = try writer.sync()
-        #expect(summary.exportError == nil && summary.outboxPending == 0, "\(summary.exportError ?? "")")
+        #expect(summary.exportError == nil && summary.outboxPending == 0, "\(String(describing: summary.exportError))")
         #expect(try #require(DirectoryEntry.at(location.peerDirectory(of: writer.peerID))).isDirectory)
         #expect(DirectoryEntry.names(outside).isEmpty, "nothing was written outside the cloud")
     }

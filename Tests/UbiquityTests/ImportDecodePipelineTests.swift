@@ -25,8 +25,8 @@ struct ImportDecodePipelineTests {
                 text.replacingOccurrences(of: #"machine's clock \([0-9]+\)"#, with: "machine's clock (now)", options: .regularExpression)
             }
             self.report = report
-            self.report.quarantined = report.quarantined.map { ($0.path, withoutClock($0.reason)) }
             self.batches = batches
+            fields["quarantined"] = report.quarantined.map { "\($0.path): \(withoutClock($0.reason))" }
             fields["lines"] = lines.map(withoutClock)
             fields["dump"] = [dump]
             fields["records"] = records.map(withoutClock)

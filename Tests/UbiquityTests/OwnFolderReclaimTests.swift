@@ -33,7 +33,7 @@ struct OwnFolderReclaimTests {
 
         try save(a, "after the link")
         let summary = try a.sync()
-        #expect(summary.exportError == nil, "\(summary.exportError ?? "")")
+        #expect(summary.exportError == nil, "\(String(describing: summary.exportError))")
         #expect(summary.repaired == [1, 2, 3], "the three logs that went with the folder are written again")
         #expect(try #require(DirectoryEntry.at(peerFolder)).isDirectory)
         #expect(logNames(location.logDirectory(of: a.peerID)).count == 4)
@@ -80,7 +80,7 @@ struct OwnFolderReclaimTests {
         try AtomicFile.write([0], to: folder)
         try save(a, "second")
         let summary = try a.sync()
-        #expect(summary.exportError != nil && summary.outboxPending >= 1, "\(summary.exportError ?? "")")
+        #expect(summary.exportError != nil && summary.outboxPending >= 1, "\(String(describing: summary.exportError))")
         #expect(try #require(DirectoryEntry.at(folder)).isRegularFile)
         try FileManager.default.removeItem(atPath: folder)
         try FileManager.default.moveItem(atPath: cloud.root + "/away", toPath: folder)

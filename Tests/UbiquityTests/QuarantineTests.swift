@@ -189,7 +189,7 @@ struct QuarantineTests {
         try saveNote(writer, "offline2")
         let blocked = try writer.sync()
         #expect(blocked.outboxPending == 2)
-        #expect(blocked.exportError?.contains("outbox keeps the logs") == true)
+        #expect(blocked.exportError?.description.contains("outbox keeps the logs") == true)
         #expect(try writer.store.count(FetchRequest(entity: "Note")) == 2, "the saves themselves are kept")
 
         try FileManager.default.removeItem(atPath: location.ubiquityRoot)

@@ -102,9 +102,9 @@ extension SyncState {
         } else if let wait = summary.imported.missingExternalData.first(where: { $0.damage != nil }) {
             self = .blocked(.damagedFile(peerID: wait.peerID, number: wait.number, reason: "its external data file is damaged: \(wait.damage ?? "")"))
         } else if let exportError = summary.exportError {
-            self = .blocked(.exportFailing(exportError))
+            self = .blocked(.exportFailing(exportError.description))
         } else if let importError = summary.importError {
-            self = .blocked(.failing(importError))
+            self = .blocked(.failing(importError.description))
         } else if summary.imported.locked > 0 {
             self = .blocked(.noKey)
         } else {

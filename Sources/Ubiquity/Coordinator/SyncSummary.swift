@@ -22,10 +22,11 @@ public struct SyncSummary: Sendable, Equatable {
     public var imported = ImportReport()
     /// Local logs still waiting in the outbox (the container refused them).
     public var outboxPending = 0
-    public var exportError: String?
+    /// Why the export step failed; the outbox keeps what it could not write.
+    public var exportError: SyncError?
     /// Why the import step (joining baselines, importing logs) failed, when `sync` was asked to
     /// report it rather than throw; the round ended there.
-    public var importError: String?
+    public var importError: SyncFailure?
     public var knowledge = KnowledgeVector()
     public var signedOut = false
     /// Another peer removed the content; this store started over empty (or, with `carried`, on
@@ -61,7 +62,7 @@ public struct SyncSummary: Sendable, Equatable {
         if case .rolled? = baseline { text += ", rolled a baseline" }
         if let deleted = garbage?.deleted.count, deleted > 0 { text += ", deleted \(deleted) old log(s)" }
         if let deleted = externalDataGarbage?.deleted.count, deleted > 0 { text += ", deleted \(deleted) external data file(s)" }
-        if let exportError { text += " — export failed: \(exportError)" }
+        if let exportError { text += " — export failed: " + exportError.advice.worded(word) }
         if let importError { text += " — import failed: \(importError)" }
         if let keyRecordAltered { text += " — " + keyRecordAltered.worded(word) }
         return text
@@ -88,8 +89,20 @@ extension SyncSummary {
         if let carried { fields["carried"] = .int(Int64(carried)) }
         if let keyRecordAltered { fields["keyRecordAltered"] = .string(keyRecordAltered.description) }
         if let adoptedBaseline { fields["adoptedBaseline"] = .string(adoptedBaseline) }
-        if let exportError { fields["exportError"] = .string(exportError) }
-        if let importError { fields["importError"] = .string(importError) }
+        if let exportError { fields["exportError"] = .string(exportError.description) }
+        if let importError { fields["importError"] = .string(importError.description) }
         return .object(fields)
     }
+}
+
+/// An error that ended a sync step, kept as thrown (`error`); two are equal when they say the
+/// same, as a summary compared with another can only tell.
+public struct SyncFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public let error: any Error
+
+    public init(_ error: any Error) { self.error = error }
+
+    public var description: String { "\(error)" }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.description == rhs.description }
 }

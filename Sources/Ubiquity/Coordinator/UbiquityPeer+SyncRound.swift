@@ -22,7 +22,7 @@ extension UbiquityPeer {
         (summary.contentRemoved, summary.carried) = try followContentRemoval()
         var scan = try listAfterReservingOwnNumbers(location)
         let export = try exportRound(location)
-        (summary.exported, summary.repaired, summary.exportError) = (export.exported, export.repaired, export.error?.description)
+        (summary.exported, summary.repaired, summary.exportError) = (export.exported, export.repaired, export.error)
         let baseliner = makeBaseliner(location)
         let imported: ImportRound
         let importStart = SyncMetrics.now(), initialImport = try !store.initialImportCompleted()
@@ -34,7 +34,7 @@ extension UbiquityPeer {
             imported = try importLogs(after: consume join, batchSize: importBatchSize, scan: scan)
             if initialImport { metrics.record(.initialImport, since: importStart) }
         } catch where reportingImportFailure {
-            summary.importError = "\(error)"
+            summary.importError = SyncFailure(error)
             summary.outboxPending = (try? store.pendingOutbox().count) ?? 0
             summary.knowledge = store.knowledge
             return summary
@@ -45,7 +45,7 @@ extension UbiquityPeer {
         if try store.migrationKnowledgeOwed() != nil, summary.exportError == nil {
             roundCatalog = nil // paying the debt may roll a baseline
             if try payMigrationDebt(location, summary: &summary) {
-                do { summary.exported += try exportPending() } catch let error as SyncError { summary.exportError = error.description }
+                do { summary.exported += try exportPending() } catch let error as SyncError { summary.exportError = error }
             }
         }
         // A store that caught up with everything visible has done its initial import: the

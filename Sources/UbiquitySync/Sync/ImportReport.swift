@@ -43,8 +43,8 @@ public struct ImportReport: Sendable, Equatable {
     /// The sizes of the files of the logs applied, summed (as they lie in the container).
     public var appliedBytes: Int64 = 0
     public var changes = ObjectChanges()
-    /// Files set aside in this pass, with the reason (paths relative to the ubiquity root).
-    public var quarantined: [(path: String, reason: String)] = []
+    /// Files set aside in this pass, with why.
+    public var quarantined: [QuarantinedFile] = []
     public var missingPredecessors: [MissingPredecessor] = []
     /// Logs present but not yet applicable (they wait for a predecessor or another peer's log).
     public var waiting = 0
@@ -60,5 +60,37 @@ public struct ImportReport: Sendable, Equatable {
         lhs.applied.map { "\($0.peerID):\($0.number)" } == rhs.applied.map { "\($0.peerID):\($0.number)" }
             && lhs.changes == rhs.changes && lhs.quarantined.map(\.path) == rhs.quarantined.map(\.path)
             && lhs.missingPredecessors == rhs.missingPredecessors && lhs.waiting == rhs.waiting && lhs.ignored == rhs.ignored
+    }
+}
+
+/// A file an import set aside, and why: it is skipped, unread, until it changes.
+public struct QuarantinedFile: Sendable, Equatable {
+    /// Relative to the ubiquity root.
+    public let path: String
+    public let cause: QuarantineCause
+
+    package init(path: String, cause: QuarantineCause) {
+        self.path = path
+        self.cause = cause
+    }
+
+    /// The cause in words, as the store's quarantine record keeps it.
+    public var reason: String { cause.description }
+}
+
+/// Why an import set a file aside.
+public enum QuarantineCause: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The log cannot be read, or is not what its name and folder say (author, number, stamp).
+    case unreadableLog(LogError)
+    /// The log reads, but the store refused to apply it (it breaks the model's rules).
+    case refusedByStore(String)
+    /// An external data file that does not hold what its name says.
+    case damagedExternalData(String)
+
+    public var description: String {
+        switch self {
+        case let .unreadableLog(error): error.description
+        case let .refusedByStore(reason), let .damagedExternalData(reason): reason
+        }
     }
 }

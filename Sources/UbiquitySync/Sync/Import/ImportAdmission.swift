@@ -77,7 +77,7 @@ extension Importer {
             var retryAfter: Double?
             if case let .stampTooFarAhead(stamp, _) = error { retryAfter = Double(stamp.wallMilliseconds) / 1000 - Stamp.maximumLead }
             try quarantine(candidate, reason: error.description, retryAfter: retryAfter, bytes: bytes)
-            report.quarantined.append((candidate.relativePath, error.description))
+            report.quarantined.append(QuarantinedFile(path: candidate.relativePath, cause: .unreadableLog(error)))
             setAside[candidate.peerID, default: [:]][candidate.number] = error.description
         }
     }
@@ -136,7 +136,7 @@ extension Importer {
                 if let file = DirectoryEntry.at(location.absolute(path)) {
                     try store.recordQuarantine(path: path, file: file, reason: reason, retryAfter: nil)
                 }
-                report.quarantined.append((path, reason))
+                report.quarantined.append(QuarantinedFile(path: path, cause: .damagedExternalData(reason)))
                 return .init(peerID: log.peerID, number: log.transactionNumber, sha256: reference.sha256, damage: reason)
             }
         }

@@ -127,7 +127,7 @@ extension Importer {
             setAside[peer, default: [:]][number] = reason
             if let candidate = admitted.candidates[LogID(peer, number)] {
                 try quarantine(candidate, reason: reason, retryAfter: nil, bytes: nil)
-                report.quarantined.append((candidate.relativePath, reason))
+                report.quarantined.append(QuarantinedFile(path: candidate.relativePath, cause: .refusedByStore(reason)))
             }
         }
         for (peer, number) in result.deferred {

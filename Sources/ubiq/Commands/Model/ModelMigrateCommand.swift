@@ -61,7 +61,7 @@ struct ModelMigrateCommand: ParsableCommand {
         }
         Console.out(migration.description)
         for change in migration.changes { Console.out("  \(change.entity)\(change.property.map { "." + $0 } ?? ""): \(change.detail)") }
-        Console.out(report.baselineOwed ? "the migrated state is not in a baseline of the new version yet (\(summary.exportError ?? summary.baseline?.reason ?? "the cloud could not be written")); the next sync retries, and this device's new saves wait until then"
+        Console.out(report.baselineOwed ? "the migrated state is not in a baseline of the new version yet (\(summary.exportError?.description ?? summary.baseline?.reason ?? "the cloud could not be written")); the next sync retries, and this device's new saves wait until then"
                                         : "the migrated state is in a baseline of the new version: peers that upgrade later start from it")
     }
 }

@@ -24,7 +24,7 @@ struct SyncCommand: ParsableCommand {
     func run() throws {
         let summary = try global.withPeer(adjust: resolver.adjust) { peer in try peer.syncRecordingState(reportingImportFailure: true) }
         Console.out(json ? summary.jsonValue.text() : summary.line(wordingRemedies: \.command))
-        if let exportError = summary.exportError { throw CLIError("the export step failed: \(exportError)") }
+        if let exportError = summary.exportError { throw CLIError("the export step failed: " + exportError.advice.worded(\.command)) }
         if let importError = summary.importError { throw CLIError("the import step failed: \(importError)") }
     }
 }
