@@ -6,7 +6,10 @@ import Ubiquity
 /// its attributes, a delete, or a change of one of its relationships (a to-one's target, a
 /// to-many's member added or removed, an ordered one's member moved). Constrained attributes
 /// take values from a shared pool and are written at insert only: two devices that update two
-/// objects to one value keep both (Docs/SyncSemantics.md), which the fuzz leaves out.
+/// objects to one value keep both (Docs/SyncSemantics.md), which the fuzz leaves out. A
+/// constrained to-one is an insert's value too, so the other side of it (a `Bed`'s `plants`
+/// when `Plant`'s constraint names `bed`) is never changed: that would update the members'
+/// constrained values.
 struct ModelMutation {
     let model: ObjectModel
     var random: SeededGenerator
@@ -51,6 +54,12 @@ struct ModelMutation {
         Set(model.uniquenessConstraints(of: entity.name).flatMap(\.properties))
     }
 
+    /// Whether changing `relationship` would change the constrained to-one of its targets.
+    private func movesConstrainedTargets(_ relationship: RelationshipDescription) -> Bool {
+        guard let inverse = relationship.inverse else { return false }
+        return model.entities.contains { $0.relationship(inverse)?.destination != nil && constrained($0).contains(inverse) }
+    }
+
     private mutating func insert(_ entity: EntityDescription, key: String, in context: ObjectContext, pool: Int? = nil) throws {
         let object = try context.insert(entity.name, key: key)
         let constrained = constrained(entity)
@@ -60,7 +69,7 @@ struct ModelMutation {
                 : ModelValues.draw(attribute, of: entity.name, using: &random)
             if let value { try object.setValue(value, for: attribute.name) }
         }
-        for relationship in entity.relationships where !relationship.isTransient {
+        for relationship in entity.relationships where !relationship.isTransient && !movesConstrainedTargets(relationship) {
             let wanted = relationship.isToMany ? max(relationship.minCount, relationship.isOptional ? 0 : 1) : (relationship.isOptional ? 0 : 1)
             let count = max(wanted, Int.random(in: 0...1, using: &random))
             for target in try targets(of: relationship, in: context, count: count) {
@@ -80,7 +89,7 @@ struct ModelMutation {
     }
 
     private mutating func relate(_ object: ManagedObject, of entity: EntityDescription, in context: ObjectContext) throws {
-        let relationships = entity.relationships.filter { !$0.isTransient && !constrained(entity).contains($0.name) }
+        let relationships = entity.relationships.filter { !$0.isTransient && !constrained(entity).contains($0.name) && !movesConstrainedTargets($0) }
         guard !relationships.isEmpty else { return }
         let relationship = relationships[Int.random(in: 0..<relationships.count, using: &random)]
         let name = relationship.name
