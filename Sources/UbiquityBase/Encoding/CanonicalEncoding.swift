@@ -93,6 +93,36 @@ package enum CanonicalEncoding {
         }
     }
 
+    /// The bytes `append` wrote for each element of an array of scalars (no array or
+    /// dictionary inside), or `nil` when `bytes` is not exactly one such array.
+    package static func scalarElements(ofArray bytes: [UInt8]) -> [ArraySlice<UInt8>]? {
+        guard bytes.first == UInt8(ascii: "a"), let count = number(in: bytes, at: 1), count <= bytes.count else { return nil }
+        var elements: [ArraySlice<UInt8>] = [], offset = 9
+        for _ in 0..<count {
+            guard offset < bytes.count else { return nil }
+            let length: Int
+            switch bytes[offset] {
+            case UInt8(ascii: "s"), UInt8(ascii: "b"):
+                guard let content = number(in: bytes, at: offset + 1), content <= bytes.count else { return nil }
+                length = 9 + content
+            case UInt8(ascii: "i"), UInt8(ascii: "u"), UInt8(ascii: "r"), UInt8(ascii: "d"), UInt8(ascii: "U"): length = 9
+            case UInt8(ascii: "T"), UInt8(ascii: "F"), UInt8(ascii: "n"): length = 1
+            default: return nil
+            }
+            guard offset + length <= bytes.count else { return nil }
+            elements.append(bytes[offset..<offset + length])
+            offset += length
+        }
+        return offset == bytes.count ? elements : nil
+    }
+
+    /// The 8-byte big-endian number at `offset`, when it fits an `Int`.
+    private static func number(in bytes: [UInt8], at offset: Int) -> Int? {
+        guard offset >= 0, offset + 8 <= bytes.count else { return nil }
+        let value = bytes[offset..<offset + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return Int(exactly: value)
+    }
+
     /// Whether `a` sorts before `b` by their UTF-8 bytes.
     package static func precedes(_ a: String, _ b: String) -> Bool {
         var a = a, b = b

@@ -144,6 +144,7 @@ extension MergeEngine {
         } else {
             try noteMerged(record.id, into: lowest)
             try repointReferences(from: record.id, to: lowest, at: writer.appliedAt, changes: &changes)
+            try rekeyInserts(naming: record.id, as: lowest, at: writer.appliedAt, changes: &changes)
         }
         var moved = record
         moved.id = lowest
@@ -209,7 +210,8 @@ extension MergeEngine {
     /// Joins the row of `loser`, which holds an object already, into `winner`'s: each slot the
     /// loser wrote later is the winner's now (with its writer), the loser's pairs, tombstones
     /// and the references to it move to the winner, and the loser's row goes. The caller then
-    /// settles the winner's liveness (`settleLiveness`).
+    /// settles the winner's liveness (`settleLiveness`); inserts whose constrained to-one named
+    /// the loser meet those that named the winner (`rekeyInserts`).
     /// Conflicts are recorded as of `recorded` (seconds since 1970).
     func join(_ loser: GlobalID, into winner: GlobalID, at recorded: Double, changes: inout ObjectChanges) throws {
         try noteMerged(loser, into: winner)
@@ -241,6 +243,7 @@ extension MergeEngine {
         try database.run("DELETE FROM \(loserTable.quotedName) WHERE gid = ?", [.text(loser.description)])
         changes.note(loser, wasAlive: lost[EntityTable.aliveColumn] == .integer(1), isAlive: false, changed: true)
         changes.note(winner, wasAlive: existing[EntityTable.aliveColumn] == .integer(1), isAlive: row[EntityTable.aliveColumn] == .integer(1), changed: true)
+        try rekeyInserts(naming: loser, as: winner, at: recorded, changes: &changes)
     }
 
     /// To-ones naming the loser name the winner (their slots keep their writers); pairs and
@@ -369,6 +372,8 @@ extension MergeEngine {
 /// The uniqueness constraints of each entity of a model that has any, worked out once.
 struct EntityConstraints {
     private let byEntity: [String: [UniquenessConstraint]]
+    /// Every constraint once, in a fixed order.
+    let all: [UniquenessConstraint]
 
     init(_ model: ObjectModel) {
         var byEntity: [String: [UniquenessConstraint]] = [:]
@@ -376,6 +381,7 @@ struct EntityConstraints {
             byEntity[entity.name] = model.uniquenessConstraints(of: entity.name)
         }
         self.byEntity = byEntity
+        all = Set(byEntity.values.joined()).sorted { ($0.scope, $0.properties.joined(separator: ",")) < ($1.scope, $1.properties.joined(separator: ",")) }
     }
 
     var isEmpty: Bool { byEntity.isEmpty }
