@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import UbiquityCore
 
 /// A fetch whose result set is kept current (Core Data's `NSFetchedResultsController`): it
@@ -16,42 +17,45 @@ import UbiquityCore
 /// after the initial import; an account switch), reporting the difference as `storeChanged`.
 /// `cancel()` stops it; so does the close of its store (its coordinator's `close()`), after which
 /// `refresh()` throws `StoreError.closed`.
-public final class FetchedResultsObserver: @unchecked Sendable {
-    // @unchecked: its store, results and pending reports are used only under `lock`.
+public final class FetchedResultsObserver: Sendable {
     public let request: FetchRequest
-    private let lock = NSRecursiveLock()
-    private var store: PersistentStore
-    private var subscription: UUID?
-    private var held: [ObjectSnapshot]
-    private var failure: (any Error)?
-    private let hub = EventHub<FetchedResultsChange>()
-    /// Reports made and not yet delivered, and whether a thread is delivering them.
-    private var pending: [FetchedResultsChange] = []
-    private var delivering = false
     private let family: Set<String>
+    private let hub = EventHub<FetchedResultsChange>()
+    private let state: Mutex<State>
+
+    /// What the observer follows and holds, and the reports made and not yet delivered.
+    private struct State {
+        var store: PersistentStore
+        var subscription: UUID?
+        var held: [ObjectSnapshot]
+        var failure: (any Error)?
+        var pending: [FetchedResultsChange] = []
+        /// Whether a thread is delivering `pending`.
+        var delivering = false
+    }
 
     /// Fetches `request` from `store` and keeps the results current from now on.
     public init(store: PersistentStore, request: FetchRequest) throws {
         self.request = request
-        self.store = store
         let entity = try store.model.entity(named: request.entity)
         family = request.includesSubentities ? Set(store.model.family(of: entity.name)) : [entity.name]
-        held = try store.fetch(request)
-        subscribe(to: store)
+        state = Mutex(State(store: store, held: try store.fetch(request)))
+        let subscription = subscribe(to: store)
+        state.withLock { $0.subscription = subscription }
     }
 
     deinit { cancel() }
 
     /// The saved objects the request matches now, in its order: their IDs, values and targets
     /// are a fresh fetch's (a row `version` may lag where nothing visible changed).
-    public var results: [ObjectSnapshot] { lock.withLock { held } }
+    public var results: [ObjectSnapshot] { state.withLock { $0.held } }
 
     /// Their global IDs.
     public var ids: [GlobalID] { results.map(\.id) }
 
     /// What the last automatic fetch threw (the store could not be read), if it failed; the
     /// results then stay as they were until a later change or `refresh()` succeeds.
-    public var lastError: (any Error)? { lock.withLock { failure } }
+    public var lastError: (any Error)? { state.withLock { $0.failure } }
 
     /// A stream of the changes from now on; it ends at `cancel()`.
     public func changeStream() -> AsyncStream<FetchedResultsChange> { hub.stream() }
@@ -62,21 +66,21 @@ public final class FetchedResultsObserver: @unchecked Sendable {
     /// Fetches again now and reports the difference (`nil` when there is none).
     @discardableResult
     public func refresh() throws -> FetchedResultsChange? {
-        if let failure = lock.withLock({ failure }), case StoreError.closed? = failure as? StoreError { throw failure }
+        if let failure = state.withLock({ $0.failure }), case StoreError.closed? = failure as? StoreError { throw failure }
         return try update(cause: .refreshed)
     }
 
     /// Stops following the store and ends the change streams.
     public func cancel() {
-        lock.withLock {
-            if let subscription { store.changeObservers.remove(subscription) }
-            subscription = nil
+        state.withLock { state in
+            if let subscription = state.subscription { state.store.changeObservers.remove(subscription) }
+            state.subscription = nil
         }
         hub.finish()
     }
 
-    private func subscribe(to store: PersistentStore) {
-        subscription = store.changeObservers.add { [weak self] change in self?.storeChanged(change) }
+    private func subscribe(to store: PersistentStore) -> UUID {
+        store.changeObservers.add { [weak self] change in self?.storeChanged(change) }
     }
 
     private func storeChanged(_ change: StoreChange) {
@@ -91,22 +95,22 @@ public final class FetchedResultsObserver: @unchecked Sendable {
         case .reset:
             cause = .storeChanged
         case .closed:
-            lock.withLock { failure = StoreError.closed }
+            state.withLock { $0.failure = StoreError.closed }
             cancel()
             return
         case let .handedOver(successor):
-            lock.withLock {
-                guard subscription != nil else { return }
-                store.changeObservers.remove(subscription!)
-                store = successor
-                subscribe(to: successor)
+            state.withLock { state in
+                guard let subscription = state.subscription else { return }
+                state.store.changeObservers.remove(subscription)
+                state.store = successor
+                state.subscription = subscribe(to: successor)
             }
             cause = .storeChanged
         }
         do {
             _ = try update(cause: cause)
         } catch {
-            lock.withLock { failure = error }
+            state.withLock { $0.failure = error }
         }
     }
 
@@ -122,35 +126,38 @@ public final class FetchedResultsObserver: @unchecked Sendable {
     /// Fetches and diffs against the held results under the lock, so reports are queued in the
     /// order the results changed; then delivers the queue.
     private func update(cause: FetchedResultsChange.Cause) throws -> FetchedResultsChange? {
-        let change: FetchedResultsChange? = try lock.withLock {
-            guard subscription != nil else { return nil }
-            let fresh = try store.fetch(request)
-            failure = nil
-            let change = FetchedResultsChange(cause: cause, from: held, to: fresh, sortKeys: request.sortDescriptors.map(\.key))
-            held = fresh
+        let change: FetchedResultsChange? = try state.withLock { state in
+            guard state.subscription != nil else { return nil }
+            let fresh = try state.store.fetch(request)
+            state.failure = nil
+            let change = FetchedResultsChange(cause: cause, from: state.held, to: fresh, sortKeys: request.sortDescriptors.map(\.key))
+            state.held = fresh
             guard !change.isEmpty else { return nil }
-            pending.append(change)
+            state.pending.append(change)
             return change
         }
         deliverPending()
         return change
     }
 
-    /// Posts queued reports outside the lock, one delivery at a time: a report made during a
+    /// Posts queued reports with no lock held, one delivery at a time: a report made during a
     /// delivery (a handler saved, or another thread did) is posted by that delivery, after the
     /// report in hand.
     private func deliverPending() {
-        lock.lock()
-        guard !delivering else { return lock.unlock() }
-        delivering = true
-        while !pending.isEmpty {
-            let change = pending.removeFirst()
-            lock.unlock()
-            hub.post(change)
-            lock.lock()
+        let delivers = state.withLock { state in
+            defer { state.delivering = true }
+            return !state.delivering
         }
-        delivering = false
-        lock.unlock()
+        guard delivers else { return }
+        while let change = state.withLock({ state -> FetchedResultsChange? in
+            guard !state.pending.isEmpty else {
+                state.delivering = false
+                return nil
+            }
+            return state.pending.removeFirst()
+        }) {
+            hub.post(change)
+        }
     }
 }
 
