@@ -276,6 +276,42 @@ struct UniquenessConstraintTests {
         #expect(try scene.peers[2].mergeStateText() == state, "the peer with the duplicate")
     }
 
+    /// A loser this store joined away stays joined when a second baseline, from a peer that
+    /// never saw the winner, holds the loser alive: the row it brings goes to the winner too.
+    @Test func aSecondBaselineHoldingAJoinedLoserDoesNotBringItBack() throws {
+        let cloud = try TestCloud(model: Self.model, contentName: "People")
+        func insertX(_ peer: UbiquityPeer, key: String) throws -> GlobalID {
+            let context = peer.newContext()
+            let person = try context.insert("Person", key: key)
+            try person.set("email", "x@example.com")
+            try person.set("name", "x of \(key)")
+            try context.save()
+            return person.id
+        }
+        let author = try cloud.peer("author"), reader = try cloud.peer("reader")
+        defer { author.close(); reader.close() }
+        let loser = try insertX(author, key: "x9")
+        _ = try reader.sync()
+        // Two baselines from peers that saw the loser alone, as a container holds after a conflict of baselines.
+        let first = cloud.root + "/first.sqlite", second = cloud.root + "/second.sqlite"
+        let firstKnowledge = try author.store.writeStateFile(to: first)
+        let secondKnowledge = try reader.store.writeStateFile(to: second)
+        let holder = try cloud.peer("holder")
+        defer { holder.close() }
+        let winner = try insertX(holder, key: "x0")
+        _ = try holder.store.joinStateFile(at: first, knowledge: firstKnowledge)
+        #expect(try people(holder, email: "x@example.com").map(\.id) == [winner], "the first join merges \(loser) into the winner")
+        _ = try holder.store.joinStateFile(at: second, knowledge: secondKnowledge)
+        #expect(try people(holder, email: "x@example.com").map(\.id) == [winner], "the second join does not bring \(loser) back")
+        let peers = [author, reader, holder]
+        for _ in 0..<2 { for peer in peers { _ = try peer.sync() } }
+        let state = try holder.mergeStateText()
+        for peer in peers {
+            #expect(try people(peer, email: "x@example.com").map(\.id) == [winner])
+            #expect(try peer.mergeStateText() == state, "every peer holds the same merge state")
+        }
+    }
+
     /// A model version that renames the constrained entity keeps the merges: what was known of
     /// `Person` is known of `Member`, and a later concurrent insert of the value still merges.
     @Test func aRenamedEntityKeepsItsMerges() throws {

@@ -19,8 +19,8 @@ extension PersistentStore {
         }
     }
 
-    /// After a merge of the baseline into a store that holds objects: the losers the baseline
-    /// merged are joined into their winners here too, and an insert only this store holds meets
+    /// After a merge of the baseline into a store that holds objects: the losers either side
+    /// merged are joined into their winners here, and an insert only this store holds meets
     /// one only the baseline holds with the same values as an import would have — neither
     /// author can have seen the other (whoever had would have brought it along), so they collide.
     func mergeAttachedUniqueness(into changes: inout ObjectChanges) throws {
@@ -32,7 +32,10 @@ extension PersistentStore {
                 """).rows { ($0.string(0) ?? "", $0.string(1) ?? "") }
         }
         let storeOnly = try entries("main", "baseline"), baselineOnly = try entries("baseline", "main")
-        let merged = try database.statement("SELECT loser, winner FROM baseline.Z_MERGED ORDER BY loser").rows { ($0.string(0) ?? "", $0.string(1) ?? "") }
+        // This store's losers too: a baseline from a peer that never met a winner holds its loser
+        // alive, and the merge just brought the row back.
+        let merged = try database.statement("SELECT loser, winner FROM baseline.Z_MERGED UNION SELECT loser, winner FROM main.Z_MERGED ORDER BY loser")
+            .rows { ($0.string(0) ?? "", $0.string(1) ?? "") }
         try database.execute("INSERT OR IGNORE INTO main.Z_UNIQUE SELECT * FROM baseline.Z_UNIQUE")
         let recorded = now
         for (loser, winner) in merged {
