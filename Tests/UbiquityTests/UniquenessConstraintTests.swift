@@ -312,6 +312,34 @@ struct UniquenessConstraintTests {
         }
     }
 
+    /// An insert without the constrained values still counts when the group's liveness is
+    /// settled: a peer that deleted an object and inserted it again without an email keeps it,
+    /// and so does every peer, when a concurrent insert with the old email joins it.
+    @Test func aReinsertWithoutTheConstrainedValuesKeepsItsGroupAlive() throws {
+        let cloud = try TestCloud(model: Self.model, contentName: "People")
+        let author = try cloud.peer("author"), other = try cloud.peer("other")
+        defer { author.close(); other.close() }
+        let context = author.newContext()
+        let first = try context.insert("Person", key: "p")
+        try first.set("email", "ada@example.com")
+        try context.save()
+        context.delete(first)
+        try context.save()
+        let again = try context.insert("Person", key: "p")
+        try again.set("name", "Ada, again")
+        try context.save()
+        // Saved before the other peer saw any of the author's logs: it collides with the first insert.
+        let concurrent = other.newContext()
+        try concurrent.insert("Person", key: "q").set("email", "ada@example.com")
+        try concurrent.save()
+        for _ in 0..<2 { for peer in [author, other] { _ = try peer.sync() } }
+        for peer in [author, other] {
+            #expect(try peer.store.snapshot(of: again.id) != nil, "the reinserted object is alive on \(peer.peerID)")
+            #expect(try people(peer, email: "ada@example.com").count <= 1)
+        }
+        #expect(try author.mergeStateText() == other.mergeStateText(), "both peers hold the same merge state")
+    }
+
     /// A model version that renames the constrained entity keeps the merges: what was known of
     /// `Person` is known of `Member`, and a later concurrent insert of the value still merges.
     @Test func aRenamedEntityKeepsItsMerges() throws {

@@ -27,7 +27,7 @@ extension PersistentStore {
         guard model.hasUniquenessConstraints, try attachedHoldsUniqueness() else { return }
         func entries(_ mine: String, _ theirs: String) throws -> [(group: String, gid: String)] {
             try database.statement("""
-                SELECT scope || ' ' || properties || ' ' || hex(key), gid FROM \(mine).Z_UNIQUE m WHERE NOT EXISTS (SELECT 1 FROM \(theirs).Z_UNIQUE t
+                SELECT scope || ' ' || properties || ' ' || hex(key), gid FROM \(mine).Z_UNIQUE m WHERE m.properties <> '' AND NOT EXISTS (SELECT 1 FROM \(theirs).Z_UNIQUE t
                 WHERE t.scope = m.scope AND t.properties = m.properties AND t.key = m.key AND t.gid = m.gid) ORDER BY 1, 2
                 """).rows { ($0.string(0) ?? "", $0.string(1) ?? "") }
         }

@@ -114,8 +114,10 @@ extension MergeEngine {
     /// and merges it with the objects it collides with (it, or they, may lose); `true` when it did.
     func applyConstrainedInsert(_ record: ChangeRecord, writer: TransactionWriter, changes: inout ObjectChanges) throws -> Bool {
         var colliding: Set<GlobalID> = []
+        var keyed = false
         for constraint in constraints.of(record.id.entity) {
             guard let key = Self.key(of: record, constraint) else { continue }
+            keyed = true
             let properties = constraint.properties.joined(separator: ",")
             let select = try database.statement("SELECT DISTINCT gid, peer, number FROM Z_UNIQUE WHERE scope = ? AND properties = ? AND key = ? AND gid <> ?")
             try select.bind([.text(constraint.scope), .text(properties), .blob(key), .text(record.id.description)])
@@ -128,6 +130,7 @@ extension MergeEngine {
                              [.text(constraint.scope), .text(properties), .blob(key), .text(record.id.description), .text(writer.peer),
                               .integer(writer.number), .text(writer.knowledge.description)])
         }
+        if !keyed { try noteUnkeyedInsert(record.id, writer: writer) }
         colliding.remove(record.id)
         guard let lowest = colliding.min(), lowest < record.id else {
             try apply(record, isInsert: true, writer: writer, changes: &changes)
@@ -153,6 +156,15 @@ extension MergeEngine {
         for loser in colliding.sorted() where loser != lowest { try join(loser, into: lowest, at: writer.appliedAt, changes: &changes) }
         try settleLiveness(of: lowest, changes: &changes)
         return true
+    }
+
+    /// Notes an insert that carried no complete constrained values: it collides with nothing,
+    /// but its knowledge counts when its group's liveness is settled (an object deleted and
+    /// inserted again without them is alive). Its row has no properties and an empty key,
+    /// which no key equals.
+    private func noteUnkeyedInsert(_ id: GlobalID, writer: TransactionWriter) throws {
+        try database.run("INSERT OR IGNORE INTO Z_UNIQUE (scope, properties, key, gid, peer, number, knowledge) VALUES (?, '', X'', ?, ?, ?, ?)",
+                         [.text(id.entity), .text(id.description), .text(writer.peer), .integer(writer.number), .text(writer.knowledge.description)])
     }
 
     /// Whether a winner is alive, by the observed-remove rule over its whole group: alive when
