@@ -340,6 +340,24 @@ struct UniquenessConstraintTests {
         #expect(try author.mergeStateText() == other.mergeStateText(), "both peers hold the same merge state")
     }
 
+    /// A bulk save (what a store carries into a content that won a concurrent removal is saved
+    /// again in one transaction) may hold two objects whose values became equal after their
+    /// inserts: they are one object on the author and on every peer that imports the log.
+    @Test func twoInsertsOfOneTransactionWithEqualValuesAreOneObject() throws {
+        let cloud = try TestCloud(model: Self.model, contentName: "People")
+        let author = try cloud.peer("author"), reader = try cloud.peer("reader")
+        defer { author.close(); reader.close() }
+        let records = try ["Person/b", "Person/a"].map { ChangeRecord(id: try GlobalID($0), values: ["email": .string("ada@example.com"), "name": .string($0)]) }
+        _ = try #require(try author.store.commitLocal(inserted: records, updated: [], deleted: []))
+        _ = try author.sync()
+        _ = try reader.sync()
+        for peer in [author, reader] {
+            #expect(try people(peer, email: "ada@example.com").map(\.id) == [try GlobalID("Person/a")], "one object, the lowest ID")
+            #expect(try peer.store.conflicts().contains { $0.kind == .uniqueness && $0.object == (try? GlobalID("Person/b")) }, "the loser recorded")
+        }
+        #expect(try author.mergeStateText() == reader.mergeStateText())
+    }
+
     /// A model version that renames the constrained entity keeps the merges: what was known of
     /// `Person` is known of `Member`, and a later concurrent insert of the value still merges.
     @Test func aRenamedEntityKeepsItsMerges() throws {

@@ -123,7 +123,7 @@ extension MergeEngine {
             try select.bind([.text(constraint.scope), .text(properties), .blob(key), .text(record.id.description)])
             while try select.step() {
                 guard let other = try? GlobalID(select.string(0) ?? ""),
-                      writer.isConcurrent(withWriteOf: select.string(1) ?? "", number: select.int64(2)) else { continue }
+                      writer.collides(withInsertOf: select.string(1) ?? "", number: select.int64(2)) else { continue }
                 colliding.insert(try winner(of: other))
             }
             try database.run("INSERT OR IGNORE INTO Z_UNIQUE (scope, properties, key, gid, peer, number, knowledge) VALUES (?, ?, ?, ?, ?, ?, ?)",

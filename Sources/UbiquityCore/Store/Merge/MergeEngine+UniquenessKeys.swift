@@ -61,7 +61,7 @@ extension MergeEngine {
                 return NotedInsert(key: insert.key, gid: gid, peer: row.string(1) ?? "", number: row.int64(2), knowledge: row.string(3) ?? "")
             }
         var group: Set<GlobalID> = [try winner(of: insert.gid)]
-        for other in others.compactMap({ $0 }) where other.isConcurrent(with: insert) {
+        for other in others.compactMap({ $0 }) where other.collides(with: insert) {
             group.insert(try winner(of: other.gid))
         }
         guard group.count > 1, let lowest = group.min() else { return }
@@ -99,8 +99,10 @@ private struct NotedInsert {
     let number: Int64
     let knowledge: String
 
-    /// Whether neither author had seen the other's insert.
-    func isConcurrent(with other: NotedInsert) -> Bool {
+    /// Whether the two inserts are one object's: made in one transaction (a bulk save, see
+    /// `TransactionWriter.collides`), or with neither author having seen the other's.
+    func collides(with other: NotedInsert) -> Bool {
+        if peer == other.peer && number == other.number { return true }
         guard peer != other.peer else { return false }
         let mine = KnowledgeVector(string: knowledge), theirs = KnowledgeVector(string: other.knowledge)
         return !(mine?.covers(peer: other.peer, number: other.number) ?? false)

@@ -27,4 +27,13 @@ struct TransactionWriter {
     func isConcurrent(withWriteOf otherPeer: String, number otherNumber: Int64) -> Bool {
         otherPeer != peer && !knowledge.covers(peer: otherPeer, number: otherNumber)
     }
+
+    /// Whether an insert of this transaction and one of `otherPeer`'s transaction `otherNumber`
+    /// with equal constrained values are one object: made concurrently, or both in this
+    /// transaction. A context merges its own duplicates before it saves, so only a bulk save
+    /// holds two (what a store carries into another content, saved again at once), and every
+    /// peer applying that log merges them alike.
+    func collides(withInsertOf otherPeer: String, number otherNumber: Int64) -> Bool {
+        (otherPeer == peer && otherNumber == number) || isConcurrent(withWriteOf: otherPeer, number: otherNumber)
+    }
 }
