@@ -56,4 +56,83 @@ struct UniquenessHandoverTests {
         #expect(newcomer.handoverMerges == [again.id: ada.id])
         newcomer.close()
     }
+
+    /// Peer `a` saves `people` (key, email, name); a newcomer's fallback then saves each of
+    /// `saves` in its own transaction; `check` gets both stores once the handover is done and
+    /// both peers have exchanged every log, with the coordinator's merges.
+    func handOver(_ people: [(String, String, String)], fallbackSaves saves: [(String, String, String)],
+                  check: (_ stores: [PersistentStore], _ merges: [GlobalID: GlobalID]) throws -> Void) throws {
+        let cloud = try TestCloud(model: UniquenessConstraintTests.model, contentName: "People")
+        let a = try cloud.peer("a")
+        let inA = a.newContext()
+        for (key, email, name) in people {
+            let person = try inA.insert("Person", key: key)
+            try person.set("email", email)
+            try person.set("name", name)
+        }
+        try inA.save()
+        _ = try a.sync()
+        let newcomer = try cloud.coordinator("b")
+        let gate = DispatchSemaphore(value: 0)
+        newcomer.beforeHandover = { gate.wait() }
+        try newcomer.addStore()
+        let context = try newcomer.newContext()
+        context.mergePolicy = .propertyObjectTrump
+        for (key, email, name) in saves {
+            let person = try context.insert("Person", key: key)
+            try person.set("email", email)
+            try person.set("name", name)
+            try context.save()
+        }
+        gate.signal()
+        #expect(try newcomer.waitForBackgroundImport(timeout: 120))
+        let account = try #require(newcomer.peer)
+        for _ in 0..<2 {
+            _ = try newcomer.sync()
+            #expect(try a.sync().imported.quarantined.isEmpty)
+        }
+        let (mine, theirs) = (try account.mergeStateText(), try a.mergeStateText())
+        #expect(mine == theirs, "\(mine)\n---\n\(theirs)")
+        try check([a.store, account.store], newcomer.handoverMerges)
+        newcomer.close()
+        a.close()
+    }
+
+    func names(_ store: PersistentStore) throws -> [String: String] {
+        var names: [String: String] = [:]
+        for person in try store.fetch(FetchRequest(entity: "Person")) {
+            if case let .string(email)? = person.values["email"], case let .string(name)? = person.values["name"] {
+                names[person.id.description] = "\(name) <\(email)>"
+            }
+        }
+        return names
+    }
+
+    /// The fallback inserts, under a natural key the account already holds, the email another
+    /// account object has: that is a write of the keyed object (an update that collides, which
+    /// is never merged), not of the one holding the email.
+    @Test func aFallbackInsertOfAnIDTheAccountHoldsWritesThatObject() throws {
+        try handOver([("ada", "ada@example.com", "Ada"), ("grace", "grace@example.com", "Grace")],
+                     fallbackSaves: [("grace", "ada@example.com", "Grace Hopper")]) { stores, merges throws in
+            for store in stores {
+                #expect(try names(store) == ["Person/ada": "Ada <ada@example.com>", "Person/grace": "Grace Hopper <ada@example.com>"])
+            }
+            #expect(merges.isEmpty)
+        }
+    }
+
+    /// Two objects of the fallback never become one: an account object whose ID the fallback
+    /// inserts too is written by that insert, so another fallback insert holding its email
+    /// stays an object of its own.
+    @Test(arguments: [false, true])
+    func twoFallbackObjectsStayTwo(keyedFirst: Bool) throws {
+        var saves = [("x", "ada@example.com", "Ada L."), ("ada", "ada@work.example", "Ada at work")]
+        if keyedFirst { saves.reverse() }
+        try handOver([("ada", "ada@example.com", "Ada")], fallbackSaves: saves) { stores, merges throws in
+            for store in stores {
+                #expect(try names(store) == ["Person/ada": "Ada at work <ada@work.example>", "Person/x": "Ada L. <ada@example.com>"])
+            }
+            #expect(merges.isEmpty)
+        }
+    }
 }

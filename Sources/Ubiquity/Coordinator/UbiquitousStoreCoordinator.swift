@@ -281,11 +281,13 @@ public final class UbiquitousStoreCoordinator: @unchecked Sendable {
     /// the fallback's objects that became account objects (`handoverMerges`).
     private static func replaySaves(of fallback: UbiquityPeer, into account: UbiquityPeer, configuration: PeerConfiguration) throws -> (Int, [GlobalID: GlobalID]) {
         var migrated = 0, merged: [GlobalID: GlobalID] = [:]
-        for entry in try fallback.store.pendingOutbox() {
-            let log = try TransactionLog(decoding: entry.bytes, model: fallback.store.model)
+        let logs = try fallback.store.pendingOutbox().map { try TransactionLog(decoding: $0.bytes, model: fallback.store.model) }
+        let replayed = Set(logs.flatMap { $0.inserted.map(\.id) })
+        for log in logs {
             // The fallback's inserts never saw the account's objects: one holding the same
             // constrained values becomes that object, as at save.
-            let records = try account.store.replayingOntoLiveHolders(inserted: log.inserted, updated: log.updated, deleted: log.deleted, merged: &merged)
+            let records = try account.store.replayingOntoLiveHolders(inserted: log.inserted, updated: log.updated, deleted: log.deleted,
+                                                                     replayed: replayed, merged: &merged)
             if try account.store.commitLocal(inserted: records.inserted, updated: records.updated, deleted: records.deleted,
                                              format: configuration.logFormat) != nil { migrated += 1 }
         }

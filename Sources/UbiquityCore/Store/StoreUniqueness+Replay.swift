@@ -10,9 +10,12 @@ extension PersistentStore {
     /// holder's, as the `overwrite` merge policy does), and every record naming it redirected;
     /// `merged` carries the loser → holder pairs from one replayed transaction to the next.
     /// An insert is left as it is when a reference of the transaction to it could not name the
-    /// holder's entity. Nothing is noted in the store: the merge is the replayed transaction's
-    /// own, as a merge at save is the save's.
+    /// holder's entity, when its own ID is alive here, or when the holder is one of `replayed`
+    /// (the IDs any replayed transaction inserts): that object's own insert writes it, and two
+    /// objects the other store kept apart stay apart. Nothing is noted in the store: the merge
+    /// is the replayed transaction's own, as a merge at save is the save's.
     package func replayingOntoLiveHolders(inserted: [ChangeRecord], updated: [ChangeRecord], deleted: [GlobalID],
+                                          replayed: Set<GlobalID>,
                                           merged: inout [GlobalID: GlobalID]) throws -> (inserted: [ChangeRecord], updated: [ChangeRecord], deleted: [GlobalID]) {
         guard model.hasUniquenessConstraints else { return (inserted, updated, deleted) }
         // A write of an object merged in an earlier replayed transaction goes to its holder too.
@@ -21,8 +24,11 @@ extension PersistentStore {
         var index = 0
         while index < inserted.count {
             let record = inserted[index]
-            guard let holder = try liveHolder(of: record, excluding: Set(deleted)),
-                  canFollow(record.id, to: holder, in: inserted + updated) else { index += 1; continue }
+            // An insert of an ID this store holds alive (a natural key) writes that object, as
+            // any write naming it: two existing objects are never merged (an update that collides).
+            // A holder is never a replayed insert, so no loser's holder is ever merged itself.
+            guard try !isAlive(record.id), let holder = try liveHolder(of: record, excluding: Set(deleted)),
+                  !replayed.contains(holder), canFollow(record.id, to: holder, in: inserted + updated) else { index += 1; continue }
             merged[record.id] = holder
             inserted.remove(at: index)
             let redirect = [record.id: holder]
