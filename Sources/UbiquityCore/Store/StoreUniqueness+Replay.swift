@@ -10,10 +10,9 @@ extension PersistentStore {
     /// holder's, as the `overwrite` merge policy does), and every record naming it redirected;
     /// `merged` carries the loser → holder pairs from one replayed transaction to the next.
     /// An insert is left as it is when a reference of the transaction to it could not name the
-    /// holder's entity, when its own ID is alive here, or when the holder is one of `replayed`
-    /// (the IDs any replayed transaction inserts): that object's own insert writes it, and two
-    /// objects the other store kept apart stay apart. Nothing is noted in the store: the merge
-    /// is the replayed transaction's own, as a merge at save is the save's.
+    /// holder's entity, or when the holder is one of `replayed` (the IDs any replayed
+    /// transaction inserts). Nothing is noted in the store: the merge is the replayed
+    /// transaction's own, as a merge at save is the save's.
     package func replayingOntoLiveHolders(inserted: [ChangeRecord], updated: [ChangeRecord], deleted: [GlobalID],
                                           replayed: Set<GlobalID>,
                                           merged: inout [GlobalID: GlobalID]) throws -> (inserted: [ChangeRecord], updated: [ChangeRecord], deleted: [GlobalID]) {
@@ -24,10 +23,9 @@ extension PersistentStore {
         var index = 0
         while index < inserted.count {
             let record = inserted[index]
-            // An insert of an ID this store holds alive (a natural key) writes that object, as
-            // any write naming it: two existing objects are never merged (an update that collides).
-            // A holder is never a replayed insert, so no loser's holder is ever merged itself.
-            guard try !isAlive(record.id), let holder = try liveHolder(of: record, excluding: Set(deleted)),
+            // A holder the replay inserts is written by its own insert, so two objects the other
+            // store kept apart stay two; and a loser's holder is never merged itself.
+            guard let holder = try liveHolder(of: record, excluding: Set(deleted)),
                   !replayed.contains(holder), canFollow(record.id, to: holder, in: inserted + updated) else { index += 1; continue }
             merged[record.id] = holder
             inserted.remove(at: index)
